@@ -1,0 +1,141 @@
+import fs from "node:fs";
+import { createIdGenerator, isId, type IdGenerator } from "./ids";
+import { openIndex, type IndexDatabase } from "./database";
+import { IndexWriter } from "./index-writer";
+import { JsonlAppender, type AppendedRecord } from "./jsonl-appender";
+import { readJsonl } from "./jsonl-reader";
+import { dataPaths, type DataPaths } from "./paths";
+import {
+  metadataRecordSchema,
+  sessionRecordSchema,
+  type MetadataRecord,
+  type MetadataRecordBody,
+  type SessionRecord,
+  type SessionRecordBody,
+} from "./records";
+
+export interface StoreOptions {
+  now?: () => Date;
+  ids?: IdGenerator;
+  log?: (message: string) => void;
+  migrationsFolder?: string;
+}
+
+const MAX_OPEN_APPENDERS = 256;
+
+/**
+ * The durable store: JSONL files are the truth, metadata.db is the index.
+ * Every append is flushed before the index sees it (DESIGN §2, write order).
+ */
+export class Store {
+  readonly paths: DataPaths;
+  readonly index: IndexDatabase;
+  readonly writer: IndexWriter;
+  readonly now: () => Date;
+  readonly newId: IdGenerator;
+  readonly log: (message: string) => void;
+  private readonly appenders = new Map<string, Promise<JsonlAppender<object, { seq: number }>>>();
+  /** Files whose appender is closing: a new appender must not scan a file still being flushed. */
+  private readonly closing = new Map<string, Promise<void>>();
+
+  constructor(home: string, options: StoreOptions = {}) {
+    this.paths = dataPaths(home);
+    fs.mkdirSync(this.paths.conversations, { recursive: true });
+    this.now = options.now ?? (() => new Date());
+    this.newId = options.ids ?? createIdGenerator(() => this.now().getTime());
+    this.log = options.log ?? ((message) => console.log(message));
+    this.index = openIndex(this.paths.database, { migrationsFolder: options.migrationsFolder });
+    this.writer = new IndexWriter(this.index.$client);
+  }
+
+  async appendMetadata(conversationId: string, body: MetadataRecordBody): Promise<MetadataRecord> {
+    const { record, endOffset } = (await this.append(this.paths.metadata(conversationId), body)) as AppendedRecord<
+      MetadataRecord
+    >;
+    this.writer.transaction(() => this.writer.applyMetadata(conversationId, record, endOffset));
+    return record;
+  }
+
+  async appendSession(conversationId: string, sessionId: string, body: SessionRecordBody): Promise<SessionRecord> {
+    const filePath = this.paths.session(conversationId, sessionId);
+    const { record, endOffset } = (await this.append(filePath, body)) as AppendedRecord<SessionRecord>;
+    this.writer.transaction(() => this.writer.applySession(conversationId, sessionId, record, endOffset));
+    return record;
+  }
+
+  readMetadata(conversationId: string) {
+    return readJsonl(this.paths.metadata(conversationId), metadataRecordSchema);
+  }
+
+  readSession(conversationId: string, sessionId: string) {
+    return readJsonl(this.paths.session(conversationId, sessionId), sessionRecordSchema);
+  }
+
+  /** The ids of every conversation directory on disk (names that are not ids are ignored). */
+  conversationDirectories(): string[] {
+    return fs
+      .readdirSync(this.paths.conversations, { withFileTypes: true })
+      .filter((entry) => entry.isDirectory() && isId(entry.name))
+      .map((entry) => entry.name)
+      .sort();
+  }
+
+  sessionFiles(conversationId: string): string[] {
+    return fs
+      .readdirSync(this.paths.conversation(conversationId))
+      .filter((name) => name.endsWith(".jsonl") && isId(name.slice(0, -6)))
+      .map((name) => name.slice(0, -6))
+      .sort();
+  }
+
+  /** Closes the appenders of one conversation (before deleting or replacing its directory). */
+  async closeConversation(conversationId: string): Promise<void> {
+    const prefix = this.paths.conversation(conversationId);
+    const closing: Array<Promise<void>> = [];
+    for (const [filePath, appender] of this.appenders) {
+      if (filePath.startsWith(prefix)) closing.push(this.closeAppender(filePath, appender));
+    }
+    await Promise.all(closing);
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.appenders].map(([filePath, appender]) => this.closeAppender(filePath, appender)));
+    await Promise.all(this.closing.values());
+    this.index.$client.close();
+  }
+
+  private async append(filePath: string, body: object): Promise<AppendedRecord<{ seq: number }>> {
+    let appender = this.appenders.get(filePath);
+    if (!appender) {
+      const previous = this.closing.get(filePath) ?? Promise.resolve();
+      appender = previous.then(() => JsonlAppender.open(filePath, { now: this.now, onRepair: this.log }));
+      this.appenders.set(filePath, appender);
+      appender.catch(() => this.appenders.delete(filePath));
+      this.evictIdleAppenders();
+    } else {
+      // Keep recently used files at the end of the map so eviction drops the coldest.
+      this.appenders.delete(filePath);
+      this.appenders.set(filePath, appender);
+    }
+    return (await appender).append(body);
+  }
+
+  private evictIdleAppenders(): void {
+    while (this.appenders.size > MAX_OPEN_APPENDERS) {
+      const [filePath, appender] = this.appenders.entries().next().value!;
+      void this.closeAppender(filePath, appender);
+    }
+  }
+
+  private closeAppender(filePath: string, appender: Promise<JsonlAppender<object, { seq: number }>>): Promise<void> {
+    this.appenders.delete(filePath);
+    const closed = appender
+      .then((open) => open.close())
+      .catch((error: unknown) => this.log(`closing ${filePath} failed: ${String(error)}`))
+      .finally(() => {
+        if (this.closing.get(filePath) === closed) this.closing.delete(filePath);
+      });
+    this.closing.set(filePath, closed);
+    return closed;
+  }
+}

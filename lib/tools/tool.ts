@@ -1,0 +1,74 @@
+import { z } from "zod";
+
+export interface ToolContext {
+  /** The conversation's working directory; relative paths resolve against it. */
+  cwd: string;
+  /** Aborted on interrupt: tools stop promptly and kill what they started. */
+  signal: AbortSignal;
+  /** Receives output as it is produced, before the tool finishes. */
+  onOutput(delta: string): void;
+}
+
+export type ToolStatus = "completed" | "failed" | "interrupted";
+
+export interface ToolResult {
+  status: ToolStatus;
+  output: string;
+  exitCode?: number | null;
+}
+
+export interface ToolDefinition<Input> {
+  name: string;
+  description: string;
+  inputSchema: z.ZodType<Input>;
+  execute(input: Input, context: ToolContext): Promise<ToolResult>;
+}
+
+/** A tool of any input, as held in catalogs; input is checked by runTool before execute sees it. */
+export type AnyToolDefinition = ToolDefinition<unknown>;
+
+export function defineTool<Input>(definition: ToolDefinition<Input>): ToolDefinition<Input> {
+  return definition;
+}
+
+/**
+ * Runs a tool on input that came from the model. Never throws: bad input and
+ * errors become failed results, so the model can read them and try again.
+ */
+export async function runTool<Input>(
+  definition: ToolDefinition<Input>,
+  rawInput: unknown,
+  context: ToolContext,
+): Promise<ToolResult> {
+  const parsed = definition.inputSchema.safeParse(rawInput);
+  if (!parsed.success) {
+    return {
+      status: "failed",
+      output: `Invalid input for ${definition.name}: ${describeIssues(parsed.error)}`,
+    };
+  }
+  if (context.signal.aborted) {
+    return { status: "interrupted", output: `${definition.name} was interrupted before it started` };
+  }
+  try {
+    return await definition.execute(parsed.data, context);
+  } catch (error) {
+    if (context.signal.aborted) {
+      return { status: "interrupted", output: `${definition.name} was interrupted` };
+    }
+    return { status: "failed", output: `${definition.name} failed: ${errorMessage(error)}` };
+  }
+}
+
+function describeIssues(error: z.ZodError): string {
+  return error.issues
+    .map((issue) => {
+      const field = issue.path.length > 0 ? issue.path.join(".") : "input";
+      return `${field}: ${issue.message}`;
+    })
+    .join("; ");
+}
+
+function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
