@@ -67,7 +67,7 @@ function describeIssue(issue: z.core.$ZodIssue): string {
     case "unrecognized_keys":
       return "unknown field";
     default:
-      return issue.message;
+      return issue.message.charAt(0).toLowerCase() + issue.message.slice(1);
   }
 }
 

@@ -31,7 +31,7 @@ export class IndexWriter {
       DELETE FROM item_fts; DELETE FROM title_fts;
       INSERT INTO item_fts(rowid, text, conversation_id)
         SELECT rowid, text, conversation_id FROM items
-        WHERE kind IN ('user_message', 'assistant_message') AND text IS NOT NULL;
+        WHERE kind IN ('user_message', 'assistant_message') AND text IS NOT NULL AND text <> '';
       INSERT INTO title_fts(rowid, title) SELECT rowid, title FROM conversations;
     `);
   }
@@ -342,9 +342,10 @@ export class IndexWriter {
     const row = this.statements.itemForSearch.get(itemId) as
       | { rowid: number; kind: string; text: string | null; conversation_id: string }
       | undefined;
-    if (!row || !SEARCHABLE_KINDS.has(row.kind) || !row.text) return;
+    if (!row || !SEARCHABLE_KINDS.has(row.kind)) return;
     this.statements.deleteOneItemSearch.run(row.rowid);
-    this.statements.insertItemSearch.run({ rowid: row.rowid, text: row.text, conversationId: row.conversation_id });
+    // Text that became empty leaves no row, as a rebuild (endBulk) would leave none.
+    if (row.text) this.statements.insertItemSearch.run({ rowid: row.rowid, text: row.text, conversationId: row.conversation_id });
   }
 
   private indexTitle(conversationId: string): void {
@@ -451,7 +452,13 @@ function prepare(client: Database.Database) {
         tool_call_id, input, output, exit_code, artifact_id, origin, from_session_id, attachments, created_at)
       VALUES (@id, @conversationId, @sessionId, @seq, @turnId, @kind, @status, @text, @toolName, @toolCallId,
         @input, @output, @exitCode, @artifactId, @origin, @fromSessionId, @attachments, @createdAt)`),
-    progressItem: client.prepare(`UPDATE items SET text = @text WHERE id = @id`),
+    // A tool call's progress is its output so far, and its first progress marks that it started running.
+    progressItem: client.prepare(`
+      UPDATE items SET
+        text = CASE WHEN kind = 'tool_call' THEN text ELSE @text END,
+        output = CASE WHEN kind = 'tool_call' THEN @text ELSE output END,
+        status = CASE WHEN kind = 'tool_call' THEN 'streaming' ELSE status END
+      WHERE id = @id`),
     completeItem: client.prepare(`
       UPDATE items SET status = @status, text = coalesce(@text, text), output = coalesce(@output, output),
         exit_code = coalesce(@exitCode, exit_code), artifact_id = coalesce(@artifactId, artifact_id)

@@ -46,18 +46,29 @@ export async function runShellCommand(shellCommand: ShellCommand): Promise<ToolR
     let settled = false;
     let drainTimer: NodeJS.Timeout | undefined;
 
-    const receive = (delta: string) => {
-      output.append(delta);
-      onOutput(delta);
-    };
-    child.stdout.setEncoding("utf8").on("data", receive);
-    child.stderr.setEncoding("utf8").on("data", receive);
-
     const stop = (reason: StopReason) => {
       if (exited || stopReason !== undefined || child.pid === undefined) return;
       stopReason = reason;
       killProcessGroup(child.pid);
     };
+    const fail = (error: unknown) => {
+      if (settled) return;
+      cleanUp();
+      if (!exited && child.pid !== undefined) killProcessGroup(child.pid);
+      reject(error);
+    };
+
+    // A throwing listener would otherwise escape from a stream event and crash the server.
+    const receive = (delta: string) => {
+      output.append(delta);
+      try {
+        onOutput(delta);
+      } catch (error) {
+        fail(error);
+      }
+    };
+    child.stdout.setEncoding("utf8").on("data", receive);
+    child.stderr.setEncoding("utf8").on("data", receive);
     const timeoutTimer = setTimeout(() => stop("timeout"), timeoutMs);
     const onAbort = () => stop("interrupt");
     signal.addEventListener("abort", onAbort, { once: true });
@@ -74,11 +85,7 @@ export async function runShellCommand(shellCommand: ShellCommand): Promise<ToolR
       resolve(describeResult(output.toString(), code, signalName, stopReason, timeoutMs));
     };
 
-    child.once("error", (error) => {
-      if (settled) return;
-      cleanUp();
-      reject(error);
-    });
+    child.once("error", fail);
     child.once("exit", (code, signalName) => {
       exited = true;
       drainTimer = setTimeout(() => {

@@ -17,6 +17,7 @@ export interface FakeOpenAIServer {
   setDefault(step: FakeStep): void;
   /** Resolves once at least `count` requests have arrived (to act while a `hang` step holds one open). */
   waitForRequests(count: number): Promise<RecordedRequest[]>;
+  /** Ends every open connection (hanging ones included) and stops listening; safe to call twice. */
   close(): Promise<void>;
 }
 
@@ -72,8 +73,8 @@ export async function startFakeOpenAIServer(): Promise<FakeOpenAIServer> {
       return sendJson(response, 404, openAIErrorBody(404, `Unknown route ${route} (fake server)`));
     }
     if (!body.success) return sendJson(response, 400, openAIErrorBody(400, `Body is not JSON: ${body.message}`));
-    const protocol = route === "POST /v1/responses" ? responsesProtocol : chatCompletionsProtocol;
-    await generate(protocol, body.value, response);
+    if (route === "POST /v1/responses") await generate(responsesProtocol, body.value, response);
+    else await generate(chatCompletionsProtocol, body.value, response);
   };
 
   const server = createServer((incoming, response) => {
@@ -95,6 +96,7 @@ export async function startFakeOpenAIServer(): Promise<FakeOpenAIServer> {
   const address = server.address();
   if (address === null || typeof address === "string") throw new Error("The fake OpenAI server has no TCP address");
 
+  let closing: Promise<void> | undefined;
   return {
     url: `http://127.0.0.1:${address.port}/v1`,
     requests,
@@ -108,12 +110,14 @@ export async function startFakeOpenAIServer(): Promise<FakeOpenAIServer> {
       requests.length >= count
         ? Promise.resolve(requests)
         : new Promise((resolve) => waiters.push({ count, resolve })),
-    close: () =>
-      new Promise<void>((resolve, reject) => {
+    close() {
+      closing ??= new Promise<void>((resolve, reject) => {
         server.close((error) => (error ? reject(error) : resolve()));
         // Keep-alive sockets and hanging responses would otherwise hold close() open.
         server.closeAllConnections();
-      }),
+      });
+      return closing;
+    },
   };
 }
 

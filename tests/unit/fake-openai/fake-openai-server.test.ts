@@ -27,7 +27,7 @@ describe("fake OpenAI server: HTTP surface", () => {
     const response = await fetch(`${server.url}/embeddings`, { method: "POST", body: "{}" });
 
     expect(response.status).toBe(404);
-    expect(await response.json()).toMatchObject({ error: { code: "model_not_found" } });
+    expect(await response.json()).toMatchObject({ error: { message: "Unknown route POST /v1/embeddings (fake server)" } });
   });
 
   it("rejects a body the endpoint cannot read with a 400, without consuming a step", async () => {

@@ -14,6 +14,6 @@ describe("CappedOutput", () => {
     const output = new CappedOutput(10);
     for (const delta of ["abc", "defgh", "ijklmnopqrstuvwxyz", "0123"]) output.append(delta);
 
-    expect(output.toString()).toBe("abcde\n[… 20 characters of output omitted …]\n90123".replace("90123", "z0123"));
+    expect(output.toString()).toBe("abcde\n[… 20 characters of output omitted …]\nz0123");
   });
 });

@@ -152,6 +152,23 @@ describe("shell", () => {
     expect(result).toEqual({ status: "completed", output: `${childPid}\n`, exitCode: 0 });
   });
 
+  it("fails and kills the command when the output listener throws", async () => {
+    const recorder = new OutputRecorder();
+    const context = {
+      ...createToolContext(directory),
+      onOutput: (delta: string) => {
+        recorder.onOutput(delta);
+        throw new Error("listener broke");
+      },
+    };
+
+    const result = await runTool(shellTool, { command: "echo $$; sleep 30" }, context);
+
+    expect(result).toEqual({ status: "failed", output: "shell failed: listener broke" });
+    const bashPid = firstLinePid(recorder);
+    await vi.waitFor(() => expect(isProcessAlive(bashPid)).toBe(false), processGoneDeadline);
+  });
+
   it("does not start when already interrupted", async () => {
     const controller = new AbortController();
     controller.abort();

@@ -1,0 +1,8 @@
+import { json } from "@/lib/api/respond";
+import { apiRoute } from "@/lib/api/route";
+
+export const dynamic = "force-dynamic";
+
+export const GET = apiRoute<{ turnId: string }>(({ params, runtime }) =>
+  json({ turn: runtime.getTurn(params.turnId), timeline: runtime.timeline(params.turnId) }),
+);

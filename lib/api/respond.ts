@@ -1,0 +1,48 @@
+import { z } from "zod";
+import { AtriumError, type ErrorCode } from "../errors";
+
+const STATUS: Record<ErrorCode, number> = {
+  bad_request: 400,
+  unauthorized: 401,
+  not_found: 404,
+  turn_running: 409,
+  not_idle: 409,
+  idempotency_conflict: 409,
+  lock_held: 409,
+  protected: 409,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  missing_cwd: 422,
+  missing_model: 422,
+  missing_agent: 422,
+};
+
+export function json(body: object, status = 200, headers: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify(body), {
+    status,
+    headers: { "content-type": "application/json; charset=utf-8", "cache-control": "no-store", ...headers },
+  });
+}
+
+export function noContent(): Response {
+  return new Response(null, { status: 204 });
+}
+
+/** The one place errors become HTTP answers: typed errors keep their code, anything else is a 500. */
+export function errorResponse(error: unknown): Response {
+  if (error instanceof AtriumError) {
+    return json({ error: { code: error.code, message: error.message } }, STATUS[error.code]);
+  }
+  if (error instanceof z.ZodError) {
+    return json({ error: { code: "bad_request", message: describeZodError(error) } }, 400);
+  }
+  console.error("unexpected error in request", error);
+  return json({ error: { code: "internal_error", message: "Something went wrong inside Atrium; see the server log." } }, 500);
+}
+
+export function describeZodError(error: z.ZodError): string {
+  return error.issues
+    .slice(0, 5)
+    .map((issue) => `${issue.path.length ? issue.path.join(".") : "body"}: ${issue.message}`)
+    .join("; ");
+}

@@ -1,0 +1,72 @@
+import { z } from "zod";
+import { idSchema } from "../store/ids";
+
+/** Request shapes of the HTTP API (DESIGN §8), shared by route handlers, server actions and the OpenAPI doc. */
+
+const requestKey = z.string().min(1).max(200).optional();
+const effort = z.enum(["low", "medium", "high"]).nullable();
+const text = z.string().max(200_000);
+
+export const createConversationBody = z.object({
+  text,
+  agent: z.string().min(1).max(64).optional(),
+  model: z.string().min(1).max(200).optional(),
+  effort: effort.optional(),
+  cwd: z.string().min(1).max(4096).optional(),
+  requestKey,
+});
+
+export const updateConversationBody = z
+  .object({
+    title: z.string().max(200).optional(),
+    archived: z.boolean().optional(),
+    protected: z.boolean().optional(),
+    model: z.string().min(1).max(200).optional(),
+    effort: effort.optional(),
+    cwd: z.string().min(1).max(4096).optional(),
+    requestKey,
+  })
+  .strict();
+
+export const forkBody = z.object({ throughItemId: idSchema.optional(), requestKey });
+export const rewindBody = z.object({ itemId: idSchema, requestKey });
+
+export const sendMessageBody = z.object({
+  text,
+  mode: z.enum(["auto", "steer", "queue", "jump"]).default("auto"),
+  session: idSchema.optional(),
+  requestKey,
+});
+
+export const updateWaitingBody = z
+  .object({ text: text.optional(), mode: z.enum(["steer", "queue", "jump"]).optional(), requestKey })
+  .refine((body) => body.text !== undefined || body.mode !== undefined, "give text or mode");
+
+export const interruptBody = z.object({ session: idSchema.optional(), requestKey });
+export const decisionBody = z.object({ decision: z.enum(["approve", "deny"]), requestKey });
+export const answerBody = z.object({ text: z.string().max(20_000), requestKey });
+
+const integerParam = (minimum: number) =>
+  z
+    .string()
+    .regex(/^\d+$/, "must be a whole number")
+    .transform(Number)
+    .pipe(z.number().int().min(minimum));
+
+export const listConversationsQuery = z.object({
+  archived: z.enum(["true", "false", "all"]).default("false"),
+  q: z.string().max(500).optional(),
+  cursor: z.string().regex(/^\d+$/, "is not a cursor this server gave").optional(),
+  limit: integerParam(1).optional(),
+  sort: z.enum(["updated", "created", "title", "model"]).optional(),
+  direction: z.enum(["asc", "desc"]).optional(),
+  model: z.string().max(200).optional(),
+});
+
+export const listItemsQuery = z.object({
+  session: idSchema.optional(),
+  after: integerParam(0).optional(),
+  limit: integerParam(1).optional(),
+});
+
+export const approvalsQuery = z.object({ status: z.enum(["pending", "approved", "denied"]).optional() });

@@ -1,0 +1,39 @@
+import crypto from "node:crypto";
+import fs from "node:fs";
+
+/**
+ * The access token (DESIGN §10): ATRIUM_TOKEN wins and nothing is written; otherwise the
+ * token file (mode 0600) is read, or created at first start.
+ */
+export function loadOrCreateToken(tokenPath: string, env: NodeJS.ProcessEnv = process.env): string {
+  if (env.ATRIUM_TOKEN) return env.ATRIUM_TOKEN;
+  try {
+    const stored = fs.readFileSync(tokenPath, "utf8").trim();
+    if (stored) return stored;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+  }
+  const token = crypto.randomBytes(24).toString("base64url");
+  fs.writeFileSync(tokenPath, `${token}\n`, { mode: 0o600, flag: "w" });
+  fs.chmodSync(tokenPath, 0o600);
+  return token;
+}
+
+export function readToken(tokenPath: string, env: NodeJS.ProcessEnv = process.env): string | null {
+  if (env.ATRIUM_TOKEN) return env.ATRIUM_TOKEN;
+  try {
+    return fs.readFileSync(tokenPath, "utf8").trim() || null;
+  } catch {
+    return null;
+  }
+}
+
+/** Constant-time comparison so a wrong token leaks nothing through timing. */
+export function tokensMatch(expected: string, given: string | null | undefined): boolean {
+  if (!given) return false;
+  const a = crypto.createHash("sha256").update(expected).digest();
+  const b = crypto.createHash("sha256").update(given).digest();
+  return crypto.timingSafeEqual(a, b);
+}
+
+export const SESSION_COOKIE = "atrium_session";

@@ -1,0 +1,20 @@
+import fs from "node:fs";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+
+export interface RunningServer {
+  url: string;
+  close(): Promise<void>;
+}
+
+export type StartServer = (options: { home: string; host: string; port: number; dev?: boolean }) => Promise<RunningServer>;
+
+/** Loads `startServer` from the checkout's server.ts: the one process entry the CLI and `npm run dev` share. */
+export async function loadStartServer(projectRoot: string): Promise<StartServer> {
+  const entry = path.join(projectRoot, "server.ts");
+  if (!fs.existsSync(entry)) throw new Error(`${entry} is missing`);
+  const loaded: unknown = await import(pathToFileURL(entry).href);
+  const startServer = typeof loaded === "object" && loaded !== null ? Reflect.get(loaded, "startServer") : undefined;
+  if (typeof startServer !== "function") throw new Error(`${entry} does not export startServer`);
+  return startServer as StartServer;
+}

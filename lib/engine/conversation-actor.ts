@@ -1,0 +1,554 @@
+import { AtriumError } from "../errors";
+import type { Approval, Conversation, Item, Question, Turn, Waiting } from "../events/entities";
+import {
+  conversationRow,
+  getApproval,
+  getQuestion,
+  listApprovals,
+  listItems,
+  listSessions,
+  listWaiting,
+  objectiveFor,
+  toConversation,
+} from "../store/queries";
+import type { MessageOrigin, StoredItem, TurnError } from "../store/records";
+import type { EngineContext } from "./engine-context";
+import { Mutex } from "./mutex";
+import { addItem, cloneTurn, type SessionState, type WaitingEntry } from "./session-state";
+import { TurnRunner, type InterruptReason } from "./turn-runner";
+
+export interface MessageInput {
+  text: string;
+  mode: "auto" | "steer" | "queue" | "jump";
+  sessionId: string;
+  origin: MessageOrigin;
+  fromSessionId?: string;
+  requestKey?: string;
+  requestHash?: string;
+}
+
+export interface MessageOutcome {
+  message: { id: string; mode: "steer" | "queue" | "jump" | "auto"; status: "started" | "steered" | "queued" | "jumped" };
+  turn: Turn | null;
+}
+
+const OWNER_INTERRUPT_NOTICE = "The previous turn was interrupted by the owner.";
+const SERVER_STOPPED_NOTICE = "The previous turn was interrupted because the Atrium server stopped.";
+
+/**
+ * One conversation's live state: its sessions, their running turns and the inbox.
+ * Every state change runs inside the conversation's mutex, writes to the store first
+ * (flushed, then indexed) and publishes last.
+ */
+export class ConversationActor {
+  readonly sessions = new Map<string, SessionState>();
+  waiting: WaitingEntry[] = [];
+  /** After the owner interrupts the root agent, subagent reports wait for the owner's next message. */
+  holdReports = false;
+  deleted = false;
+  private readonly mutex = new Mutex();
+  private readonly decisionWaiters = new Map<string, () => void>();
+
+  private constructor(
+    readonly context: EngineContext,
+    readonly id: string,
+    readonly rootSessionId: string,
+  ) {}
+
+  static load(context: EngineContext, conversationId: string): ConversationActor {
+    const db = context.store.index;
+    const row = conversationRow(db, conversationId);
+    if (!row) throw new AtriumError("not_found", `conversation ${conversationId} was not found`);
+    const actor = new ConversationActor(context, conversationId, row.rootSessionId);
+    for (const session of listSessions(db, conversationId)) {
+      const items: Item[] = [];
+      let after = 0;
+      for (;;) {
+        const page = listItems(db, session.id, after, 500);
+        items.push(...page.items);
+        if (page.nextCursor === null) break;
+        after = page.nextCursor;
+      }
+      actor.sessions.set(session.id, {
+        id: session.id,
+        agent: session.agent,
+        model: session.model,
+        parentSessionId: session.parentSessionId,
+        depth: session.depth,
+        createdAt: session.createdAt,
+        items,
+        byId: new Map(items.map((item) => [item.id, item])),
+        runner: null,
+        lastReportedInput: null,
+        itemsSinceReport: items.length,
+      });
+    }
+    actor.waiting = listWaiting(db, conversationId).map((entry, position) => ({ ...entry, mode: entry.mode, position }));
+    return actor;
+  }
+
+  locked<T>(section: () => Promise<T> | T): Promise<T> {
+    return this.mutex.run(section);
+  }
+
+  session(sessionId: string): SessionState {
+    const session = this.sessions.get(sessionId);
+    if (!session) throw new AtriumError("not_found", `session ${sessionId} was not found in conversation ${this.id}`);
+    return session;
+  }
+
+  get root(): SessionState {
+    return this.session(this.rootSessionId);
+  }
+
+  conversation(): Omit<Conversation, "missing"> {
+    const row = conversationRow(this.context.store.index, this.id);
+    if (!row) throw new AtriumError("not_found", `conversation ${this.id} was not found`);
+    return toConversation(row, objectiveFor(this.context.store.index, this.id));
+  }
+
+  runningTurns(): Turn[] {
+    return [...this.sessions.values()].flatMap((session) => (session.runner ? [cloneTurn(session.runner.turn)] : []));
+  }
+
+  hasOpenTurn(): boolean {
+    return [...this.sessions.values()].some((session) => session.runner !== null);
+  }
+
+  waitingList(): Waiting[] {
+    return this.waiting.map((entry) => ({
+      id: entry.id,
+      text: entry.text,
+      mode: entry.mode,
+      createdAt: entry.createdAt,
+      sessionId: entry.sessionId,
+      origin: entry.origin,
+    }));
+  }
+
+  /** Items of the running turns, partial text included: what a new SSE client starts from. */
+  liveItems(): Item[] {
+    const items: Item[] = [];
+    for (const session of this.sessions.values()) {
+      const turnId = session.runner?.turn.id;
+      if (!turnId) continue;
+      for (const item of session.items) if (item.turnId === turnId) items.push({ ...item });
+    }
+    return items;
+  }
+
+  // ---- items -------------------------------------------------------------
+
+  async createItem(session: SessionState, fields: Omit<StoredItem, "id" | "sessionId" | "createdAt"> & { id?: string }): Promise<Item> {
+    const store = this.context.store;
+    const stored: StoredItem = {
+      ...fields,
+      id: fields.id ?? store.newId(),
+      sessionId: session.id,
+      createdAt: store.now().toISOString(),
+    };
+    const record = await store.appendSession(this.id, session.id, { type: "item.created", item: stored });
+    const item: Item = { ...stored, seq: record.seq };
+    addItem(session, item);
+    session.itemsSinceReport += 1;
+    this.publish({ type: "item.created", sessionId: session.id, turnId: item.turnId ?? undefined, item: { ...item } });
+    return item;
+  }
+
+  async completeItem(
+    session: SessionState,
+    item: Item,
+    fields: { status: Item["status"]; text?: string; output?: string; exitCode?: number | null; artifactId?: string },
+  ): Promise<void> {
+    await this.context.store.appendSession(this.id, session.id, { type: "item.completed", itemId: item.id, ...fields });
+    Object.assign(item, fields);
+    this.publish({ type: "item.completed", sessionId: session.id, turnId: item.turnId ?? undefined, item: { ...item } });
+  }
+
+  publish(event: Parameters<EngineContext["bus"]["publish"]>[0] extends infer E ? DistributiveOmit<E, "conversationId"> : never): void {
+    this.context.bus.publish({ ...event, conversationId: this.id } as Parameters<EngineContext["bus"]["publish"]>[0]);
+  }
+
+  publishConversation(): void {
+    const conversation = this.conversation();
+    const full = { ...conversation, missing: [] as Conversation["missing"] };
+    this.publish({ type: "conversation.updated", conversation: full });
+    this.context.bus.publishList({ type: "conversation.updated", conversationId: this.id, conversation: full });
+  }
+
+  // ---- inbox -------------------------------------------------------------
+
+  sendMessage(input: MessageInput): Promise<MessageOutcome> {
+    return this.locked(async () => {
+      this.ensureAlive();
+      const session = this.session(input.sessionId);
+      if (input.origin === "owner" && session.id === this.rootSessionId) this.holdReports = false;
+      const runner = session.runner;
+      if (!runner) {
+        const turn = await this.startTurn(session, [
+          { id: this.context.store.newId(), text: input.text, origin: input.origin, fromSessionId: input.fromSessionId },
+        ], input);
+        return { message: { id: turn.inputMessageIds[0], mode: input.mode, status: "started" }, turn };
+      }
+      const mode = input.mode === "auto" ? "queue" : input.mode;
+      const messageId = this.context.store.newId();
+      await this.addWaiting(session, messageId, input, mode);
+      if (mode === "jump") runner.interrupt({ code: "interrupted", message: OWNER_INTERRUPT_NOTICE, byOwner: true, jump: true });
+      const status = mode === "steer" ? "steered" : mode === "jump" ? "jumped" : "queued";
+      return {
+        message: { id: messageId, mode: input.mode, status },
+        turn: mode === "steer" ? cloneTurn(runner.turn) : null,
+      };
+    });
+  }
+
+  /** A subagent's report or another engine message: waits behind the owner's messages. */
+  async enqueue(session: SessionState, input: MessageInput): Promise<void> {
+    await this.locked(async () => {
+      this.ensureAlive();
+      await this.addWaiting(session, this.context.store.newId(), input, "queue");
+      if (!session.runner) await this.pump(session);
+    });
+  }
+
+  updateWaiting(messageId: string, patch: { text?: string; mode?: "steer" | "queue" | "jump" }): Promise<Waiting> {
+    return this.locked(async () => {
+      const entry = this.waiting.find((candidate) => candidate.id === messageId);
+      if (!entry) throw new AtriumError("not_found", `waiting message ${messageId} was not found`);
+      await this.context.store.appendMetadata(this.id, { type: "queue.updated", messageId, ...patch });
+      if (patch.text !== undefined) entry.text = patch.text;
+      if (patch.mode !== undefined) entry.mode = patch.mode;
+      this.publishQueue();
+      const session = this.session(entry.sessionId);
+      if (patch.mode === "jump" && session.runner) {
+        session.runner.interrupt({ code: "interrupted", message: OWNER_INTERRUPT_NOTICE, byOwner: true, jump: true });
+      } else if (!session.runner) {
+        await this.pump(session);
+      }
+      return this.waitingList().find((waiting) => waiting.id === messageId) ?? { ...entry };
+    });
+  }
+
+  withdrawWaiting(messageId: string): Promise<void> {
+    return this.locked(async () => {
+      const index = this.waiting.findIndex((candidate) => candidate.id === messageId);
+      if (index === -1) throw new AtriumError("not_found", `waiting message ${messageId} was not found`);
+      await this.context.store.appendMetadata(this.id, { type: "queue.removed", messageId, reason: "withdrawn" });
+      this.waiting.splice(index, 1);
+      this.publishQueue();
+    });
+  }
+
+  /** Moves steered messages into the running turn: called before each model call. */
+  takeSteers(session: SessionState, turn: Turn): Promise<number> {
+    return this.locked(async () => {
+      const steers = this.ordered(session).filter((entry) => entry.mode === "steer");
+      for (const entry of steers) {
+        await this.createItem(session, {
+          id: entry.id,
+          turnId: turn.id,
+          kind: "user_message",
+          status: "completed",
+          text: entry.text,
+          origin: entry.origin as MessageOrigin,
+          fromSessionId: entry.fromSessionId,
+        });
+        await this.context.store.appendMetadata(this.id, { type: "queue.removed", messageId: entry.id, reason: "steered" });
+        this.waiting = this.waiting.filter((candidate) => candidate.id !== entry.id);
+        turn.inputMessageIds.push(entry.id);
+      }
+      if (steers.length > 0) this.publishQueue();
+      return steers.length;
+    });
+  }
+
+  interrupt(sessionId: string, byOwner = true): Promise<Turn | null> {
+    return this.locked(() => {
+      const session = this.session(sessionId);
+      if (byOwner && session.id === this.rootSessionId) this.holdReports = true;
+      if (!session.runner) return null;
+      session.runner.interrupt({ code: "interrupted", message: OWNER_INTERRUPT_NOTICE, byOwner });
+      return cloneTurn(session.runner.turn);
+    });
+  }
+
+  // ---- approvals and questions ---------------------------------------------
+
+  onDecision(id: string, wake: () => void): void {
+    this.decisionWaiters.set(id, wake);
+  }
+
+  decideApproval(approvalId: string, decision: "approve" | "deny"): Promise<Approval> {
+    return this.locked(async () => {
+      const db = this.context.store.index;
+      const approval = getApproval(db, approvalId);
+      if (!approval || approval.conversationId !== this.id) throw new AtriumError("not_found", `approval ${approvalId} was not found`);
+      if (approval.status !== "pending") {
+        if ((approval.status === "approved") === (decision === "approve")) return approval;
+        throw new AtriumError("not_idle", `approval ${approvalId} was already ${approval.status}`);
+      }
+      await this.context.store.appendMetadata(this.id, { type: "approval.decided", approvalId, decision });
+      const decided = getApproval(db, approvalId)!;
+      this.publish({ type: "approval.decided", sessionId: decided.sessionId, turnId: decided.turnId, approval: decided });
+      this.context.bus.publishList({ type: "approval.decided", conversationId: this.id, approval: decided });
+      this.wake(approvalId);
+      return decided;
+    });
+  }
+
+  answerQuestion(questionId: string, answer: string): Promise<Question> {
+    return this.locked(async () => {
+      const db = this.context.store.index;
+      const question = getQuestion(db, questionId);
+      if (!question || question.conversationId !== this.id) throw new AtriumError("not_found", `question ${questionId} was not found`);
+      if (question.status !== "pending") {
+        if (question.answer === answer) return question;
+        throw new AtriumError("not_idle", `question ${questionId} was already answered`);
+      }
+      const turnOpen = this.sessions.get(question.sessionId)?.runner?.turn.id === question.turnId;
+      if (!turnOpen) throw new AtriumError("not_idle", `the turn that asked question ${questionId} is over`);
+      await this.context.store.appendMetadata(this.id, { type: "question.answered", questionId, answer });
+      const answered = getQuestion(db, questionId)!;
+      this.publish({ type: "question.answered", sessionId: answered.sessionId, turnId: answered.turnId, question: answered });
+      this.wake(questionId);
+      return answered;
+    });
+  }
+
+  private wake(id: string): void {
+    const wake = this.decisionWaiters.get(id);
+    this.decisionWaiters.delete(id);
+    wake?.();
+  }
+
+  // ---- turns -------------------------------------------------------------
+
+  private async startTurn(
+    session: SessionState,
+    inputs: Array<{ id: string; text: string; origin: string; fromSessionId?: string; fromWaiting?: boolean }>,
+    request?: { requestKey?: string; requestHash?: string },
+    existingTurnId?: string,
+  ): Promise<Turn> {
+    const store = this.context.store;
+    const conversation = this.conversation();
+    const turnId = existingTurnId ?? store.newId();
+    // The user's items go to disk before the records that take them off the waiting list, so a
+    // crash in between leaves the message on disk (recovery drops the now-duplicate waiting entry).
+    for (const input of inputs) {
+      await this.createItem(session, {
+        id: input.id,
+        turnId,
+        kind: "user_message",
+        status: "completed",
+        text: input.text,
+        origin: input.origin as MessageOrigin,
+        fromSessionId: input.fromSessionId,
+      });
+    }
+    for (const input of inputs.filter((candidate) => candidate.fromWaiting)) {
+      await store.appendMetadata(this.id, { type: "queue.removed", messageId: input.id, reason: "started" });
+    }
+    const model = session.id === this.rootSessionId ? conversation.model : session.model;
+    const effort = session.id === this.rootSessionId ? conversation.effort : null;
+    const record = await store.appendMetadata(this.id, {
+      type: "turn.started",
+      turnId,
+      sessionId: session.id,
+      model,
+      effort,
+      inputMessageIds: inputs.map((input) => input.id),
+      requestKey: request?.requestKey,
+      requestHash: request?.requestHash,
+    });
+    const turn: Turn = {
+      id: turnId,
+      conversationId: this.id,
+      sessionId: session.id,
+      status: "running",
+      model,
+      effort,
+      startedAt: record.at,
+      endedAt: null,
+      error: null,
+      usage: { inputTokens: 0, outputTokens: 0 },
+      inputMessageIds: inputs.map((input) => input.id),
+    };
+    const taken = new Set(inputs.map((input) => input.id));
+    if (this.waiting.some((entry) => taken.has(entry.id))) {
+      this.waiting = this.waiting.filter((entry) => !taken.has(entry.id));
+      this.publishQueue();
+    }
+    const runner = new TurnRunner(this, session, turn);
+    session.runner = runner;
+    this.publish({ type: "turn.started", sessionId: session.id, turnId, turn: cloneTurn(turn) });
+    this.publishConversation();
+    runner.start();
+    return cloneTurn(turn);
+  }
+
+  /** Resumes a turn that was parked (approval or question) when the server stopped. */
+  resumeParkedTurn(session: SessionState, turn: Turn): void {
+    const runner = new TurnRunner(this, session, turn);
+    session.runner = runner;
+    runner.start();
+  }
+
+  /** A turn found open at start with nothing to resume: keep what was written, flag what is unknown. */
+  closeTurnAfterCrash(session: SessionState, turn: Turn): Promise<void> {
+    return this.locked(async () => {
+      const unknown: string[] = [];
+      for (const item of session.items) {
+        if (item.turnId !== turn.id || (item.status !== "streaming" && item.status !== "waiting")) continue;
+        // A tool call that had started may or may not have had its effect.
+        const status = item.kind === "tool_call" && item.status === "streaming" ? "unknown" : "interrupted";
+        if (status === "unknown") unknown.push(`${item.toolName ?? "tool"} ${JSON.stringify(item.input ?? {})}`);
+        await this.completeItem(session, item, { status, text: item.text, output: item.output });
+      }
+      const details = unknown.length
+        ? ` These tool calls had started and their outcome is unknown: ${unknown.join("; ")}. Inspect the current state before repeating them.`
+        : "";
+      await this.createItem(session, { turnId: turn.id, kind: "notice", status: "completed", text: `${SERVER_STOPPED_NOTICE}${details}` });
+      const error = { code: "server_stopped", message: "The Atrium server stopped during this turn." };
+      const record = await this.context.store.appendMetadata(this.id, {
+        type: "turn.ended",
+        turnId: turn.id,
+        status: "interrupted",
+        error,
+        usage: turn.usage,
+      });
+      this.publishConversation();
+      this.publish({
+        type: "turn.ended",
+        sessionId: session.id,
+        turnId: turn.id,
+        turn: { ...turn, status: "interrupted", endedAt: record.at, error },
+      });
+    });
+  }
+
+  /** Waiting entries whose item was already written (a crash between the two records) are done. */
+  dropWaitingAlreadyStarted(): Promise<void> {
+    return this.locked(async () => {
+      const started = this.waiting.filter((entry) => this.sessions.get(entry.sessionId)?.byId.has(entry.id));
+      for (const entry of started) {
+        await this.context.store.appendMetadata(this.id, { type: "queue.removed", messageId: entry.id, reason: "started" });
+      }
+      if (started.length > 0) {
+        const ids = new Set(started.map((entry) => entry.id));
+        this.waiting = this.waiting.filter((entry) => !ids.has(entry.id));
+        this.publishQueue();
+      }
+    });
+  }
+
+  /** Called by a runner when its turn is over: closes what is left open, records the end, starts what waits. */
+  finishTurn(
+    runner: TurnRunner,
+    status: "completed" | "failed" | "interrupted",
+    error: TurnError | null,
+    reason: InterruptReason | null,
+  ): Promise<void> {
+    return this.locked(async () => {
+      const session = runner.session;
+      const turn = runner.turn;
+      for (const item of session.items) {
+        if (item.turnId !== turn.id) continue;
+        if (item.status === "streaming" || item.status === "waiting") {
+          await this.completeItem(session, item, {
+            status: status === "failed" && item.kind !== "tool_call" ? "failed" : "interrupted",
+            text: item.text,
+            output: item.output,
+          });
+        }
+      }
+      for (const approval of listApprovals(this.context.store.index, { conversationId: this.id, status: "pending" })) {
+        if (approval.turnId !== turn.id) continue;
+        await this.context.store.appendMetadata(this.id, { type: "approval.decided", approvalId: approval.id, decision: "deny" });
+      }
+      if (status === "interrupted") {
+        await this.createItem(session, {
+          turnId: turn.id,
+          kind: "notice",
+          status: "completed",
+          text: reason?.code === "server_stopped" ? SERVER_STOPPED_NOTICE : OWNER_INTERRUPT_NOTICE,
+        });
+      }
+      const record = await this.context.store.appendMetadata(this.id, {
+        type: "turn.ended",
+        turnId: turn.id,
+        status,
+        error,
+        usage: turn.usage,
+      });
+      turn.status = status;
+      turn.endedAt = record.at;
+      turn.error = error;
+      session.runner = null;
+      this.publishConversation();
+      this.publish({ type: "turn.ended", sessionId: session.id, turnId: turn.id, turn: cloneTurn(turn) });
+      runner.settle();
+      if (reason?.code !== "server_stopped") await this.pump(session);
+    });
+  }
+
+  /** Starts the next turn from the waiting list: jumps, then the owner's messages, then the rest. */
+  private async pump(session: SessionState): Promise<void> {
+    if (session.runner || this.deleted) return;
+    const candidates = this.ordered(session).filter((entry) => entry.origin === "owner" || !this.holdReports || session.id !== this.rootSessionId);
+    const head = candidates[0];
+    if (!head) return;
+    const inputs = head.mode === "steer" ? candidates.filter((entry) => entry.mode === "steer" && entry.origin === head.origin) : [head];
+    await this.startTurn(
+      session,
+      inputs.map((entry) => ({ id: entry.id, text: entry.text, origin: entry.origin, fromSessionId: entry.fromSessionId, fromWaiting: true })),
+    );
+  }
+
+  pumpAll(): Promise<void> {
+    return this.locked(async () => {
+      for (const session of this.sessions.values()) await this.pump(session);
+    });
+  }
+
+  private ordered(session: SessionState): WaitingEntry[] {
+    const mine = this.waiting.filter((entry) => entry.sessionId === session.id);
+    const rank = (entry: WaitingEntry) => (entry.mode === "jump" ? 0 : entry.origin === "owner" ? 1 : 2);
+    return mine.sort((a, b) => rank(a) - rank(b) || a.position - b.position);
+  }
+
+  private async addWaiting(session: SessionState, messageId: string, input: MessageInput, mode: WaitingEntry["mode"]): Promise<void> {
+    const record = await this.context.store.appendMetadata(this.id, {
+      type: "queue.added",
+      messageId,
+      sessionId: session.id,
+      text: input.text,
+      mode,
+      origin: input.origin,
+      fromSessionId: input.fromSessionId,
+      requestKey: input.requestKey,
+      requestHash: input.requestHash,
+    });
+    this.waiting.push({
+      id: messageId,
+      sessionId: session.id,
+      text: input.text,
+      mode,
+      origin: input.origin,
+      fromSessionId: input.fromSessionId,
+      createdAt: record.at,
+      position: record.seq,
+    });
+    this.publishQueue();
+  }
+
+  publishQueue(): void {
+    this.publish({ type: "queue.updated", waiting: this.waitingList() });
+  }
+
+  private ensureAlive(): void {
+    if (this.deleted) throw new AtriumError("not_found", `conversation ${this.id} was deleted`);
+  }
+
+}
+
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;

@@ -1,0 +1,19 @@
+import type { AgentDefinition } from "../agents/definitions";
+import type { AtriumConfig } from "../config/config";
+import type { ModelRegistry } from "../models/registry";
+import type { Store } from "../store/store";
+import type { AnyToolDefinition } from "../tools/tool";
+import type { EventBus } from "./bus";
+
+/** What conversation actors and turn runners need from the Runtime; tests can build one directly. */
+export interface EngineContext {
+  store: Store;
+  bus: EventBus;
+  config: AtriumConfig;
+  models: ModelRegistry;
+  agent(name: string): AgentDefinition | undefined;
+  /** Tools run by lib/tools; engine tools (ask_user, …) are handled by the turn runner. */
+  tools: readonly AnyToolDefinition[];
+  engineTools: readonly AnyToolDefinition[];
+  log(message: string): void;
+}

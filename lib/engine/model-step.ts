@@ -1,0 +1,116 @@
+import type { LanguageModelV3 } from "@ai-sdk/provider";
+import { jsonSchema, streamText, tool, type ModelMessage, type ToolSet } from "ai";
+import { z } from "zod";
+import type { AnyToolDefinition } from "../tools/tool";
+
+export interface StepSink {
+  reasoningStart(): Promise<void>;
+  reasoningDelta(text: string): void;
+  reasoningEnd(): Promise<void>;
+  textStart(): Promise<void>;
+  textDelta(text: string): void;
+  textEnd(): Promise<void>;
+  toolCall(call: { toolCallId: string; toolName: string; input: unknown }): Promise<void>;
+}
+
+export interface StepRequest {
+  model: LanguageModelV3;
+  system: string;
+  messages: ModelMessage[];
+  tools: readonly AnyToolDefinition[];
+  signal: AbortSignal;
+  headers: Record<string, string>;
+  providerOptions?: Record<string, Record<string, never>>;
+  maxOutputTokens?: number;
+}
+
+export interface StepResult {
+  usage: { inputTokens: number | null; outputTokens: number };
+  toolCalls: number;
+  aborted: boolean;
+}
+
+/**
+ * One model call through the AI SDK, with the SDK's own retries off (the engine retries
+ * and tells clients). HTTP errors arrive as `error` parts; a dropped stream throws from
+ * the iteration; an abort ends the stream with an `abort` part.
+ */
+export async function runModelStep(request: StepRequest, sink: StepSink): Promise<StepResult> {
+  const result = streamText({
+    model: request.model,
+    system: request.system,
+    messages: request.messages,
+    tools: toToolSet(request.tools),
+    maxRetries: 0,
+    abortSignal: request.signal,
+    headers: request.headers,
+    providerOptions: request.providerOptions,
+    maxOutputTokens: request.maxOutputTokens,
+  });
+  const step: StepResult = { usage: { inputTokens: null, outputTokens: 0 }, toolCalls: 0, aborted: false };
+  let reasoningOpen = false;
+  let textOpen = false;
+  for await (const part of result.fullStream) {
+    switch (part.type) {
+      case "reasoning-start":
+        reasoningOpen = true;
+        await sink.reasoningStart();
+        break;
+      case "reasoning-delta":
+        if (!reasoningOpen) {
+          reasoningOpen = true;
+          await sink.reasoningStart();
+        }
+        sink.reasoningDelta(part.text);
+        break;
+      case "reasoning-end":
+        if (reasoningOpen) await sink.reasoningEnd();
+        reasoningOpen = false;
+        break;
+      case "text-start":
+        textOpen = true;
+        await sink.textStart();
+        break;
+      case "text-delta":
+        if (!textOpen) {
+          textOpen = true;
+          await sink.textStart();
+        }
+        sink.textDelta(part.text);
+        break;
+      case "text-end":
+        if (textOpen) await sink.textEnd();
+        textOpen = false;
+        break;
+      case "tool-call":
+        step.toolCalls += 1;
+        await sink.toolCall({ toolCallId: part.toolCallId, toolName: part.toolName, input: part.input });
+        break;
+      case "finish-step":
+        step.usage = {
+          inputTokens: part.usage.inputTokens ?? null,
+          outputTokens: part.usage.outputTokens ?? 0,
+        };
+        break;
+      case "error":
+        throw part.error;
+      case "abort":
+        step.aborted = true;
+        break;
+    }
+  }
+  return step;
+}
+
+function toToolSet(tools: readonly AnyToolDefinition[]): ToolSet {
+  const set: ToolSet = {};
+  for (const definition of tools) {
+    // A plain JSON schema, so the SDK passes the model's input through and runTool's zod check
+    // turns bad input into a result the model can read.
+    set[definition.name] = tool({
+      description: definition.description,
+      inputSchema: jsonSchema(z.toJSONSchema(definition.inputSchema, { io: "input" }) as never),
+    });
+  }
+  return set;
+}

@@ -1,0 +1,35 @@
+import { listApprovals, listQuestions, openTurns } from "../store/queries";
+import type { ConversationActor } from "./conversation-actor";
+import type { EngineContext } from "./engine-context";
+
+/**
+ * Crash recovery at start (DESIGN §3): a turn left open is closed `interrupted` with
+ * `server_stopped`, unless it is parked on an approval or question, which stays parked.
+ * Then waiting messages carry on.
+ */
+export async function recoverOpenTurns(
+  context: EngineContext,
+  actorOf: (conversationId: string) => ConversationActor,
+): Promise<void> {
+  const db = context.store.index;
+  for (const turn of openTurns(db)) {
+    const actor = actorOf(turn.conversationId);
+    const session = actor.sessions.get(turn.sessionId);
+    if (!session) continue;
+    const parked =
+      listApprovals(db, { conversationId: turn.conversationId, status: "pending" }).some((approval) => approval.turnId === turn.id) ||
+      listQuestions(db, { conversationId: turn.conversationId, status: "pending" }).some((question) => question.turnId === turn.id);
+    if (parked) {
+      actor.resumeParkedTurn(session, turn);
+    } else {
+      await actor.closeTurnAfterCrash(session, turn);
+      context.log(`turn ${turn.id} of conversation ${turn.conversationId} was left open by a stop; closed as interrupted`);
+    }
+  }
+  const withWaiting = db.$client.prepare(`SELECT DISTINCT conversation_id FROM waiting`).all() as Array<{ conversation_id: string }>;
+  for (const { conversation_id: conversationId } of withWaiting) {
+    const actor = actorOf(conversationId);
+    await actor.dropWaitingAlreadyStarted();
+    await actor.pumpAll();
+  }
+}

@@ -1,0 +1,67 @@
+import crypto from "node:crypto";
+import { AtriumError } from "../errors";
+import type { Store } from "../store/store";
+import { lookupRequestKey } from "../store/queries";
+
+export type KeyReference = Record<string, unknown>;
+
+/**
+ * requestKey handling (DESIGN §3, §8). The key and a hash of the body are written with
+ * the record the request created, so they survive restarts; concurrent duplicates wait
+ * for the first and get its answer.
+ */
+export class RequestKeys {
+  private readonly inFlight = new Map<string, { hash: string; promise: Promise<unknown> }>();
+
+  constructor(private readonly store: Store) {}
+
+  async run<T>(
+    scope: string,
+    key: string | undefined,
+    body: unknown,
+    perform: (keyed: { requestKey?: string; requestHash?: string }) => Promise<T>,
+    replay: (reference: KeyReference) => T | Promise<T>,
+  ): Promise<T> {
+    if (!key) return perform({});
+    const hash = hashBody(body);
+    const slot = `${scope}\u0000${key}`;
+    const running = this.inFlight.get(slot);
+    if (running) {
+      if (running.hash !== hash) throw conflict(key);
+      await running.promise.catch(() => undefined);
+    }
+    const remembered = lookupRequestKey(this.store.index, scope, key);
+    if (remembered) {
+      if (remembered.hash !== hash) throw conflict(key);
+      return replay(remembered.reference);
+    }
+    if (running) {
+      // The first attempt failed before writing anything: this one performs the work.
+      return this.run(scope, key, body, perform, replay);
+    }
+    const promise = perform({ requestKey: key, requestHash: hash });
+    this.inFlight.set(slot, { hash, promise });
+    try {
+      return await promise;
+    } finally {
+      this.inFlight.delete(slot);
+    }
+  }
+}
+
+function conflict(key: string): AtriumError {
+  return new AtriumError("idempotency_conflict", `requestKey "${key}" was already used with a different request body`);
+}
+
+export function hashBody(body: unknown): string {
+  return crypto.createHash("sha256").update(canonicalJson(body)).digest("base64url");
+}
+
+function canonicalJson(value: unknown): string {
+  if (value === null || typeof value !== "object") return JSON.stringify(value) ?? "null";
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
+  const entries = Object.entries(value as Record<string, unknown>)
+    .filter(([name, entry]) => entry !== undefined && name !== "requestKey")
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return `{${entries.map(([name, entry]) => `${JSON.stringify(name)}:${canonicalJson(entry)}`).join(",")}}`;
+}

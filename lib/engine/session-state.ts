@@ -1,0 +1,38 @@
+import type { Item, Turn } from "../events/entities";
+import type { TurnRunner } from "./turn-runner";
+
+export interface SessionState {
+  id: string;
+  agent: string;
+  model: string;
+  parentSessionId: string | null;
+  depth: number;
+  createdAt: string;
+  items: Item[];
+  byId: Map<string, Item>;
+  runner: TurnRunner | null;
+  /** Input tokens the provider reported for this session's last request, for the usage figure. */
+  lastReportedInput: number | null;
+  /** Items added since that report, estimated on top of it. */
+  itemsSinceReport: number;
+}
+
+export interface WaitingEntry {
+  id: string;
+  sessionId: string;
+  text: string;
+  mode: "steer" | "queue" | "jump";
+  origin: string;
+  fromSessionId?: string;
+  createdAt: string;
+  position: number;
+}
+
+export function addItem(session: SessionState, item: Item): void {
+  session.items.push(item);
+  session.byId.set(item.id, item);
+}
+
+export function cloneTurn(turn: Turn): Turn {
+  return { ...turn, usage: { ...turn.usage }, error: turn.error ? { ...turn.error } : null };
+}

@@ -1,0 +1,26 @@
+import fs from "node:fs";
+import path from "node:path";
+import type { AgentDefinition } from "../agents/definitions";
+import { DEFAULT_AGENT_INSTRUCTIONS } from "../agents/definitions";
+
+const AGENTS_FILE_LIMIT = 32 * 1024;
+
+/** Agent instructions and identity, then the working directory's AGENTS.md (DESIGN §4). */
+export function buildSystemPrompt(options: { agent: AgentDefinition | undefined; cwd: string }): string {
+  const sections = [
+    options.agent?.instructions ?? DEFAULT_AGENT_INSTRUCTIONS,
+    `You are the "${options.agent?.name ?? "default"}" agent in Atrium. Working directory: ${options.cwd}`,
+  ];
+  const agentsFile = readAgentsFile(options.cwd);
+  if (agentsFile) sections.push(`Project instructions from AGENTS.md:\n${agentsFile}`);
+  return sections.join("\n\n");
+}
+
+function readAgentsFile(cwd: string): string | null {
+  try {
+    const text = fs.readFileSync(path.join(cwd, "AGENTS.md"), "utf8");
+    return text.length > AGENTS_FILE_LIMIT ? `${text.slice(0, AGENTS_FILE_LIMIT)}\n[AGENTS.md truncated]` : text;
+  } catch {
+    return null;
+  }
+}

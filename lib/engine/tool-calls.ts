@@ -1,0 +1,107 @@
+import type { Item } from "../events/entities";
+import { listApprovals, listQuestions } from "../store/queries";
+import { resolveApprovalPolicy } from "../tools/approval-policy";
+import { runTool } from "../tools/tool";
+import type { TurnRunner } from "./turn-runner";
+
+/**
+ * Takes one tool call the model asked for from `waiting` to its outcome: policy,
+ * approval (parks the turn), ask_user (parks the turn), or execution.
+ */
+export async function handleToolCall(runner: TurnRunner, item: Item): Promise<void> {
+  const { actor, session } = runner;
+  const context = actor.context;
+  const name = item.toolName ?? "";
+  if (name === "ask_user") return askUser(runner, item);
+  const definition = context.tools.find((tool) => tool.name === name);
+  if (!definition) {
+    await actor.completeItem(session, item, { status: "failed", output: `Unknown tool "${name}". Use one of the tools listed.` });
+    return;
+  }
+  const agent = context.agent(session.agent);
+  const policy = resolveApprovalPolicy(name, agent?.approval, context.config.approvals);
+  if (policy === "deny") {
+    await actor.completeItem(session, item, { status: "denied", output: `The ${name} tool is not allowed for this agent.` });
+    return;
+  }
+  if (policy === "ask") {
+    const decision = await waitForApproval(runner, item);
+    if (decision === "aborted") return;
+    if (decision === "deny") {
+      await actor.completeItem(session, item, { status: "denied", output: "The owner denied this tool call." });
+      return;
+    }
+  }
+  await runner.markStarted(item);
+  const result = await runTool(definition, item.input, {
+    cwd: actor.conversation().cwd,
+    signal: runner.signal,
+    onOutput: (delta) => runner.appendOutput(item, delta),
+  });
+  await actor.completeItem(session, item, {
+    status: result.status,
+    output: result.output,
+    exitCode: result.exitCode ?? null,
+  });
+}
+
+async function waitForApproval(runner: TurnRunner, item: Item): Promise<"approve" | "deny" | "aborted"> {
+  const { actor, session } = runner;
+  const store = actor.context.store;
+  let approval = listApprovals(store.index, { conversationId: actor.id }).find((candidate) => candidate.itemId === item.id);
+  if (!approval) {
+    const approvalId = store.newId();
+    await store.appendMetadata(actor.id, {
+      type: "approval.requested",
+      approvalId,
+      sessionId: session.id,
+      turnId: runner.turn.id,
+      itemId: item.id,
+      toolName: item.toolName ?? "",
+      input: item.input ?? null,
+    });
+    approval = listApprovals(store.index, { conversationId: actor.id }).find((candidate) => candidate.id === approvalId)!;
+    actor.publish({ type: "approval.requested", sessionId: session.id, turnId: runner.turn.id, approval });
+    actor.context.bus.publishList({ type: "approval.requested", conversationId: actor.id, approval });
+  }
+  if (approval.status === "pending") {
+    const approvalId = approval.id;
+    await runner.park("waiting_approval", (wake) => actor.onDecision(approvalId, wake));
+    if (runner.signal.aborted) return "aborted";
+    approval = listApprovals(store.index, { conversationId: actor.id }).find((candidate) => candidate.id === approvalId)!;
+  }
+  return approval.status === "approved" ? "approve" : "deny";
+}
+
+async function askUser(runner: TurnRunner, item: Item): Promise<void> {
+  const { actor, session } = runner;
+  const store = actor.context.store;
+  const input = (item.input ?? {}) as { question?: unknown; choices?: unknown };
+  if (typeof input.question !== "string" || input.question.trim() === "") {
+    await actor.completeItem(session, item, { status: "failed", output: "Invalid input for ask_user: question: a non-empty string is required" });
+    return;
+  }
+  const choices = Array.isArray(input.choices) ? input.choices.filter((choice): choice is string => typeof choice === "string") : [];
+  let question = listQuestions(store.index, { conversationId: actor.id }).find((candidate) => candidate.itemId === item.id);
+  if (!question) {
+    const questionId = store.newId();
+    await store.appendMetadata(actor.id, {
+      type: "question.asked",
+      questionId,
+      sessionId: session.id,
+      turnId: runner.turn.id,
+      itemId: item.id,
+      question: input.question,
+      choices,
+    });
+    question = listQuestions(store.index, { conversationId: actor.id }).find((candidate) => candidate.id === questionId)!;
+    actor.publish({ type: "question.asked", sessionId: session.id, turnId: runner.turn.id, question });
+  }
+  if (question.status === "pending") {
+    const questionId = question.id;
+    await runner.park("waiting_user", (wake) => actor.onDecision(questionId, wake));
+    if (runner.signal.aborted) return;
+    question = listQuestions(store.index, { conversationId: actor.id }).find((candidate) => candidate.id === questionId)!;
+  }
+  await actor.completeItem(session, item, { status: "completed", output: question.answer ?? "" });
+}

@@ -1,0 +1,260 @@
+import type { Item, Turn } from "../events/entities";
+import { TURN_ID_HEADER } from "../models/offline-plan";
+import type { TurnError } from "../store/records";
+import type { ConversationActor } from "./conversation-actor";
+import { buildSystemPrompt } from "./system-prompt";
+import { itemsToMessages } from "./history";
+import { runModelStep, type StepResult } from "./model-step";
+import { abortableSleep, classifyModelError, retryDelay } from "./retry";
+import type { SessionState } from "./session-state";
+import { cloneTurn } from "./session-state";
+import { handleToolCall } from "./tool-calls";
+
+export interface InterruptReason {
+  code: "interrupted" | "server_stopped";
+  message: string;
+  byOwner: boolean;
+  jump?: boolean;
+}
+
+/** Progress checkpoints of streaming items: at most one write per item every 2 s (DESIGN §2). */
+const CHECKPOINT_INTERVAL_MS = 2000;
+
+class TurnFailure extends Error {
+  constructor(readonly error: TurnError) {
+    super(error.message);
+  }
+}
+
+/**
+ * Runs one turn of one session: read steered messages, call the model, run the tools it
+ * asks for, repeat until it answers. Each loop step starts from the items on record,
+ * so a turn parked for an approval resumes the same way after a restart.
+ */
+export class TurnRunner {
+  readonly controller = new AbortController();
+  reason: InterruptReason | null = null;
+  private parkedWake: (() => void) | null = null;
+  private settled!: () => void;
+  readonly finished = new Promise<void>((resolve) => (this.settled = resolve));
+  private readonly checkpointed = new Map<string, string>();
+
+  constructor(
+    readonly actor: ConversationActor,
+    readonly session: SessionState,
+    readonly turn: Turn,
+  ) {}
+
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  start(): void {
+    void this.run();
+  }
+
+  interrupt(reason: InterruptReason): void {
+    if (this.reason) return;
+    this.reason = reason;
+    this.controller.abort(new Error(reason.message));
+    this.parkedWake?.();
+  }
+
+  settle(): void {
+    this.settled();
+  }
+
+  /** Parks the turn until `wake` is called by a decision or an interrupt. */
+  async park(status: "waiting_approval" | "waiting_user", ready: (wake: () => void) => void): Promise<void> {
+    this.setStatus(status);
+    await new Promise<void>((resolve) => {
+      this.parkedWake = resolve;
+      ready(resolve);
+    });
+    this.parkedWake = null;
+    if (!this.signal.aborted) this.setStatus("running");
+  }
+
+  private setStatus(status: Turn["status"]): void {
+    if (this.turn.status === status) return;
+    this.turn.status = status;
+    this.actor.publish({ type: "turn.updated", sessionId: this.session.id, turnId: this.turn.id, turn: cloneTurn(this.turn) });
+    this.actor.publishConversation();
+  }
+
+  private async run(): Promise<void> {
+    let status: "completed" | "failed" | "interrupted" = "completed";
+    let error: TurnError | null = null;
+    const checkpoints = setInterval(() => void this.checkpoint(), CHECKPOINT_INTERVAL_MS);
+    try {
+      for (;;) {
+        if (this.signal.aborted) break;
+        await this.actor.takeSteers(this.session, this.turn);
+        const pending = this.session.items.filter(
+          (item) => item.turnId === this.turn.id && item.kind === "tool_call" && item.status === "waiting",
+        );
+        if (pending.length > 0) {
+          for (const item of pending) {
+            if (this.signal.aborted) break;
+            await handleToolCall(this, item);
+          }
+          continue;
+        }
+        if (this.signal.aborted) break;
+        const step = await this.callModelWithRetries();
+        if (step.aborted || this.signal.aborted) break;
+        if (step.toolCalls === 0) break;
+      }
+    } catch (caught) {
+      if (!this.signal.aborted) {
+        status = "failed";
+        error = caught instanceof TurnFailure ? caught.error : { code: "engine_error", message: messageOf(caught) };
+        this.actor.context.log(`turn ${this.turn.id} failed: ${error.code}: ${error.message}`);
+      }
+    } finally {
+      clearInterval(checkpoints);
+    }
+    if (this.signal.aborted) {
+      status = "interrupted";
+      error = this.reason?.code === "server_stopped" ? { code: "server_stopped", message: this.reason.message } : null;
+    }
+    await this.actor.finishTurn(this, status, error, this.reason);
+  }
+
+  private async callModelWithRetries(): Promise<StepResult> {
+    const retry = this.actor.context.config.retry;
+    for (let attempt = 0; ; attempt += 1) {
+      const attemptItems: Item[] = [];
+      try {
+        return await this.callModel(attemptItems);
+      } catch (caught) {
+        if (this.signal.aborted) throw caught;
+        if (caught instanceof TurnFailure) throw caught;
+        const classified = classifyModelError(caught);
+        // What a failed attempt streamed stays visible, marked failed, and is not sent again.
+        for (const item of attemptItems) {
+          if (item.status === "streaming") await this.actor.completeItem(this.session, item, { status: "failed", text: item.text });
+        }
+        if (!classified.retryable || attempt >= retry.maxRetries) {
+          throw new TurnFailure({ code: classified.code, message: classified.message });
+        }
+        const delayMs = retryDelay(attempt + 1, retry, classified.retryAfterMs);
+        this.actor.publish({
+          type: "turn.retrying",
+          sessionId: this.session.id,
+          turnId: this.turn.id,
+          attempt: attempt + 1,
+          delayMs,
+          error: { code: classified.code, message: classified.message },
+        });
+        await abortableSleep(delayMs, this.signal);
+      }
+    }
+  }
+
+  private async callModel(attemptItems: Item[]): Promise<StepResult> {
+    const context = this.actor.context;
+    const conversation = this.actor.conversation();
+    const agent = context.agent(this.session.agent);
+    let model;
+    try {
+      model = context.models.languageModel(this.turn.model);
+    } catch (caught) {
+      throw new TurnFailure({ code: "missing_model", message: messageOf(caught) });
+    }
+    const modelConfig = context.models.get(this.turn.model);
+    const tools = [...context.tools, ...context.engineTools].filter(
+      (tool) => !agent?.tools || agent.tools.includes(tool.name),
+    );
+    let streaming: Item | null = null;
+    let reasoning: Item | null = null;
+    const create = async (fields: Parameters<ConversationActor["createItem"]>[1]) => {
+      const item = await this.actor.createItem(this.session, fields);
+      attemptItems.push(item);
+      return item;
+    };
+    const step = await runModelStep(
+      {
+        model,
+        system: buildSystemPrompt({ agent, cwd: conversation.cwd }),
+        messages: itemsToMessages(this.session.items),
+        tools,
+        signal: this.signal,
+        headers: { [TURN_ID_HEADER]: this.turn.id },
+        providerOptions: context.models.providerOptions(this.turn.model, this.turn.effort),
+        maxOutputTokens: modelConfig?.maxOutputTokens,
+      },
+      {
+        reasoningStart: async () => {
+          reasoning = await create({ turnId: this.turn.id, kind: "reasoning", status: "streaming", text: "" });
+        },
+        reasoningDelta: (text) => this.appendText(reasoning, text, "reasoning"),
+        reasoningEnd: async () => {
+          if (reasoning) await this.actor.completeItem(this.session, reasoning, { status: "completed", text: reasoning.text });
+          reasoning = null;
+        },
+        textStart: async () => {
+          streaming = await create({ turnId: this.turn.id, kind: "assistant_message", status: "streaming", text: "" });
+        },
+        textDelta: (text) => this.appendText(streaming, text, "text"),
+        textEnd: async () => {
+          if (streaming) await this.actor.completeItem(this.session, streaming, { status: "completed", text: streaming.text });
+          streaming = null;
+        },
+        toolCall: async (call) => {
+          await create({
+            turnId: this.turn.id,
+            kind: "tool_call",
+            status: "waiting",
+            toolName: call.toolName,
+            toolCallId: call.toolCallId,
+            input: call.input,
+          });
+        },
+      },
+    );
+    if (step.usage.inputTokens !== null) {
+      this.session.lastReportedInput = step.usage.inputTokens;
+      this.session.itemsSinceReport = 0;
+    }
+    this.turn.usage.inputTokens += step.usage.inputTokens ?? 0;
+    this.turn.usage.outputTokens += step.usage.outputTokens;
+    return step;
+  }
+
+  private appendText(item: Item | null, delta: string, field: "text" | "reasoning"): void {
+    if (!item || delta === "") return;
+    item.text = (item.text ?? "") + delta;
+    this.actor.publish({ type: "item.delta", sessionId: this.session.id, turnId: this.turn.id, itemId: item.id, field, delta });
+  }
+
+  appendOutput(item: Item, delta: string): void {
+    if (delta === "") return;
+    item.output = (item.output ?? "") + delta;
+    this.actor.publish({ type: "item.delta", sessionId: this.session.id, turnId: this.turn.id, itemId: item.id, field: "output", delta });
+  }
+
+  /** Writes item.progress for streaming items whose text changed since the last checkpoint. */
+  private async checkpoint(): Promise<void> {
+    for (const item of this.session.items) {
+      if (item.turnId !== this.turn.id || item.status !== "streaming") continue;
+      const text = (item.kind === "tool_call" ? item.output : item.text) ?? "";
+      if (this.checkpointed.get(item.id) === text) continue;
+      this.checkpointed.set(item.id, text);
+      await this.actor.context.store.appendSession(this.actor.id, this.session.id, { type: "item.progress", itemId: item.id, text });
+    }
+  }
+
+  /** Marks a tool call as started (its first progress record) so a crash leaves it `unknown`, not `interrupted`. */
+  async markStarted(item: Item): Promise<void> {
+    await this.actor.context.store.appendSession(this.actor.id, this.session.id, { type: "item.progress", itemId: item.id, text: "" });
+    this.checkpointed.set(item.id, "");
+    item.status = "streaming";
+    item.output = "";
+    this.actor.publish({ type: "item.updated", sessionId: this.session.id, turnId: this.turn.id, item: { ...item } });
+  }
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

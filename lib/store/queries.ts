@@ -1,0 +1,330 @@
+import { and, asc, desc, eq, gt, inArray, sql, type SQL } from "drizzle-orm";
+import type {
+  Approval,
+  Conversation,
+  Item,
+  Objective,
+  Question,
+  Session,
+  Turn,
+  Waiting,
+} from "../events/entities";
+import type { IndexDatabase } from "./database";
+import * as tables from "./schema";
+
+/** Reads of the index, mapped to the API's entity shapes. */
+
+export type ConversationRow = typeof tables.conversations.$inferSelect;
+export type ConversationSort = "updated" | "created" | "title" | "model";
+
+export function toConversation(row: ConversationRow, objective: Objective | null): Omit<Conversation, "missing"> {
+  return {
+    id: row.id,
+    title: row.title,
+    titleSource: row.titleSource as Conversation["titleSource"],
+    status: row.status as Conversation["status"],
+    archived: row.archived,
+    protected: row.protected,
+    agent: row.agent,
+    model: row.model,
+    effort: row.effort as Conversation["effort"],
+    cwd: row.cwd,
+    createdAt: row.createdAt,
+    updatedAt: row.updatedAt,
+    forkedFrom: row.forkedFromConversationId
+      ? { conversationId: row.forkedFromConversationId, itemId: row.forkedFromItemId }
+      : null,
+    objective,
+    rootSessionId: row.rootSessionId,
+  };
+}
+
+export function conversationRow(db: IndexDatabase, id: string): ConversationRow | undefined {
+  return db.select().from(tables.conversations).where(eq(tables.conversations.id, id)).get();
+}
+
+export interface ListConversationsQuery {
+  archived: "false" | "true" | "all";
+  q?: string;
+  offset: number;
+  limit: number;
+  sort?: ConversationSort;
+  direction?: "asc" | "desc";
+  model?: string;
+}
+
+export function listConversationRows(
+  db: IndexDatabase,
+  query: ListConversationsQuery,
+): { rows: ConversationRow[]; total: number } {
+  const c = tables.conversations;
+  const filters: SQL[] = [];
+  if (query.archived === "false") filters.push(eq(c.archived, false));
+  if (query.archived === "true") filters.push(eq(c.archived, true));
+  if (query.model) filters.push(eq(c.model, query.model));
+  const match = query.q ? toMatchExpression(query.q) : null;
+  if (query.q && !match) return { rows: [], total: 0 };
+  if (match) {
+    filters.push(sql`(${c.id} IN (SELECT conversation_id FROM item_fts WHERE item_fts MATCH ${match})
+      OR rowid IN (SELECT rowid FROM title_fts WHERE title_fts MATCH ${match}))`);
+  }
+  const where = filters.length > 0 ? and(...filters) : undefined;
+  const column = { updated: c.updatedAt, created: c.createdAt, title: c.title, model: c.model }[query.sort ?? "updated"];
+  const order = query.direction === "asc" ? asc(column) : desc(column);
+  const rows = db
+    .select()
+    .from(c)
+    .where(where)
+    .orderBy(order, query.direction === "asc" ? asc(c.id) : desc(c.id))
+    .limit(query.limit)
+    .offset(query.offset)
+    .all();
+  const total = db.$count(c, where) as unknown as number;
+  return { rows, total: Number(total) };
+}
+
+/** Each word becomes a prefix term; quotes keep FTS5 syntax in the owner's text inert. */
+function toMatchExpression(text: string): string | null {
+  const words = text.match(/[\p{L}\p{N}_]+/gu) ?? [];
+  if (words.length === 0) return null;
+  return words.map((word) => `"${word}"*`).join(" ");
+}
+
+export function objectiveFor(db: IndexDatabase, conversationId: string): Objective | null {
+  const row = db
+    .select()
+    .from(tables.objectives)
+    .where(eq(tables.objectives.conversationId, conversationId))
+    .orderBy(desc(tables.objectives.createdAt), desc(tables.objectives.id))
+    .get();
+  if (!row) return null;
+  return {
+    id: row.id,
+    text: row.text,
+    status: row.status as Objective["status"],
+    slices: row.slices,
+    sliceLimit: row.sliceLimit,
+    reason: row.reason,
+  };
+}
+
+type ItemRow = typeof tables.items.$inferSelect;
+
+export function toItem(row: ItemRow): Item {
+  const item: Item = {
+    id: row.id,
+    seq: row.seq,
+    sessionId: row.sessionId,
+    turnId: row.turnId,
+    kind: row.kind as Item["kind"],
+    status: row.status as Item["status"],
+    createdAt: row.createdAt,
+  };
+  if (row.text !== null) item.text = row.text;
+  if (row.toolName !== null) item.toolName = row.toolName;
+  if (row.toolCallId !== null) item.toolCallId = row.toolCallId;
+  if (row.input !== null) item.input = JSON.parse(row.input);
+  if (row.output !== null) item.output = row.output;
+  if (row.exitCode !== null) item.exitCode = row.exitCode;
+  if (row.artifactId !== null) item.artifactId = row.artifactId;
+  if (row.origin !== null) item.origin = row.origin;
+  if (row.fromSessionId !== null) item.fromSessionId = row.fromSessionId;
+  if (row.attachments !== null) item.attachments = JSON.parse(row.attachments);
+  return item;
+}
+
+export function listItems(
+  db: IndexDatabase,
+  sessionId: string,
+  after: number,
+  limit: number,
+): { items: Item[]; nextCursor: number | null } {
+  const rows = db
+    .select()
+    .from(tables.items)
+    .where(and(eq(tables.items.sessionId, sessionId), gt(tables.items.seq, after)))
+    .orderBy(asc(tables.items.seq))
+    .limit(limit + 1)
+    .all();
+  const page = rows.slice(0, limit);
+  return {
+    items: page.map(toItem),
+    nextCursor: rows.length > limit ? page[page.length - 1].seq : null,
+  };
+}
+
+export function getItem(db: IndexDatabase, itemId: string): Item | null {
+  const row = db.select().from(tables.items).where(eq(tables.items.id, itemId)).get();
+  return row ? toItem(row) : null;
+}
+
+export function itemConversation(db: IndexDatabase, itemId: string): string | null {
+  const row = db
+    .select({ conversationId: tables.items.conversationId })
+    .from(tables.items)
+    .where(eq(tables.items.id, itemId))
+    .get();
+  return row?.conversationId ?? null;
+}
+
+type TurnRow = typeof tables.turns.$inferSelect;
+
+export function toTurn(row: TurnRow): Turn {
+  return {
+    id: row.id,
+    conversationId: row.conversationId,
+    sessionId: row.sessionId,
+    status: row.status as Turn["status"],
+    model: row.model,
+    effort: row.effort as Turn["effort"],
+    startedAt: row.startedAt,
+    endedAt: row.endedAt,
+    error: row.errorCode ? { code: row.errorCode, message: row.errorMessage ?? "" } : null,
+    usage: { inputTokens: row.inputTokens, outputTokens: row.outputTokens },
+    inputMessageIds: JSON.parse(row.inputMessageIds),
+  };
+}
+
+export function listTurns(db: IndexDatabase, conversationId: string, sessionId?: string): Turn[] {
+  const filters = [eq(tables.turns.conversationId, conversationId)];
+  if (sessionId) filters.push(eq(tables.turns.sessionId, sessionId));
+  return db
+    .select()
+    .from(tables.turns)
+    .where(and(...filters))
+    .orderBy(asc(tables.turns.startedAt), asc(tables.turns.id))
+    .all()
+    .map(toTurn);
+}
+
+export function getTurn(db: IndexDatabase, turnId: string): Turn | null {
+  const row = db.select().from(tables.turns).where(eq(tables.turns.id, turnId)).get();
+  return row ? toTurn(row) : null;
+}
+
+export function openTurns(db: IndexDatabase): Turn[] {
+  return db
+    .select()
+    .from(tables.turns)
+    .where(inArray(tables.turns.status, ["running", "waiting_approval", "waiting_user"]))
+    .all()
+    .map(toTurn);
+}
+
+export function listWaiting(db: IndexDatabase, conversationId: string): Waiting[] {
+  return db
+    .select()
+    .from(tables.waiting)
+    .where(eq(tables.waiting.conversationId, conversationId))
+    .orderBy(asc(tables.waiting.position))
+    .all()
+    .map((row) => ({
+      id: row.id,
+      text: row.text,
+      mode: row.mode as Waiting["mode"],
+      createdAt: row.createdAt,
+      sessionId: row.sessionId,
+      origin: row.origin,
+    }));
+}
+
+export function listSessions(db: IndexDatabase, conversationId: string): Session[] {
+  return db
+    .select()
+    .from(tables.sessions)
+    .where(eq(tables.sessions.conversationId, conversationId))
+    .orderBy(asc(tables.sessions.createdAt), asc(tables.sessions.id))
+    .all()
+    .map((row) => ({
+      id: row.id,
+      conversationId: row.conversationId,
+      parentSessionId: row.parentSessionId,
+      agent: row.agent,
+      model: row.model,
+      status: row.status as Session["status"],
+      depth: row.depth,
+      createdAt: row.createdAt,
+    }));
+}
+
+type ApprovalRow = typeof tables.approvals.$inferSelect;
+
+export function toApproval(row: ApprovalRow): Approval {
+  return {
+    id: row.id,
+    conversationId: row.conversationId,
+    sessionId: row.sessionId,
+    turnId: row.turnId,
+    itemId: row.itemId,
+    toolName: row.toolName,
+    input: row.input === null ? null : JSON.parse(row.input),
+    status: row.status as Approval["status"],
+    createdAt: row.createdAt,
+    decidedAt: row.decidedAt,
+  };
+}
+
+export function listApprovals(db: IndexDatabase, filter: { status?: string; conversationId?: string }): Approval[] {
+  const filters: SQL[] = [];
+  if (filter.status) filters.push(eq(tables.approvals.status, filter.status));
+  if (filter.conversationId) filters.push(eq(tables.approvals.conversationId, filter.conversationId));
+  return db
+    .select()
+    .from(tables.approvals)
+    .where(filters.length ? and(...filters) : undefined)
+    .orderBy(asc(tables.approvals.createdAt), asc(tables.approvals.id))
+    .all()
+    .map(toApproval);
+}
+
+export function getApproval(db: IndexDatabase, id: string): Approval | null {
+  const row = db.select().from(tables.approvals).where(eq(tables.approvals.id, id)).get();
+  return row ? toApproval(row) : null;
+}
+
+type QuestionRow = typeof tables.questions.$inferSelect;
+
+function toQuestion(row: QuestionRow): Question {
+  return {
+    id: row.id,
+    conversationId: row.conversationId,
+    sessionId: row.sessionId,
+    turnId: row.turnId,
+    itemId: row.itemId,
+    question: row.question,
+    choices: JSON.parse(row.choices),
+    status: row.status as Question["status"],
+    answer: row.answer,
+  };
+}
+
+export function getQuestion(db: IndexDatabase, id: string): Question | null {
+  const row = db.select().from(tables.questions).where(eq(tables.questions.id, id)).get();
+  return row ? toQuestion(row) : null;
+}
+
+export function listQuestions(db: IndexDatabase, filter: { status?: string; conversationId?: string }): Question[] {
+  const filters: SQL[] = [];
+  if (filter.status) filters.push(eq(tables.questions.status, filter.status));
+  if (filter.conversationId) filters.push(eq(tables.questions.conversationId, filter.conversationId));
+  return db
+    .select()
+    .from(tables.questions)
+    .where(filters.length ? and(...filters) : undefined)
+    .orderBy(asc(tables.questions.createdAt))
+    .all()
+    .map(toQuestion);
+}
+
+export function lookupRequestKey(
+  db: IndexDatabase,
+  scope: string,
+  key: string,
+): { hash: string; reference: Record<string, unknown> } | null {
+  const row = db
+    .select()
+    .from(tables.requestKeys)
+    .where(and(eq(tables.requestKeys.scope, scope), eq(tables.requestKeys.key, key)))
+    .get();
+  return row ? { hash: row.hash, reference: JSON.parse(row.response) } : null;
+}

@@ -1,0 +1,123 @@
+import fs from "node:fs";
+import http from "node:http";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+import next from "next";
+import { isAuthorized } from "./lib/auth/session";
+import { loadOrCreateToken } from "./lib/auth/token";
+import { loadConfig } from "./lib/config/config";
+import { Runtime } from "./lib/engine/runtime";
+import { registerRuntime, unregisterRuntime } from "./lib/engine/runtime-registry";
+import { acquireLock } from "./lib/store/lock";
+import { dataPaths, defaultHome } from "./lib/store/paths";
+import { Store } from "./lib/store/store";
+
+export interface ServerOptions {
+  home: string;
+  host: string;
+  port: number;
+  dev?: boolean;
+  log?: (message: string) => void;
+}
+
+export interface RunningServer {
+  url: string;
+  signInUrl: string;
+  runtime: Runtime;
+  close(): Promise<void>;
+}
+
+const PROJECT_ROOT = import.meta.dirname;
+
+/** Paths a signed-out browser may load: the sign-in page and Next's static assets. */
+const PUBLIC_PATHS = [/^\/signin(\/|$|\?)/, /^\/auth\//, /^\/_next\/static\//, /^\/favicon\.ico$/, /^\/api\/webhooks\//];
+
+/**
+ * The process entry (DESIGN §1): take the data-directory lock, open the store, recover,
+ * put the Runtime on globalThis, then hand requests to Next. It listens only once
+ * recovery is done, so /api/health answering means no turn is left from before.
+ */
+export async function startServer(options: ServerOptions): Promise<RunningServer> {
+  const log = options.log ?? ((message: string) => console.log(message));
+  process.env.NEXT_TELEMETRY_DISABLED = "1";
+  fs.mkdirSync(options.home, { recursive: true });
+  const paths = dataPaths(options.home);
+  const config = loadConfig(options.home);
+  const lock = acquireLock(paths.lock, { bindHost: options.host, port: options.port }, log);
+  let store: Store | null = null;
+  try {
+    store = new Store(options.home, { log });
+    const runtime = new Runtime({ store, config, log });
+    await runtime.start();
+    const token = loadOrCreateToken(paths.token);
+    registerRuntime(runtime, token);
+    const app = next({ dev: options.dev ?? false, dir: PROJECT_ROOT, hostname: options.host, port: options.port });
+    await app.prepare();
+    const handle = app.getRequestHandler();
+    const server = http.createServer((request, response) => {
+      const url = request.url ?? "/";
+      if (!PUBLIC_PATHS.some((pattern) => pattern.test(url))) {
+        const allowed = isAuthorized(token, { authorization: request.headers.authorization, cookie: request.headers.cookie });
+        if (!allowed) {
+          if (url.startsWith("/api/")) {
+            response.writeHead(401, { "content-type": "application/json; charset=utf-8" });
+            response.end(JSON.stringify({ error: { code: "unauthorized", message: "a valid access token is required (Authorization: Bearer <token>)" } }));
+          } else {
+            response.writeHead(302, { location: "/signin" });
+            response.end();
+          }
+          return;
+        }
+      }
+      void handle(request, response);
+    });
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(options.port, options.host, () => resolve());
+    });
+    const address = server.address();
+    const port = typeof address === "object" && address ? address.port : options.port;
+    const hostForUrl = options.host.includes(":") ? `[${options.host}]` : options.host;
+    const url = `http://${hostForUrl}:${port}`;
+    const signInUrl = `${url}/signin?token=${encodeURIComponent(token)}`;
+    log(`Atrium is running at ${url}`);
+    log(`Sign in: ${signInUrl}`);
+    let closing: Promise<void> | null = null;
+    const close = () => {
+      closing ??= (async () => {
+        server.closeAllConnections();
+        await new Promise<void>((resolve) => server.close(() => resolve()));
+        await runtime.stop();
+        await app.close?.();
+        unregisterRuntime();
+        lock.release();
+      })();
+      return closing;
+    };
+    return { url, signInUrl, runtime, close };
+  } catch (error) {
+    if (store) await store.close().catch(() => undefined);
+    lock.release();
+    throw error;
+  }
+}
+
+async function main(): Promise<void> {
+  const home = defaultHome();
+  const host = process.env.HOST || "127.0.0.1";
+  const port = Number(process.env.PORT || 3000);
+  const server = await startServer({ home, host, port, dev: process.env.NODE_ENV === "development" });
+  const shutdown = (signal: string) => {
+    console.log(`Received ${signal}; stopping Atrium`);
+    void server.close().then(() => process.exit(0));
+  };
+  process.once("SIGINT", () => shutdown("SIGINT"));
+  process.once("SIGTERM", () => shutdown("SIGTERM"));
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href) {
+  main().catch((error: unknown) => {
+    console.error(error instanceof Error ? error.message : error);
+    process.exit(1);
+  });
+}
