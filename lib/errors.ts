@@ -14,14 +14,25 @@ export type ErrorCode =
   | "missing_model"
   | "missing_agent";
 
+const ATRIUM_ERROR = Symbol.for("atrium.error");
+
 export class AtriumError extends Error {
   readonly code: ErrorCode;
+  readonly [ATRIUM_ERROR] = true;
 
   constructor(code: ErrorCode, message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = "AtriumError";
     this.code = code;
   }
+}
+
+/**
+ * `instanceof` is not enough: Next bundles route code separately from server.ts, so an
+ * error thrown by the Runtime comes from another copy of this class.
+ */
+export function isAtriumError(error: unknown): error is AtriumError {
+  return typeof error === "object" && error !== null && (error as Record<symbol, unknown>)[ATRIUM_ERROR] === true;
 }
 
 export function notFound(what: string, id: string): AtriumError {

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { AtriumError, type ErrorCode } from "../errors";
+import { isAtriumError, type ErrorCode } from "../errors";
 
 const STATUS: Record<ErrorCode, number> = {
   bad_request: 400,
@@ -30,7 +30,7 @@ export function noContent(): Response {
 
 /** The one place errors become HTTP answers: typed errors keep their code, anything else is a 500. */
 export function errorResponse(error: unknown): Response {
-  if (error instanceof AtriumError) {
+  if (isAtriumError(error)) {
     return json({ error: { code: error.code, message: error.message } }, STATUS[error.code]);
   }
   if (error instanceof z.ZodError) {

@@ -5,7 +5,7 @@ import fs from "node:fs";
  * The access token (DESIGN §10): ATRIUM_TOKEN wins and nothing is written; otherwise the
  * token file (mode 0600) is read, or created at first start.
  */
-export function loadOrCreateToken(tokenPath: string, env: NodeJS.ProcessEnv = process.env): string {
+export function loadOrCreateToken(tokenPath: string, env: Record<string, string | undefined> = process.env): string {
   if (env.ATRIUM_TOKEN) return env.ATRIUM_TOKEN;
   try {
     const stored = fs.readFileSync(tokenPath, "utf8").trim();
@@ -19,7 +19,7 @@ export function loadOrCreateToken(tokenPath: string, env: NodeJS.ProcessEnv = pr
   return token;
 }
 
-export function readToken(tokenPath: string, env: NodeJS.ProcessEnv = process.env): string | null {
+export function readToken(tokenPath: string, env: Record<string, string | undefined> = process.env): string | null {
   if (env.ATRIUM_TOKEN) return env.ATRIUM_TOKEN;
   try {
     return fs.readFileSync(tokenPath, "utf8").trim() || null;

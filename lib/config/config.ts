@@ -28,7 +28,7 @@ export class ConfigError extends Error {
  * `env` is accepted so callers can pass a test environment; no config field is read from it
  * (provider keys are looked up by the model registry).
  */
-export function loadConfig(home: string, env: NodeJS.ProcessEnv = process.env): AtriumConfig {
+export function loadConfig(home: string, env: Record<string, string | undefined> = process.env): AtriumConfig {
   const file = path.join(home, CONFIG_FILE_NAME);
   let source: string;
   try {

@@ -33,7 +33,7 @@ const DEFAULT_KEY_VARIABLES: Partial<Record<ModelConfig["provider"], string>> = 
 
 const ANTHROPIC_THINKING_BUDGET: Record<Effort, number> = { low: 2048, medium: 8192, high: 24576 };
 
-export function createModelRegistry(config: AtriumConfig, env: NodeJS.ProcessEnv = process.env): ModelRegistry {
+export function createModelRegistry(config: AtriumConfig, env: Record<string, string | undefined> = process.env): ModelRegistry {
   const entries = new Map(config.models.map((model) => [model.id, model]));
   const offlineModel = createOfflineModel();
   const languageModels = new Map<string, LanguageModelV3>();
@@ -93,7 +93,7 @@ export function createModelRegistry(config: AtriumConfig, env: NodeJS.ProcessEnv
   };
 }
 
-function describe(entry: ModelConfig, env: NodeJS.ProcessEnv): ModelInfo {
+function describe(entry: ModelConfig, env: Record<string, string | undefined>): ModelInfo {
   return {
     id: entry.id,
     provider: entry.provider,
@@ -106,12 +106,12 @@ function describe(entry: ModelConfig, env: NodeJS.ProcessEnv): ModelInfo {
 }
 
 /** Local OpenAI-compatible servers often need no key, so a missing one does not make them unavailable. */
-function isAvailable(entry: ModelConfig, env: NodeJS.ProcessEnv): boolean {
+function isAvailable(entry: ModelConfig, env: Record<string, string | undefined>): boolean {
   if (entry.provider === "offline" || entry.provider === "openai-compatible") return true;
   return Boolean(apiKeyOf(entry, env));
 }
 
-function apiKeyOf(entry: ModelConfig, env: NodeJS.ProcessEnv): string | undefined {
+function apiKeyOf(entry: ModelConfig, env: Record<string, string | undefined>): string | undefined {
   const variable = entry.apiKeyEnv ?? DEFAULT_KEY_VARIABLES[entry.provider];
   return variable === undefined ? undefined : env[variable] || undefined;
 }

@@ -6,10 +6,13 @@ import { readConversationHead, type ConversationHead } from "./conversation-head
 import { collectConversationIds } from "./conversation-ids";
 import { stageImport } from "./import-staging";
 import { planImport, type ImportPlan } from "./import-plan";
+import { ImportClashError } from "./import-clash-error";
 import { ingestConversation } from "./ingest";
 import { dataPaths, type DataPaths } from "./paths";
 import { renumberConversation, type IdMap } from "./renumber-conversation";
 import type { Store } from "./store";
+
+export { ImportClashError };
 
 export interface ExportOptions {
   /** Also bundle the chain of parents named by `forkedFrom` (those present here). */
@@ -87,19 +90,6 @@ export interface ImportResult {
   conversations: ImportedConversation[];
 }
 
-/** An import that would overwrite a different conversation; the CLI exits 3. */
-export class ImportClashError extends Error {
-  readonly code = "import_clash";
-
-  constructor(readonly clashes: Array<{ conversationId: string; reason: string }>) {
-    super(
-      `${clashes.map((clash) => `conversation ${clash.conversationId}: ${clash.reason}`).join("; ")}. ` +
-        "Nothing was imported; import with --new-id to keep both.",
-    );
-    this.name = "ImportClashError";
-  }
-}
-
 /**
  * Imports a `.tar.gz` export or a conversation directory. Everything is staged and checked
  * inside the data directory first, so nothing reaches conversations/ unless all of it can.
@@ -110,7 +100,9 @@ export async function importConversations(store: Store, source: string, options:
   try {
     const stagedIds = await stageImport(path.resolve(source), staging);
     const plans = stagedIds.map((id) => planImport(store, path.join(staging, id), id));
-    const clashes = plans.flatMap((plan) => (plan.action === "clash" ? [{ conversationId: plan.sourceId, reason: plan.reason }] : []));
+    const clashes = plans.flatMap((plan) =>
+      plan.action === "clash" ? [{ conversationId: plan.sourceId, reason: plan.reason }] : [],
+    );
     if (clashes.length > 0 && !options.newId) throw new ImportClashError(clashes);
 
     const renumbered = new Map<string, IdMap>();
@@ -154,10 +146,11 @@ async function applyPlan(
   }
   const outcome = ingestConversation(store, conversationId);
   const records = outcome.status === "indexed" ? outcome.records : 0;
-  const note = ownIds
-    ? `given the new id ${conversationId} (${plan.action === "clash" ? plan.reason : "renumbered"})`
-    : outcome.status === "skipped"
-      ? `not indexed: ${outcome.reason}`
-      : null;
+  const note =
+    plan.action === "clash"
+      ? `given the new id ${conversationId} (${plan.reason})`
+      : outcome.status === "skipped"
+        ? `not indexed: ${outcome.reason}`
+        : null;
   return { ...summary, conversationId, status: plan.action === "replace" ? "replaced" : "added", records, note };
 }

@@ -34,7 +34,9 @@ export function entryProblem(entryPath: string, type: string): string | null {
   }
   const segments = entrySegments(entryPath);
   if (segments.length === 0) return type === "Directory" ? null : `${entryPath}: not a conversation entry`;
-  const bad = segments.find((segment) => segment === "" || segment === "." || segment === ".." || CONTROL_CHARACTERS.test(segment));
+  const bad = segments.find(
+    (segment) => segment === "" || segment === "." || segment === ".." || CONTROL_CHARACTERS.test(segment),
+  );
   if (bad !== undefined) return `${entryPath}: the path segment "${bad}" is refused`;
   if (!isId(segments[0])) return `${entryPath}: ${segments[0]} is not a conversation id`;
   if (segments.length > MAX_DEPTH) return `${entryPath}: nested too deep for a conversation directory`;
@@ -90,7 +92,13 @@ function copyTree(from: string, to: string, segments: string[]): void {
   fs.mkdirSync(to);
   for (const entry of fs.readdirSync(from, { withFileTypes: true })) {
     const entryPath = [...segments, entry.name].join("/");
-    const type = entry.isDirectory() ? "Directory" : entry.isFile() ? "File" : entry.isSymbolicLink() ? "SymbolicLink" : "special file";
+    const type = entry.isDirectory()
+      ? "Directory"
+      : entry.isFile()
+        ? "File"
+        : entry.isSymbolicLink()
+          ? "SymbolicLink"
+          : "special file";
     const problem = entryProblem(entryPath, type);
     if (problem) throw badRequest(`${from} cannot be imported: ${problem}`);
     const source = path.join(from, entry.name);

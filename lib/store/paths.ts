@@ -20,7 +20,7 @@ export interface DataPaths {
   uploads: string;
 }
 
-export function defaultHome(env: NodeJS.ProcessEnv = process.env): string {
+export function defaultHome(env: Record<string, string | undefined> = process.env): string {
   if (env.ATRIUM_HOME) return path.resolve(env.ATRIUM_HOME);
   const dataHome = env.XDG_DATA_HOME || path.join(os.homedir(), ".local", "share");
   return path.join(dataHome, "atrium");
