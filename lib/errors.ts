@@ -12,7 +12,8 @@ export type ErrorCode =
   | "unsupported_media_type"
   | "missing_cwd"
   | "missing_model"
-  | "missing_agent";
+  | "missing_agent"
+  | "compaction_failed";
 
 const ATRIUM_ERROR = Symbol.for("atrium.error");
 

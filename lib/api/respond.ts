@@ -15,6 +15,7 @@ const STATUS: Record<ErrorCode, number> = {
   missing_cwd: 422,
   missing_model: 422,
   missing_agent: 422,
+  compaction_failed: 502,
 };
 
 export function json(body: object, status = 200, headers: Record<string, string> = {}): Response {

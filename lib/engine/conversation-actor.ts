@@ -7,6 +7,7 @@ import {
   listApprovals,
   listItems,
   listSessions,
+  latestCompaction,
   listWaiting,
   objectiveFor,
   toConversation,
@@ -80,7 +81,8 @@ export class ConversationActor {
         byId: new Map(items.map((item) => [item.id, item])),
         runner: null,
         lastReportedInput: null,
-        itemsSinceReport: items.length,
+        reportedItemCount: 0,
+        compaction: latestCompaction(db, session.id),
       });
     }
     actor.waiting = listWaiting(db, conversationId).map((entry, position) => ({ ...entry, mode: entry.mode, position }));
@@ -150,7 +152,6 @@ export class ConversationActor {
     const record = await store.appendSession(this.id, session.id, { type: "item.created", item: stored });
     const item: Item = { ...stored, seq: record.seq };
     addItem(session, item);
-    session.itemsSinceReport += 1;
     this.publish({ type: "item.created", sessionId: session.id, turnId: item.turnId ?? undefined, item: { ...item } });
     return item;
   }

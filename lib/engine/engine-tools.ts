@@ -21,4 +21,25 @@ export const askUserTool = defineTool({
   execute: engineHandled,
 });
 
-export const engineTools: readonly AnyToolDefinition[] = [askUserTool as AnyToolDefinition];
+export const compactContextTool = defineTool({
+  name: "compact_context",
+  description:
+    "Compact the conversation's context now: older history is replaced by a summary before your next step. " +
+    "Use it before a long new phase of work when the context is getting full.",
+  inputSchema: z.object({}),
+  execute: engineHandled,
+});
+
+export const readArtifactTool = defineTool({
+  name: "read_artifact",
+  description:
+    "Read a page of a large tool output that was stored as an artifact (its id is in the output preview). " +
+    "Pages are about 64 KiB and start at 1.",
+  inputSchema: z.object({
+    id: z.string().describe("The artifact id from the preview."),
+    page: z.number().int().min(1).optional().describe("Page number, from 1 (default 1)."),
+  }),
+  execute: engineHandled,
+});
+
+export const engineTools: readonly AnyToolDefinition[] = [askUserTool, compactContextTool, readArtifactTool] as AnyToolDefinition[];

@@ -1,4 +1,8 @@
+import fs from "node:fs";
+import path from "node:path";
+import { contextItems } from "../context/compaction";
 import { AtriumError } from "../errors";
+import type { DataPaths } from "../store/paths";
 import type { Item } from "../events/entities";
 import type { StoredItem } from "../store/records";
 import type { ConversationActor } from "./conversation-actor";
@@ -20,7 +24,12 @@ export async function forkConversation(context: EngineContext, source: Conversat
   const store = context.store;
   const conversation = source.conversation();
   const root = source.root;
-  const copied = selectItems(root.items, root.runner?.turn.id ?? null, options);
+  // After a compaction the fork starts from the latest summary (DESIGN §2), unless the cut
+  // lies before it, in which case only older items are copied and no summary is needed.
+  const visible = contextItems(root.items, root.compaction);
+  const target = options.beforeItemId ?? options.throughItemId;
+  const fromSummary = root.compaction !== null && (target === undefined || visible.some((item) => item.id === target));
+  const copied = selectItems(fromSummary ? visible : root.items, root.runner?.turn.id ?? null, options);
   const conversationId = store.newId();
   const rootSessionId = store.newId();
   await store.appendMetadata(conversationId, {
@@ -45,14 +54,27 @@ export async function forkConversation(context: EngineContext, source: Conversat
     parentSessionId: null,
     depth: 0,
   });
+  const newIds = new Map(copied.map((item) => [item.id, store.newId()]));
   await Promise.all(
     copied.map((item) =>
       store.appendSession(conversationId, rootSessionId, {
         type: "item.created",
-        item: copyItem(item, store.newId(), rootSessionId),
+        item: copyItem(item, newIds.get(item.id)!, rootSessionId),
       }),
     ),
   );
+  const summary = copied[0];
+  if (fromSummary && summary?.kind === "compaction_summary") {
+    await store.appendMetadata(conversationId, {
+      type: "compaction",
+      sessionId: rootSessionId,
+      itemId: newIds.get(summary.id)!,
+      tokensBefore: 0,
+      tokensAfter: 0,
+      firstKeptItemId: copied[1] ? newIds.get(copied[1].id)! : null,
+    });
+  }
+  await copyReferencedFiles(store.paths, source.id, conversationId, copied);
   return conversationId;
 }
 
@@ -77,4 +99,25 @@ function selectItems(items: readonly Item[], runningTurnId: string | null, optio
 function copyItem(item: Item, id: string, sessionId: string): StoredItem {
   const { seq: _seq, ...rest } = item;
   return { ...rest, id, sessionId } as StoredItem;
+}
+
+/** Artifacts and attachments the copied items refer to travel with them. */
+async function copyReferencedFiles(paths: DataPaths, fromId: string, toId: string, items: readonly Item[]): Promise<void> {
+  for (const item of items) {
+    if (item.artifactId) {
+      const from = paths.artifact(fromId, item.artifactId);
+      if (fs.existsSync(from)) {
+        fs.mkdirSync(paths.artifacts(toId), { recursive: true });
+        fs.copyFileSync(from, paths.artifact(toId, item.artifactId));
+      }
+    }
+    for (const attachment of item.attachments ?? []) {
+      const name = `${attachment.id}-${attachment.name}`;
+      const from = path.join(paths.attachments(fromId), name);
+      if (fs.existsSync(from)) {
+        fs.mkdirSync(paths.attachments(toId), { recursive: true });
+        fs.copyFileSync(from, path.join(paths.attachments(toId), name));
+      }
+    }
+  }
 }

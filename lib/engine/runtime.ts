@@ -3,7 +3,8 @@ import path from "node:path";
 import { loadAgentDefinitions, type AgentDefinition } from "../agents/definitions";
 import type { AtriumConfig } from "../config/config";
 import { AtriumError } from "../errors";
-import type { Agent, Approval, Conversation, Item, Question, Session, TimelineEntry, Turn, Waiting } from "../events/entities";
+import { readArtifactPage, type ArtifactPage } from "../context/artifacts";
+import type { Agent, Approval, ContextInfo, Conversation, Item, Question, Session, TimelineEntry, Turn, Waiting } from "../events/entities";
 import type { ConversationEvent, Delivered, ListEvent } from "../events/events";
 import { createModelRegistry, type ModelRegistry } from "../models/registry";
 import { catchUpIndex } from "../store/ingest";
@@ -12,6 +13,7 @@ import type { Effort } from "../store/records";
 import type { Store } from "../store/store";
 import { builtinFileAndShellTools } from "../tools/builtin-tools";
 import { EventBus } from "./bus";
+import { compactNow, rootContext, type CompactionOutcome } from "./compaction-step";
 import { ConversationActor, type MessageOutcome } from "./conversation-actor";
 import type { EngineContext } from "./engine-context";
 import { engineTools } from "./engine-tools";
@@ -387,6 +389,25 @@ export class Runtime {
       model: agent.model,
       tools: agent.tools,
     }));
+  }
+
+  // ---- context -------------------------------------------------------------
+
+  getContext(conversationId: string): ContextInfo {
+    const actor = this.actor(conversationId);
+    return rootContext(actor, actor.conversation().model);
+  }
+
+  compact(conversationId: string): Promise<CompactionOutcome> {
+    return compactNow(this.actor(conversationId));
+  }
+
+  readArtifact(conversationId: string, artifactId: string, page: number): ArtifactPage {
+    this.actor(conversationId);
+    const found = readArtifactPage(this.store.paths.artifacts(conversationId), artifactId, page);
+    if (!found) throw new AtriumError("not_found", `artifact ${artifactId} was not found in this conversation`);
+    if (page > found.artifact.pages) throw new AtriumError("not_found", `artifact ${artifactId} has ${found.artifact.pages} pages`);
+    return found;
   }
 
   // ---- live events -----------------------------------------------------------

@@ -1,3 +1,4 @@
+import type { CompactionPoint } from "../context/compaction";
 import type { Item, Turn } from "../events/entities";
 import type { TurnRunner } from "./turn-runner";
 
@@ -13,8 +14,10 @@ export interface SessionState {
   runner: TurnRunner | null;
   /** Input tokens the provider reported for this session's last request, for the usage figure. */
   lastReportedInput: number | null;
-  /** Items added since that report, estimated on top of it. */
-  itemsSinceReport: number;
+  /** How many items that request covered; later ones are estimated on top of the report. */
+  reportedItemCount: number;
+  /** The latest compaction: what the model sees starts from its summary. */
+  compaction: CompactionPoint | null;
 }
 
 export interface WaitingEntry {

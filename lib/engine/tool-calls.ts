@@ -1,4 +1,6 @@
 import type { Item } from "../events/entities";
+import { artifactPreview, readArtifactPage, writeArtifact } from "../context/artifacts";
+import { isId } from "../store/ids";
 import { listApprovals, listQuestions } from "../store/queries";
 import { resolveApprovalPolicy } from "../tools/approval-policy";
 import { runTool } from "../tools/tool";
@@ -13,6 +15,12 @@ export async function handleToolCall(runner: TurnRunner, item: Item): Promise<vo
   const context = actor.context;
   const name = item.toolName ?? "";
   if (name === "ask_user") return askUser(runner, item);
+  if (name === "compact_context") {
+    runner.compactRequested = true;
+    await actor.completeItem(session, item, { status: "completed", output: "The context will be compacted before your next step." });
+    return;
+  }
+  if (name === "read_artifact") return readArtifact(runner, item);
   const definition = context.tools.find((tool) => tool.name === name);
   if (!definition) {
     await actor.completeItem(session, item, { status: "failed", output: `Unknown tool "${name}". Use one of the tools listed.` });
@@ -38,11 +46,45 @@ export async function handleToolCall(runner: TurnRunner, item: Item): Promise<vo
     signal: runner.signal,
     onOutput: (delta) => runner.appendOutput(item, delta),
   });
+  const limit = context.config.artifactBytes;
+  if (Buffer.byteLength(result.output) > limit) {
+    // Stored once under artifacts/; the JSONL and the model get a preview and the id.
+    const artifactId = context.store.newId();
+    writeArtifact(context.store.paths.artifacts(actor.id), artifactId, result.output);
+    await actor.completeItem(session, item, {
+      status: result.status,
+      output: artifactPreview(result.output, artifactId),
+      exitCode: result.exitCode ?? null,
+      artifactId,
+    });
+    return;
+  }
   await actor.completeItem(session, item, {
     status: result.status,
     output: result.output,
     exitCode: result.exitCode ?? null,
   });
+}
+
+async function readArtifact(runner: TurnRunner, item: Item): Promise<void> {
+  const { actor, session } = runner;
+  const input = (item.input ?? {}) as { id?: unknown; page?: unknown };
+  const page = typeof input.page === "number" && Number.isInteger(input.page) ? input.page : 1;
+  if (!isId(input.id)) {
+    await actor.completeItem(session, item, { status: "failed", output: "Invalid input for read_artifact: id: not an artifact id" });
+    return;
+  }
+  const found = readArtifactPage(actor.context.store.paths.artifacts(actor.id), input.id, page);
+  if (!found) {
+    await actor.completeItem(session, item, { status: "failed", output: `No artifact ${input.id} in this conversation.` });
+    return;
+  }
+  if (found.text === "" && found.artifact.bytes > 0) {
+    await actor.completeItem(session, item, { status: "failed", output: `Artifact ${input.id} has ${found.artifact.pages} pages; page ${page} does not exist.` });
+    return;
+  }
+  const header = `[artifact ${input.id}, page ${page} of ${found.artifact.pages}, ${found.artifact.bytes} bytes in all]\n`;
+  await actor.completeItem(session, item, { status: "completed", output: header + found.text });
 }
 
 async function waitForApproval(runner: TurnRunner, item: Item): Promise<"approve" | "deny" | "aborted"> {

@@ -2,13 +2,14 @@ import type { Item, Turn } from "../events/entities";
 import { TURN_ID_HEADER } from "../models/offline-plan";
 import type { TurnError } from "../store/records";
 import type { ConversationActor } from "./conversation-actor";
-import { buildSystemPrompt } from "./system-prompt";
-import { itemsToMessages } from "./history";
+import { ensureRoom, publishContext } from "./compaction-step";
+import { nextRequest } from "./context-usage";
 import { runModelStep, type StepResult } from "./model-step";
 import { abortableSleep, classifyModelError, retryDelay } from "./retry";
 import type { SessionState } from "./session-state";
 import { cloneTurn } from "./session-state";
 import { handleToolCall } from "./tool-calls";
+import { TurnFailure } from "./turn-failure";
 
 export interface InterruptReason {
   code: "interrupted" | "server_stopped";
@@ -20,12 +21,6 @@ export interface InterruptReason {
 /** Progress checkpoints of streaming items: at most one write per item every 2 s (DESIGN §2). */
 const CHECKPOINT_INTERVAL_MS = 2000;
 
-class TurnFailure extends Error {
-  constructor(readonly error: TurnError) {
-    super(error.message);
-  }
-}
-
 /**
  * Runs one turn of one session: read steered messages, call the model, run the tools it
  * asks for, repeat until it answers. Each loop step starts from the items on record,
@@ -34,6 +29,8 @@ class TurnFailure extends Error {
 export class TurnRunner {
   readonly controller = new AbortController();
   reason: InterruptReason | null = null;
+  /** Set by the compact_context tool: compact before the next model call. */
+  compactRequested = false;
   private parkedWake: (() => void) | null = null;
   private settled!: () => void;
   readonly finished = new Promise<void>((resolve) => (this.settled = resolve));
@@ -154,18 +151,23 @@ export class TurnRunner {
 
   private async callModel(attemptItems: Item[]): Promise<StepResult> {
     const context = this.actor.context;
-    const conversation = this.actor.conversation();
-    const agent = context.agent(this.session.agent);
     let model;
     try {
       model = context.models.languageModel(this.turn.model);
     } catch (caught) {
       throw new TurnFailure({ code: "missing_model", message: messageOf(caught) });
     }
+    await ensureRoom(this.actor, this.session, {
+      turnId: this.turn.id,
+      modelId: this.turn.model,
+      signal: this.signal,
+      inputIds: this.turn.inputMessageIds,
+      force: this.compactRequested,
+    });
+    this.compactRequested = false;
     const modelConfig = context.models.get(this.turn.model);
-    const tools = [...context.tools, ...context.engineTools].filter(
-      (tool) => !agent?.tools || agent.tools.includes(tool.name),
-    );
+    const request = nextRequest(this.actor, this.session);
+    const coveredItems = this.session.items.length;
     let streaming: Item | null = null;
     let reasoning: Item | null = null;
     const create = async (fields: Parameters<ConversationActor["createItem"]>[1]) => {
@@ -176,9 +178,9 @@ export class TurnRunner {
     const step = await runModelStep(
       {
         model,
-        system: buildSystemPrompt({ agent, cwd: conversation.cwd }),
-        messages: itemsToMessages(this.session.items),
-        tools,
+        system: request.system,
+        messages: request.messages,
+        tools: request.tools,
         signal: this.signal,
         headers: { [TURN_ID_HEADER]: this.turn.id },
         providerOptions: context.models.providerOptions(this.turn.model, this.turn.effort),
@@ -215,10 +217,11 @@ export class TurnRunner {
     );
     if (step.usage.inputTokens !== null) {
       this.session.lastReportedInput = step.usage.inputTokens;
-      this.session.itemsSinceReport = 0;
+      this.session.reportedItemCount = coveredItems;
     }
     this.turn.usage.inputTokens += step.usage.inputTokens ?? 0;
     this.turn.usage.outputTokens += step.usage.outputTokens;
+    publishContext(this.actor, this.session, this.turn.model);
     return step;
   }
 
@@ -238,7 +241,7 @@ export class TurnRunner {
   private async checkpoint(): Promise<void> {
     for (const item of this.session.items) {
       if (item.turnId !== this.turn.id || item.status !== "streaming") continue;
-      const text = (item.kind === "tool_call" ? item.output : item.text) ?? "";
+      const text = checkpointText(item, this.actor.context.config.artifactBytes);
       if (this.checkpointed.get(item.id) === text) continue;
       this.checkpointed.set(item.id, text);
       await this.actor.context.store.appendSession(this.actor.id, this.session.id, { type: "item.progress", itemId: item.id, text });
@@ -253,6 +256,15 @@ export class TurnRunner {
     item.output = "";
     this.actor.publish({ type: "item.updated", sessionId: this.session.id, turnId: this.turn.id, item: { ...item } });
   }
+}
+
+/** A tool's progress keeps at most the artifact limit, so a huge output never floods the JSONL. */
+function checkpointText(item: Item, limit: number): string {
+  if (item.kind !== "tool_call") return item.text ?? "";
+  const output = item.output ?? "";
+  if (output.length <= limit) return output;
+  const half = Math.floor(limit / 2);
+  return `${output.slice(0, half)}\n[… ${output.length - limit} characters not checkpointed …]\n${output.slice(-half)}`;
 }
 
 function messageOf(error: unknown): string {

@@ -75,7 +75,7 @@ export class IndexWriter {
         if (names.length > 0) {
           const assignments = names.map((name) => `${name} = @${name}`).join(", ");
           this.client
-            .prepare(`UPDATE conversations SET ${assignments}, updated_at = @at WHERE id = @id`)
+            .prepare(`UPDATE conversations SET ${assignments}, updated_at = max(updated_at, @at) WHERE id = @id`)
             .run({ ...fields, at: record.at, id: conversationId });
         }
         if (record.title !== undefined) this.indexTitle(conversationId);

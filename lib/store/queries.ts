@@ -328,3 +328,36 @@ export function lookupRequestKey(
     .get();
   return row ? { hash: row.hash, reference: JSON.parse(row.response) } : null;
 }
+
+export function latestCompaction(db: IndexDatabase, sessionId: string): { itemId: string; firstKeptItemId: string | null } | null {
+  const row = db
+    .select()
+    .from(tables.compactions)
+    .where(eq(tables.compactions.sessionId, sessionId))
+    .orderBy(desc(tables.compactions.at), desc(tables.compactions.itemId))
+    .get();
+  return row ? { itemId: row.itemId, firstKeptItemId: row.firstKeptItemId } : null;
+}
+
+export function lastCompactionOf(db: IndexDatabase, sessionId: string) {
+  return (
+    db
+      .select()
+      .from(tables.compactions)
+      .where(eq(tables.compactions.sessionId, sessionId))
+      .orderBy(desc(tables.compactions.at), desc(tables.compactions.itemId))
+      .get() ?? null
+  );
+}
+
+export function conversationTokenTotals(db: IndexDatabase, conversationId: string): { input: number; output: number } {
+  const row = db
+    .select({
+      input: sql<number>`coalesce(sum(${tables.turns.inputTokens}), 0)`,
+      output: sql<number>`coalesce(sum(${tables.turns.outputTokens}), 0)`,
+    })
+    .from(tables.turns)
+    .where(eq(tables.turns.conversationId, conversationId))
+    .get();
+  return { input: Number(row?.input ?? 0), output: Number(row?.output ?? 0) };
+}

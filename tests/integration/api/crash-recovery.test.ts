@@ -16,9 +16,10 @@ afterAll(async () => {
 
 describe("kill -9 mid-stream", () => {
   it("restarts with the turn interrupted, partial text kept, every line parsing, and new messages accepted", async () => {
-    server = await startServerProcess(temp.home);
+    const first = await startServerProcess(temp.home);
+    server = first;
     const created = await (
-      await server.api("/api/conversations", { method: "POST", body: JSON.stringify({ text: "long one [[delay:100]] [[stream:100]]" }) })
+      await first.api("/api/conversations", { method: "POST", body: JSON.stringify({ text: "long one [[delay:100]] [[stream:100]]" }) })
     ).json();
     const id = created.conversation.id;
     const rootSession = created.conversation.rootSessionId;
@@ -28,9 +29,9 @@ describe("kill -9 mid-stream", () => {
       what: "a progress checkpoint",
       timeoutMs: 15_000,
     });
-    const textBeforeKill = await (await server.api(`/api/conversations/${id}/items`)).json();
+    const textBeforeKill = await (await first.api(`/api/conversations/${id}/items`)).json();
     const liveText: string = textBeforeKill.items.find((item: { kind: string }) => item.kind === "assistant_message").text;
-    await server.stop("SIGKILL");
+    await first.stop("SIGKILL");
 
     for (const file of fs.readdirSync(path.join(temp.home, "conversations", id)).filter((name) => name.endsWith(".jsonl"))) {
       const schema = file === "metadata.jsonl" ? metadataRecordSchema : sessionRecordSchema;
@@ -38,14 +39,15 @@ describe("kill -9 mid-stream", () => {
       for (const line of lines) expect(schema.safeParse(JSON.parse(line)).success).toBe(true);
     }
 
-    server = await startServerProcess(temp.home);
-    const turn = (await (await server.api(`/api/turns/${created.turn.id}`)).json()).turn;
+    const second = await startServerProcess(temp.home);
+    server = second;
+    const turn = (await (await second.api(`/api/turns/${created.turn.id}`)).json()).turn;
     expect(turn.status).toBe("interrupted");
     expect(turn.error.code).toBe("server_stopped");
-    const conversation = (await (await server.api(`/api/conversations/${id}`)).json()).conversation;
+    const conversation = (await (await second.api(`/api/conversations/${id}`)).json()).conversation;
     expect(conversation.status).toBe("idle");
 
-    const items = (await (await server.api(`/api/conversations/${id}/items`)).json()).items;
+    const items = (await (await second.api(`/api/conversations/${id}/items`)).json()).items;
     const partial = items.find((item: { kind: string }) => item.kind === "assistant_message");
     expect(partial.status).toBe("interrupted");
     expect(partial.text.length).toBeGreaterThan("You said: long one".length);
@@ -55,10 +57,10 @@ describe("kill -9 mid-stream", () => {
     expect(lostWords).toBeLessThanOrEqual(25);
     expect(items.at(-1).kind).toBe("notice");
 
-    const sent = await server.api(`/api/conversations/${id}/messages`, { method: "POST", body: JSON.stringify({ text: "still there?" }) });
+    const sent = await second.api(`/api/conversations/${id}/messages`, { method: "POST", body: JSON.stringify({ text: "still there?" }) });
     expect(sent.status).toBe(202);
     const { turn: next } = await sent.json();
-    await pollUntil(async () => (await (await server.api(`/api/turns/${next.id}`)).json()).turn.status === "completed", {
+    await pollUntil(async () => (await (await second.api(`/api/turns/${next.id}`)).json()).turn.status === "completed", {
       what: "the next turn to complete",
     });
   });

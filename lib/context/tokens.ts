@@ -1,0 +1,43 @@
+import type { ModelMessage } from "ai";
+import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
+
+export type TokenCounter = (text: string) => number;
+
+/**
+ * A documented estimate for model families without a local tokenizer: about four
+ * characters per token, which over-counts code slightly and under-counts CJK text.
+ */
+export const estimateTokens: TokenCounter = (text) => Math.ceil(text.length / 4);
+
+/** OpenAI-family models get the real o200k tokenizer; everything else the estimate. */
+export function tokenCounterFor(provider: string | undefined): TokenCounter {
+  return provider === "openai" ? (text) => countTokens(text) : estimateTokens;
+}
+
+/** Per-message framing the providers add (role markers, separators). */
+const MESSAGE_OVERHEAD = 4;
+
+export function countMessages(messages: readonly ModelMessage[], count: TokenCounter): number {
+  let total = 0;
+  for (const message of messages) total += MESSAGE_OVERHEAD + count(messageText(message));
+  return total;
+}
+
+export function messageText(message: ModelMessage): string {
+  if (typeof message.content === "string") return message.content;
+  return message.content
+    .map((part) => {
+      switch (part.type) {
+        case "text":
+        case "reasoning":
+          return part.text;
+        case "tool-call":
+          return `${part.toolName} ${JSON.stringify(part.input)}`;
+        case "tool-result":
+          return part.output.type === "text" || part.output.type === "error-text" ? part.output.value : JSON.stringify(part.output);
+        default:
+          return "";
+      }
+    })
+    .join("\n");
+}

@@ -1,0 +1,134 @@
+import { contextItems, planCompaction, requestSummary } from "../context/compaction";
+import { countMessages } from "../context/tokens";
+import { AtriumError } from "../errors";
+import { conversationTokenTotals, lastCompactionOf } from "../store/queries";
+import type { ConversationActor } from "./conversation-actor";
+import { contextInfo, fixedTokens, measureUsage, nextRequest } from "./context-usage";
+import { itemsToMessages } from "./history";
+import type { SessionState } from "./session-state";
+import { TurnFailure } from "./turn-failure";
+
+export type CompactionOutcome = { compacted: true; itemId: string } | { compacted: false; reason: string };
+
+/**
+ * Summarizes the older part of a session's context with the compact model (DESIGN §4)
+ * and records where the kept tail starts. The summary item's text is the model's answer.
+ */
+export async function compactSession(
+  actor: ConversationActor,
+  session: SessionState,
+  options: { turnId: string | null; modelId: string; signal: AbortSignal },
+): Promise<CompactionOutcome> {
+  const context = actor.context;
+  const usage = measureUsage(actor, session, options.modelId);
+  const items = contextItems(session.items, session.compaction);
+  const plan = planCompaction(items, (item) => countMessages(itemsToMessages([item]), usage.counter), usage.contextWindow);
+  if (!plan) return { compacted: false, reason: "nothing is older than the part of the history that is always kept" };
+  const scope = { sessionId: session.id, turnId: options.turnId ?? undefined };
+  actor.publish({ type: "compaction.started", ...scope });
+  const agent = context.agent(session.agent);
+  const compactModelId = agent?.compactModel ?? context.models.get(options.modelId)?.compactModel ?? options.modelId;
+  let text: string;
+  try {
+    text = await requestSummary({
+      model: context.models.languageModel(compactModelId),
+      head: itemsToMessages(plan.head),
+      signal: options.signal,
+      headers: options.turnId ? { "x-atrium-turn-id": `${options.turnId}-compaction` } : undefined,
+      maxOutputTokens: context.models.get(compactModelId)?.maxOutputTokens,
+    });
+  } catch (error) {
+    actor.publish({ type: "compaction.completed", ...scope, itemId: null });
+    if (options.signal.aborted) throw error;
+    const message = `compaction with ${compactModelId} failed: ${error instanceof Error ? error.message : String(error)}`;
+    throw new TurnFailure({ code: "compaction_failed", message });
+  }
+  const summary = await actor.createItem(session, { turnId: options.turnId, kind: "compaction_summary", status: "completed", text });
+  const tail = items.slice(items.indexOf(plan.firstKept));
+  const tokensAfter = countMessages(itemsToMessages([summary, ...tail]), usage.counter) + fixedTokens(nextRequest(actor, session), usage.counter);
+  await context.store.appendMetadata(actor.id, {
+    type: "compaction",
+    sessionId: session.id,
+    itemId: summary.id,
+    tokensBefore: usage.usedTokens,
+    tokensAfter,
+    firstKeptItemId: plan.firstKept.id,
+  });
+  session.compaction = { itemId: summary.id, firstKeptItemId: plan.firstKept.id };
+  session.lastReportedInput = null;
+  actor.publish({ type: "compaction.completed", ...scope, itemId: summary.id });
+  publishContext(actor, session, options.modelId);
+  return { compacted: true, itemId: summary.id };
+}
+
+/**
+ * Before a model call: compact when the request would reach the threshold, and fail with
+ * context_overflow when instructions plus the current input cannot fit even then.
+ */
+export async function ensureRoom(
+  actor: ConversationActor,
+  session: SessionState,
+  options: { turnId: string; modelId: string; signal: AbortSignal; inputIds: readonly string[]; force: boolean },
+): Promise<void> {
+  let usage = measureUsage(actor, session, options.modelId);
+  assertInputFits(actor, session, usage, options.inputIds);
+  const lastItem = session.items.at(-1);
+  // Right after a compaction nothing new can be summarized; compacting again would loop.
+  if (lastItem?.kind === "compaction_summary") return;
+  if (!options.force && usage.usedTokens < usage.threshold) return;
+  await compactSession(actor, session, { turnId: options.turnId, modelId: options.modelId, signal: options.signal });
+  usage = measureUsage(actor, session, options.modelId);
+  if (usage.usedTokens > usage.contextWindow - usage.maxOutputTokens) {
+    throw new TurnFailure({
+      code: "context_overflow",
+      message: `after compaction the request still needs ${usage.usedTokens} tokens; the model's window is ${usage.contextWindow} with ${usage.maxOutputTokens} kept for output`,
+    });
+  }
+}
+
+function assertInputFits(actor: ConversationActor, session: SessionState, usage: ReturnType<typeof measureUsage>, inputIds: readonly string[]): void {
+  const inputs = session.items.filter((item) => inputIds.includes(item.id));
+  const fixed = fixedTokens(nextRequest(actor, session), usage.counter);
+  const input = countMessages(itemsToMessages(inputs), usage.counter);
+  const room = usage.contextWindow - usage.maxOutputTokens;
+  if (fixed + input > room) {
+    throw new TurnFailure({
+      code: "context_overflow",
+      message: `the instructions (${fixed} tokens) and the current input (${input} tokens) need ${fixed + input} tokens, more than the ${room} the model can take (window ${usage.contextWindow}, ${usage.maxOutputTokens} kept for output); nothing was dropped`,
+    });
+  }
+}
+
+export function publishContext(actor: ConversationActor, session: SessionState, modelId: string): void {
+  if (session.id !== actor.rootSessionId) return;
+  actor.publish({ type: "context.updated", sessionId: session.id, context: rootContext(actor, modelId) });
+}
+
+export function rootContext(actor: ConversationActor, modelId: string) {
+  const db = actor.context.store.index;
+  const session = actor.root;
+  const last = lastCompactionOf(db, session.id);
+  return contextInfo(
+    actor,
+    session,
+    modelId,
+    conversationTokenTotals(db, actor.id),
+    last ? { itemId: last.itemId, at: last.at, tokensBefore: last.tokensBefore, tokensAfter: last.tokensAfter } : null,
+  );
+}
+
+/** Manual compaction (POST …/compact, /compact, Compact now): only when nothing runs or waits. */
+export async function compactNow(actor: ConversationActor): Promise<CompactionOutcome> {
+  return actor.locked(async () => {
+    if (actor.hasOpenTurn() || actor.waiting.length > 0) {
+      throw new AtriumError("not_idle", "compaction needs the conversation to be idle: a turn is running or messages are waiting");
+    }
+    const modelId = actor.conversation().model;
+    try {
+      return await compactSession(actor, actor.root, { turnId: null, modelId, signal: new AbortController().signal });
+    } catch (error) {
+      if (error instanceof TurnFailure) throw new AtriumError("compaction_failed", error.message);
+      throw error;
+    }
+  });
+}

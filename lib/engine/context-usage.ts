@@ -1,0 +1,80 @@
+import type { ModelMessage } from "ai";
+import { contextItems } from "../context/compaction";
+import { compactionThreshold } from "../context/threshold";
+import { countMessages, tokenCounterFor, type TokenCounter } from "../context/tokens";
+import type { ContextInfo } from "../events/entities";
+import type { AnyToolDefinition } from "../tools/tool";
+import { z } from "zod";
+import type { ConversationActor } from "./conversation-actor";
+import { itemsToMessages } from "./history";
+import type { SessionState } from "./session-state";
+import { buildSystemPrompt } from "./system-prompt";
+
+export interface RequestShape {
+  system: string;
+  messages: ModelMessage[];
+  tools: readonly AnyToolDefinition[];
+}
+
+export interface Usage {
+  usedTokens: number;
+  source: "reported" | "estimate";
+  contextWindow: number;
+  maxOutputTokens: number;
+  threshold: number;
+  counter: TokenCounter;
+}
+
+/** The agent's tools, as the model is offered them. */
+export function toolsFor(actor: ConversationActor, session: SessionState): readonly AnyToolDefinition[] {
+  const context = actor.context;
+  const agent = context.agent(session.agent);
+  return [...context.tools, ...context.engineTools].filter((tool) => !agent?.tools || agent.tools.includes(tool.name));
+}
+
+/** The request the session's next model call would send, before the new input is read. */
+export function nextRequest(actor: ConversationActor, session: SessionState): RequestShape {
+  const agent = actor.context.agent(session.agent);
+  return {
+    system: buildSystemPrompt({ agent, cwd: actor.conversation().cwd }),
+    messages: itemsToMessages(contextItems(session.items, session.compaction)),
+    tools: toolsFor(actor, session),
+  };
+}
+
+export function fixedTokens(request: Pick<RequestShape, "system" | "tools">, counter: TokenCounter): number {
+  const catalog = request.tools.map((tool) => `${tool.name}: ${tool.description} ${JSON.stringify(z.toJSONSchema(tool.inputSchema))}`);
+  return counter(request.system) + counter(catalog.join("\n"));
+}
+
+/**
+ * DESIGN §4: the provider's input count for the last request plus an estimate of what
+ * was added since; without a report, a full estimate.
+ */
+export function measureUsage(actor: ConversationActor, session: SessionState, modelId: string): Usage {
+  const model = actor.context.models.get(modelId);
+  const contextWindow = model?.contextWindow ?? 32000;
+  const maxOutputTokens = model?.maxOutputTokens ?? 4000;
+  const counter = tokenCounterFor(model?.provider);
+  const request = nextRequest(actor, session);
+  const base = { contextWindow, maxOutputTokens, threshold: compactionThreshold(contextWindow, maxOutputTokens), counter };
+  if (session.lastReportedInput !== null) {
+    const added = itemsToMessages(session.items.slice(session.reportedItemCount));
+    return { ...base, usedTokens: session.lastReportedInput + countMessages(added, counter), source: "reported" };
+  }
+  return { ...base, usedTokens: fixedTokens(request, counter) + countMessages(request.messages, counter), source: "estimate" };
+}
+
+export function contextInfo(actor: ConversationActor, session: SessionState, modelId: string, totals: ContextInfo["totalTokens"], lastCompaction: ContextInfo["lastCompaction"]): ContextInfo {
+  const usage = measureUsage(actor, session, modelId);
+  return {
+    contextWindow: usage.contextWindow,
+    maxOutputTokens: usage.maxOutputTokens,
+    threshold: usage.threshold,
+    usedTokens: usage.usedTokens,
+    source: usage.source,
+    roomTokens: usage.contextWindow - usage.usedTokens,
+    totalTokens: totals,
+    lastCompaction,
+  };
+}
