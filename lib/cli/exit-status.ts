@@ -1,5 +1,5 @@
-import { AtriumError } from "../errors";
-import { ImportClashError } from "../store/export-import";
+import { isAtriumError } from "../errors";
+import { ImportClashError } from "../store/import-clash-error";
 import { UsageError } from "./cli-context";
 
 /** DESIGN §11: 0 done, 1 failed, 2 bad usage, 3 refused (lock held, id clash). */
@@ -11,7 +11,7 @@ export const EXIT_REFUSED = 3;
 export function exitStatusFor(error: unknown): number {
   if (error instanceof UsageError || isParseArgsError(error)) return EXIT_USAGE;
   if (error instanceof ImportClashError) return EXIT_REFUSED;
-  if (error instanceof AtriumError && error.code === "lock_held") return EXIT_REFUSED;
+  if (isAtriumError(error) && error.code === "lock_held") return EXIT_REFUSED;
   return EXIT_FAILED;
 }
 

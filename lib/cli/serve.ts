@@ -27,7 +27,7 @@ export async function runServe(args: string[], context: CliContext): Promise<num
 
   if (values["build-if-missing"]) await buildIfMissing(context);
   // React and Next pick their production builds by NODE_ENV when first loaded.
-  process.env.NODE_ENV ??= "production";
+  (process.env as Record<string, string | undefined>).NODE_ENV ??= "production";
   ensureHome(context);
   // Listen before starting, so a SIGTERM during start-up still closes the server (and its lock).
   const stopSignal = untilStopSignal();

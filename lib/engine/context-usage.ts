@@ -6,6 +6,7 @@ import type { ContextInfo } from "../events/entities";
 import type { AnyToolDefinition } from "../tools/tool";
 import { z } from "zod";
 import type { ConversationActor } from "./conversation-actor";
+import { spawnAgentFor } from "./engine-tools";
 import { itemsToMessages } from "./history";
 import type { SessionState } from "./session-state";
 import { buildSystemPrompt } from "./system-prompt";
@@ -29,7 +30,9 @@ export interface Usage {
 export function toolsFor(actor: ConversationActor, session: SessionState): readonly AnyToolDefinition[] {
   const context = actor.context;
   const agent = context.agent(session.agent);
-  return [...context.tools, ...context.engineTools].filter((tool) => !agent?.tools || agent.tools.includes(tool.name));
+  return [...context.tools, ...context.engineTools]
+    .filter((tool) => !agent?.tools || agent.tools.includes(tool.name))
+    .map((tool) => (tool.name === "spawn_agent" ? spawnAgentFor(context.agents()) : tool));
 }
 
 /** The request the session's next model call would send, before the new input is read. */

@@ -6,7 +6,9 @@ import {
   getQuestion,
   listApprovals,
   listItems,
+  listQuestions,
   listSessions,
+  listTurns,
   latestCompaction,
   listWaiting,
   objectiveFor,
@@ -47,8 +49,12 @@ export class ConversationActor {
   /** After the owner interrupts the root agent, subagent reports wait for the owner's next message. */
   holdReports = false;
   deleted = false;
+  /** Set when the server stops: nothing new starts, open turns close with server_stopped. */
+  stopped = false;
   private readonly mutex = new Mutex();
   private readonly decisionWaiters = new Map<string, () => void>();
+  /** wait_agents calls in progress, by the waiting parent's session id. */
+  readonly reportWaiters = new Map<string, { ids: Set<string>; onReport(childId: string, text: string): void }>();
 
   private constructor(
     readonly context: EngineContext,
@@ -193,7 +199,7 @@ export class ConversationActor {
       }
       const mode = input.mode === "auto" ? "queue" : input.mode;
       const messageId = this.context.store.newId();
-      await this.addWaiting(session, messageId, input, mode);
+      await this.addWaiting(session, messageId, input, mode, mode === "steer" ? runner.turn.id : undefined);
       if (mode === "jump") runner.interrupt({ code: "interrupted", message: OWNER_INTERRUPT_NOTICE, byOwner: true, jump: true });
       const status = mode === "steer" ? "steered" : mode === "jump" ? "jumped" : "queued";
       return {
@@ -324,6 +330,13 @@ export class ConversationActor {
 
   // ---- turns -------------------------------------------------------------
 
+  async startTurnLocked(
+    session: SessionState,
+    inputs: Array<{ id: string; text: string; origin: string; fromSessionId?: string }>,
+  ): Promise<Turn> {
+    return this.startTurn(session, inputs);
+  }
+
   private async startTurn(
     session: SessionState,
     inputs: Array<{ id: string; text: string; origin: string; fromSessionId?: string; fromWaiting?: boolean }>,
@@ -336,10 +349,11 @@ export class ConversationActor {
     // The user's items go to disk before the records that take them off the waiting list, so a
     // crash in between leaves the message on disk (recovery drops the now-duplicate waiting entry).
     for (const input of inputs) {
+      if (session.byId.has(input.id)) continue;
       await this.createItem(session, {
         id: input.id,
         turnId,
-        kind: "user_message",
+        kind: input.origin === "subagent" ? "subagent_report" : "user_message",
         status: "completed",
         text: input.text,
         origin: input.origin as MessageOrigin,
@@ -387,11 +401,91 @@ export class ConversationActor {
     return cloneTurn(turn);
   }
 
+  /** spawn_agent: a new session in this conversation, started on its task at once. */
+  spawnSession(
+    parent: SessionState,
+    options: { agent: string; model: string; task: string; history: boolean },
+  ): Promise<SessionState> {
+    return this.locked(async () => {
+      this.ensureAlive();
+      const store = this.context.store;
+      const sessionId = store.newId();
+      const record = await store.appendMetadata(this.id, {
+        type: "session.created",
+        sessionId,
+        agent: options.agent,
+        model: options.model,
+        parentSessionId: parent.id,
+        spawnedBy: parent.runner?.turn.id ?? null,
+        depth: parent.depth + 1,
+      });
+      const child: SessionState = {
+        id: sessionId,
+        agent: options.agent,
+        model: options.model,
+        parentSessionId: parent.id,
+        depth: parent.depth + 1,
+        createdAt: record.at,
+        items: [],
+        byId: new Map(),
+        runner: null,
+        lastReportedInput: null,
+        reportedItemCount: 0,
+        compaction: null,
+      };
+      this.sessions.set(sessionId, child);
+      this.publish({
+        type: "session.created",
+        sessionId,
+        session: {
+          id: sessionId,
+          conversationId: this.id,
+          parentSessionId: parent.id,
+          agent: options.agent,
+          model: options.model,
+          status: "idle",
+          depth: child.depth,
+          createdAt: record.at,
+        },
+      });
+      if (options.history) {
+        const runningTurn = parent.runner?.turn.id;
+        for (const item of parent.items) {
+          if (item.turnId === runningTurn || item.status === "streaming" || item.status === "waiting") continue;
+          const { seq: _seq, id: _id, sessionId: _session, createdAt: _created, origin, ...fields } = item;
+          await this.createItem(child, { ...fields, origin: origin as MessageOrigin | undefined, turnId: null });
+        }
+      }
+      await this.startTurn(child, [{ id: store.newId(), text: options.task, origin: "parent" }]);
+      return child;
+    });
+  }
+
   /** Resumes a turn that was parked (approval or question) when the server stopped. */
   resumeParkedTurn(session: SessionState, turn: Turn): void {
     const runner = new TurnRunner(this, session, turn);
     session.runner = runner;
     runner.start();
+  }
+
+  /** An ended turn leaves nothing pending: its approvals are denied and its questions cancelled, and every client hears so. */
+  private async settleParked(turn: Turn): Promise<void> {
+    const db = this.context.store.index;
+    for (const approval of listApprovals(db, { conversationId: this.id, status: "pending" })) {
+      if (approval.turnId !== turn.id) continue;
+      await this.context.store.appendMetadata(this.id, { type: "approval.decided", approvalId: approval.id, decision: "deny" });
+      const decided = getApproval(db, approval.id)!;
+      this.publish({ type: "approval.decided", sessionId: decided.sessionId, turnId: decided.turnId, approval: decided });
+      this.context.bus.publishList({ type: "approval.decided", conversationId: this.id, approval: decided });
+      this.decisionWaiters.delete(approval.id);
+    }
+    for (const question of listQuestions(db, { conversationId: this.id, status: "pending" })) {
+      if (question.turnId !== turn.id) continue;
+      await this.context.store.appendMetadata(this.id, { type: "question.answered", questionId: question.id, answer: "", cancelled: true });
+      const cancelled = getQuestion(db, question.id)!;
+      this.publish({ type: "question.answered", sessionId: cancelled.sessionId, turnId: cancelled.turnId, question: cancelled });
+      this.decisionWaiters.delete(question.id);
+    }
   }
 
   /** A turn found open at start with nothing to resume: keep what was written, flag what is unknown. */
@@ -427,17 +521,33 @@ export class ConversationActor {
     });
   }
 
-  /** Waiting entries whose item was already written (a crash between the two records) are done. */
-  dropWaitingAlreadyStarted(): Promise<void> {
+  /**
+   * Waiting entries whose item was already written: the server stopped between the item
+   * and the records that start its turn. The turn is started now, on the item on disk.
+   */
+  resumeHalfStartedTurns(): Promise<void> {
     return this.locked(async () => {
-      const started = this.waiting.filter((entry) => this.sessions.get(entry.sessionId)?.byId.has(entry.id));
-      for (const entry of started) {
-        await this.context.store.appendMetadata(this.id, { type: "queue.removed", messageId: entry.id, reason: "started" });
-      }
-      if (started.length > 0) {
-        const ids = new Set(started.map((entry) => entry.id));
-        this.waiting = this.waiting.filter((entry) => !ids.has(entry.id));
-        this.publishQueue();
+      const knownTurns = new Set(listTurns(this.context.store.index, this.id).map((turn) => turn.id));
+      for (const session of this.sessions.values()) {
+        const entries = this.waiting.filter((entry) => entry.sessionId === session.id && session.byId.has(entry.id));
+        if (entries.length === 0) continue;
+        const item = session.byId.get(entries[0].id)!;
+        if (item.turnId && knownTurns.has(item.turnId)) {
+          for (const entry of entries) {
+            await this.context.store.appendMetadata(this.id, { type: "queue.removed", messageId: entry.id, reason: "started" });
+          }
+          const ids = new Set(entries.map((entry) => entry.id));
+          this.waiting = this.waiting.filter((entry) => !ids.has(entry.id));
+          this.publishQueue();
+        } else if (!session.runner) {
+          const sameTurn = entries.filter((entry) => session.byId.get(entry.id)!.turnId === item.turnId);
+          await this.startTurn(
+            session,
+            sameTurn.map((entry) => ({ id: entry.id, text: entry.text, origin: entry.origin, fromSessionId: entry.fromSessionId, fromWaiting: true })),
+            undefined,
+            item.turnId ?? undefined,
+          );
+        }
       }
     });
   }
@@ -462,10 +572,7 @@ export class ConversationActor {
           });
         }
       }
-      for (const approval of listApprovals(this.context.store.index, { conversationId: this.id, status: "pending" })) {
-        if (approval.turnId !== turn.id) continue;
-        await this.context.store.appendMetadata(this.id, { type: "approval.decided", approvalId: approval.id, decision: "deny" });
-      }
+      await this.settleParked(turn);
       if (status === "interrupted") {
         await this.createItem(session, {
           turnId: turn.id,
@@ -488,13 +595,64 @@ export class ConversationActor {
       this.publishConversation();
       this.publish({ type: "turn.ended", sessionId: session.id, turnId: turn.id, turn: cloneTurn(turn) });
       runner.settle();
-      if (reason?.code !== "server_stopped") await this.pump(session);
+      if (reason?.code === "server_stopped") return;
+      if (session.parentSessionId) await this.deliverReport(session, turn);
+      await this.pump(session);
+    });
+  }
+
+  /**
+   * A subagent reports to its parent after each turn (DESIGN §5): into a wait_agents in
+   * progress, or else into the parent's inbox behind the owner's messages.
+   */
+  private async deliverReport(child: SessionState, turn: Turn): Promise<void> {
+    const parent = this.sessions.get(child.parentSessionId ?? "");
+    if (!parent) return;
+    const text = reportText(child, turn);
+    const waiter = this.reportWaiters.get(parent.id);
+    if (waiter && waiter.ids.has(child.id) && parent.runner) {
+      await this.createItem(parent, {
+        turnId: parent.runner.turn.id,
+        kind: "subagent_report",
+        status: "completed",
+        text,
+        origin: "subagent",
+        fromSessionId: child.id,
+      });
+      waiter.onReport(child.id, text);
+      return;
+    }
+    await this.addWaiting(parent, this.context.store.newId(), { text, mode: "queue", sessionId: parent.id, origin: "subagent", fromSessionId: child.id }, "queue");
+    if (!parent.runner) await this.pump(parent);
+  }
+
+  /** wait_agents: takes reports already waiting in the inbox, as report items of the running turn. */
+  takeReports(parent: SessionState, childIds: ReadonlySet<string>, turnId: string): Promise<Array<{ childId: string; text: string }>> {
+    return this.locked(async () => {
+      const taken: Array<{ childId: string; text: string }> = [];
+      for (const entry of this.ordered(parent)) {
+        if (entry.origin !== "subagent" || !entry.fromSessionId || !childIds.has(entry.fromSessionId)) continue;
+        await this.createItem(parent, {
+          id: entry.id,
+          turnId,
+          kind: "subagent_report",
+          status: "completed",
+          text: entry.text,
+          origin: "subagent",
+          fromSessionId: entry.fromSessionId,
+        });
+        await this.context.store.appendMetadata(this.id, { type: "queue.removed", messageId: entry.id, reason: "steered" });
+        this.waiting = this.waiting.filter((candidate) => candidate.id !== entry.id);
+        taken.push({ childId: entry.fromSessionId, text: entry.text });
+      }
+      if (taken.length > 0) this.publishQueue();
+      return taken;
     });
   }
 
   /** Starts the next turn from the waiting list: jumps, then the owner's messages, then the rest. */
   private async pump(session: SessionState): Promise<void> {
-    if (session.runner || this.deleted) return;
+    if (session.runner || this.deleted || this.stopped) return;
     const candidates = this.ordered(session).filter((entry) => entry.origin === "owner" || !this.holdReports || session.id !== this.rootSessionId);
     const head = candidates[0];
     if (!head) return;
@@ -517,7 +675,13 @@ export class ConversationActor {
     return mine.sort((a, b) => rank(a) - rank(b) || a.position - b.position);
   }
 
-  private async addWaiting(session: SessionState, messageId: string, input: MessageInput, mode: WaitingEntry["mode"]): Promise<void> {
+  private async addWaiting(
+    session: SessionState,
+    messageId: string,
+    input: MessageInput,
+    mode: WaitingEntry["mode"],
+    joinedTurnId?: string,
+  ): Promise<void> {
     const record = await this.context.store.appendMetadata(this.id, {
       type: "queue.added",
       messageId,
@@ -526,6 +690,7 @@ export class ConversationActor {
       mode,
       origin: input.origin,
       fromSessionId: input.fromSessionId,
+      turnId: joinedTurnId,
       requestKey: input.requestKey,
       requestHash: input.requestHash,
     });
@@ -550,6 +715,12 @@ export class ConversationActor {
     if (this.deleted) throw new AtriumError("not_found", `conversation ${this.id} was deleted`);
   }
 
+}
+
+function reportText(child: SessionState, turn: Turn): string {
+  const last = [...child.items].reverse().find((item) => item.turnId === turn.id && item.kind === "assistant_message" && item.text);
+  const outcome = turn.error ? `${turn.status} (${turn.error.code}: ${turn.error.message})` : turn.status;
+  return `Subagent ${child.agent} (${child.id}) finished a turn: ${outcome}.\n\n${last?.text ?? "(no message)"}`;
 }
 
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;

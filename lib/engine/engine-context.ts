@@ -12,6 +12,7 @@ export interface EngineContext {
   config: AtriumConfig;
   models: ModelRegistry;
   agent(name: string): AgentDefinition | undefined;
+  agents(): AgentDefinition[];
   /** Tools run by lib/tools; engine tools (ask_user, …) are handled by the turn runner. */
   tools: readonly AnyToolDefinition[];
   engineTools: readonly AnyToolDefinition[];

@@ -42,4 +42,63 @@ export const readArtifactTool = defineTool({
   execute: engineHandled,
 });
 
-export const engineTools: readonly AnyToolDefinition[] = [askUserTool, compactContextTool, readArtifactTool] as AnyToolDefinition[];
+const SPAWN_DESCRIPTION =
+  "Start a subagent in this conversation on a task and get its agentId at once. It works in the same directory " +
+  "with its own context (the task, plus your finished history when `history` is true) and reports back each time " +
+  "it finishes a turn. Name an agent from the list below, or leave `agent` out for the default one.";
+
+export const spawnAgentTool = defineTool({
+  name: "spawn_agent",
+  description: SPAWN_DESCRIPTION,
+  inputSchema: z.object({
+    task: z.string().min(1).describe("What the subagent should do, self-contained."),
+    agent: z.string().optional().describe("The agent definition to use."),
+    history: z.boolean().optional().describe("Give the subagent your finished history as context."),
+  }),
+  execute: engineHandled,
+});
+
+/** spawn_agent's description lists the defined agents, so the model can pick one. */
+export function spawnAgentFor(agents: ReadonlyArray<{ name: string; description: string }>): AnyToolDefinition {
+  const listing = agents.map((agent) => `- ${agent.name}: ${agent.description}`).join("\n");
+  return { ...(spawnAgentTool as AnyToolDefinition), description: `${SPAWN_DESCRIPTION}\nAgents:\n${listing}` };
+}
+
+export const sendMessageTool = defineTool({
+  name: "send_message",
+  description: "Send a message to one of your subagents: it joins its running turn, or starts a new one when it is idle.",
+  inputSchema: z.object({ agentId: z.string(), text: z.string().min(1) }),
+  execute: engineHandled,
+});
+
+export const waitAgentsTool = defineTool({
+  name: "wait_agents",
+  description: "Wait until the listed subagents report (each finishes a turn), or until timeoutMs passes; returns their reports.",
+  inputSchema: z.object({ ids: z.array(z.string()).min(1), timeoutMs: z.number().int().positive().optional() }),
+  execute: engineHandled,
+});
+
+export const interruptAgentTool = defineTool({
+  name: "interrupt_agent",
+  description: "Interrupt a subagent's running turn.",
+  inputSchema: z.object({ agentId: z.string() }),
+  execute: engineHandled,
+});
+
+export const inspectAgentTool = defineTool({
+  name: "inspect_agent",
+  description: "See a subagent's status, current turn, last items and usage.",
+  inputSchema: z.object({ agentId: z.string() }),
+  execute: engineHandled,
+});
+
+export const engineTools: readonly AnyToolDefinition[] = [
+  askUserTool,
+  compactContextTool,
+  readArtifactTool,
+  spawnAgentTool,
+  sendMessageTool,
+  waitAgentsTool,
+  interruptAgentTool,
+  inspectAgentTool,
+] as AnyToolDefinition[];

@@ -46,6 +46,8 @@ export async function runModelStep(request: StepRequest, sink: StepSink): Promis
     headers: request.headers,
     providerOptions: request.providerOptions,
     maxOutputTokens: request.maxOutputTokens,
+    // Errors arrive as `error` parts and are handled there; the SDK's default would print the whole request.
+    onError: () => {},
   });
   const step: StepResult = { usage: { inputTokens: null, outputTokens: 0 }, toolCalls: 0, aborted: false };
   let reasoningOpen = false;

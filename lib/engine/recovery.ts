@@ -29,7 +29,7 @@ export async function recoverOpenTurns(
   const withWaiting = db.$client.prepare(`SELECT DISTINCT conversation_id FROM waiting`).all() as Array<{ conversation_id: string }>;
   for (const { conversation_id: conversationId } of withWaiting) {
     const actor = actorOf(conversationId);
-    await actor.dropWaitingAlreadyStarted();
+    await actor.resumeHalfStartedTurns();
     await actor.pumpAll();
   }
 }

@@ -76,6 +76,7 @@ export class Runtime {
       config: this.config,
       models: this.models,
       agent: (name) => this.agents.get(name),
+      agents: () => [...this.agents.values()],
       tools: builtinFileAndShellTools,
       engineTools,
       log,
@@ -95,6 +96,7 @@ export class Runtime {
     this.stopping = true;
     const finishing: Array<Promise<void>> = [];
     for (const actor of this.actors.values()) {
+      actor.stopped = true;
       for (const session of actor.sessions.values()) {
         const runner = session.runner;
         // Parked turns stay parked on disk and resume after the restart.
@@ -293,11 +295,12 @@ export class Runtime {
       };
     }
     const queued = reference.mode as string;
-    const session = actor.sessions.get(String(reference.sessionId));
     const status = queued === "steer" ? "steered" : queued === "jump" ? "jumped" : "queued";
+    const joined = typeof reference.turnId === "string" ? reference.turnId : null;
+    const live = joined ? actor.runningTurns().find((turn) => turn.id === joined) : undefined;
     return {
       message: { id: String(reference.messageId), mode, status },
-      turn: queued === "steer" && session?.runner ? { ...session.runner.turn } : null,
+      turn: joined ? (live ?? queries.getTurn(this.store.index, joined)) : null,
     };
   }
 

@@ -4,6 +4,7 @@ import { isId } from "../store/ids";
 import { listApprovals, listQuestions } from "../store/queries";
 import { resolveApprovalPolicy } from "../tools/approval-policy";
 import { runTool } from "../tools/tool";
+import { runCollaborationTool } from "./collaboration";
 import type { TurnRunner } from "./turn-runner";
 
 /**
@@ -21,6 +22,11 @@ export async function handleToolCall(runner: TurnRunner, item: Item): Promise<vo
     return;
   }
   if (name === "read_artifact") return readArtifact(runner, item);
+  const collaboration = await runCollaborationTool(runner, item);
+  if (collaboration) {
+    await actor.completeItem(session, item, collaboration);
+    return;
+  }
   const definition = context.tools.find((tool) => tool.name === name);
   if (!definition) {
     await actor.completeItem(session, item, { status: "failed", output: `Unknown tool "${name}". Use one of the tools listed.` });

@@ -47,7 +47,11 @@ export class TurnRunner {
   }
 
   start(): void {
-    void this.run();
+    this.run().catch((error: unknown) => {
+      // Only a store failure (disk error, or the store closed under a stopping server) gets here.
+      this.actor.context.log(`turn ${this.turn.id} could not be recorded: ${messageOf(error)}`);
+      this.settle();
+    });
   }
 
   interrupt(reason: InterruptReason): void {
@@ -82,7 +86,9 @@ export class TurnRunner {
   private async run(): Promise<void> {
     let status: "completed" | "failed" | "interrupted" = "completed";
     let error: TurnError | null = null;
-    const checkpoints = setInterval(() => void this.checkpoint(), CHECKPOINT_INTERVAL_MS);
+    const checkpoints = setInterval(() => {
+      this.checkpoint().catch((error: unknown) => this.actor.context.log(`checkpoint of turn ${this.turn.id} failed: ${messageOf(error)}`));
+    }, CHECKPOINT_INTERVAL_MS);
     try {
       for (;;) {
         if (this.signal.aborted) break;

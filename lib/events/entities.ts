@@ -131,7 +131,7 @@ export const questionSchema = z.object({
   itemId: z.string(),
   question: z.string(),
   choices: z.array(z.string()),
-  status: z.enum(["pending", "answered"]),
+  status: z.enum(["pending", "answered", "cancelled"]),
   answer: z.string().nullable(),
 });
 export type Question = z.infer<typeof questionSchema>;

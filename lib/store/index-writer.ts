@@ -147,6 +147,7 @@ export class IndexWriter {
           messageId: record.messageId,
           mode: record.mode,
           sessionId: record.sessionId,
+          turnId: record.turnId ?? null,
         });
         break;
       case "queue.updated":
@@ -203,7 +204,7 @@ export class IndexWriter {
         this.refreshStatus(conversationId, record.sessionId);
         break;
       case "question.answered": {
-        s.answerQuestion.run({ id: record.questionId, answer: record.answer });
+        s.answerQuestion.run({ id: record.questionId, answer: record.cancelled ? null : record.answer, status: record.cancelled ? "cancelled" : "answered" });
         const question = s.questionTurn.get(record.questionId) as
           | { turn_id: string; session_id: string }
           | undefined;
@@ -432,7 +433,7 @@ function prepare(client: Database.Database) {
       INSERT OR REPLACE INTO questions (id, conversation_id, session_id, turn_id, item_id, question, choices,
         status, created_at)
       VALUES (@id, @conversationId, @sessionId, @turnId, @itemId, @question, @choices, 'pending', @at)`),
-    answerQuestion: client.prepare(`UPDATE questions SET status = 'answered', answer = @answer WHERE id = @id`),
+    answerQuestion: client.prepare(`UPDATE questions SET status = @status, answer = @answer WHERE id = @id`),
     questionTurn: client.prepare(`SELECT turn_id, session_id FROM questions WHERE id = ?`),
     insertObjective: client.prepare(`
       INSERT OR REPLACE INTO objectives (id, conversation_id, text, status, slices, slice_limit, created_at,

@@ -44,7 +44,7 @@ export type TurnStatus = z.infer<typeof turnStatusSchema>;
 export const waitingModeSchema = z.enum(["steer", "queue", "jump"]);
 export type WaitingMode = z.infer<typeof waitingModeSchema>;
 
-export const messageOriginSchema = z.enum(["owner", "objective", "subagent", "webhook"]);
+export const messageOriginSchema = z.enum(["owner", "objective", "subagent", "parent", "webhook"]);
 export type MessageOrigin = z.infer<typeof messageOriginSchema>;
 
 export const attachmentRefSchema = z.object({
@@ -160,6 +160,8 @@ export const metadataRecordSchema = z.discriminatedUnion("type", [
     origin: messageOriginSchema,
     fromSessionId: idSchema.optional(),
     attachments: z.array(attachmentRefSchema).optional(),
+    /** For a steer: the running turn it joined, so a repeated request answers the same. */
+    turnId: idSchema.optional(),
     ...requestKeyFields,
   }),
   z.object({
@@ -201,7 +203,14 @@ export const metadataRecordSchema = z.discriminatedUnion("type", [
     question: z.string(),
     choices: z.array(z.string()),
   }),
-  z.object({ ...base, type: z.literal("question.answered"), questionId: idSchema, answer: z.string() }),
+  z.object({
+    ...base,
+    type: z.literal("question.answered"),
+    questionId: idSchema,
+    answer: z.string(),
+    /** The turn ended before the owner answered. */
+    cancelled: z.boolean().optional(),
+  }),
   z.object({
     ...base,
     type: z.literal("objective.opened"),

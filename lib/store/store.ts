@@ -37,6 +37,7 @@ export class Store {
   private readonly appenders = new Map<string, Promise<JsonlAppender<object, { seq: number }>>>();
   /** Files whose appender is closing: a new appender must not scan a file still being flushed. */
   private readonly closing = new Map<string, Promise<void>>();
+  private closed = false;
 
   constructor(home: string, options: StoreOptions = {}) {
     this.paths = dataPaths(home);
@@ -99,12 +100,14 @@ export class Store {
   }
 
   async close(): Promise<void> {
+    this.closed = true;
     await Promise.all([...this.appenders].map(([filePath, appender]) => this.closeAppender(filePath, appender)));
     await Promise.all(this.closing.values());
     this.index.$client.close();
   }
 
   private async append(filePath: string, body: object): Promise<AppendedRecord<{ seq: number }>> {
+    if (this.closed) throw new Error(`the store at ${this.paths.home} is closed`);
     let appender = this.appenders.get(filePath);
     if (!appender) {
       const previous = this.closing.get(filePath) ?? Promise.resolve();

@@ -61,19 +61,19 @@ describe("automatic compaction", () => {
   it("sends AGENTS.md and the summary to the model after compaction", async () => {
     fake = await startFakeOpenAIServer();
     harness = await startHarness({
-      models: [{ id: "fake", provider: "openai-compatible", baseURL: fake.url, model: "fake-model", contextWindow: 3000, maxOutputTokens: 300 }],
+      models: [{ id: "fake", provider: "openai-compatible", baseURL: fake.url, model: "fake-model", contextWindow: 4000, maxOutputTokens: 300 }],
       defaultModel: "fake",
     });
     fs.writeFileSync(path.join(harness.home, "AGENTS.md"), "Project rule: always answer kindly.\n");
     fake.enqueue(
       { type: "text", text: "ok fine", usage: { promptTokens: 1500, completionTokens: 3 } },
-      { type: "text", text: "ok again", usage: { promptTokens: 2300, completionTokens: 3 } },
+      { type: "text", text: "ok again", usage: { promptTokens: 3100, completionTokens: 3 } },
     );
     const created = await harness.runtime.createConversation({ text: `hello ${"apple ".repeat(500)}` });
     const id = created.conversation.id;
     await harness.turnEnded(id, created.turn.id);
     await send(id, `more ${"pear ".repeat(600)}`);
-    // The reported 2300 input tokens plus the new message put the request past the threshold (2400): compaction first.
+    // The reported 3100 input tokens plus the new message put the request past the threshold (3200): compaction first.
     fake.enqueue({ type: "text", text: "Summary: the owner said hello" }, { type: "text", text: "after compaction", usage: { promptTokens: 1800, completionTokens: 2 } });
     const turn = await send(id, `third message ${"plum ".repeat(100)}`);
     expect(turn.status).toBe("completed");

@@ -1,0 +1,141 @@
+import type { Item } from "../events/entities";
+import type { ConversationActor } from "./conversation-actor";
+import type { SessionState } from "./session-state";
+import type { TurnRunner } from "./turn-runner";
+
+const DEFAULT_WAIT_MS = 5 * 60_000;
+const MAXIMUM_WAIT_MS = 30 * 60_000;
+
+type Result = { status: "completed" | "failed"; output: string };
+
+/** The collaboration tools of DESIGN §5, run by the turn runner of the calling session. */
+export async function runCollaborationTool(runner: TurnRunner, item: Item): Promise<Result | null> {
+  const input = (item.input ?? {}) as Record<string, unknown>;
+  switch (item.toolName) {
+    case "spawn_agent":
+      return spawnAgent(runner, input);
+    case "send_message":
+      return withAgent(runner, input, async (child) => {
+        const text = typeof input.text === "string" ? input.text : "";
+        if (text.trim() === "") return failed("Invalid input for send_message: text: a non-empty string is required");
+        const outcome = await runner.actor.sendMessage({
+          text,
+          mode: child.runner ? "steer" : "auto",
+          sessionId: child.id,
+          origin: "parent",
+        });
+        return ok(`Message ${outcome.message.status} for ${child.id}.`);
+      });
+    case "interrupt_agent":
+      return withAgent(runner, input, async (child) => {
+        const turn = await runner.actor.interrupt(child.id, false);
+        return ok(turn ? `Interrupting ${child.id} (turn ${turn.id}).` : `${child.id} was not running.`);
+      });
+    case "inspect_agent":
+      return withAgent(runner, input, async (child) => ok(JSON.stringify(inspect(child), null, 2)));
+    case "wait_agents":
+      return waitAgents(runner, input);
+    default:
+      return null;
+  }
+}
+
+async function spawnAgent(runner: TurnRunner, input: Record<string, unknown>): Promise<Result> {
+  const { actor, session } = runner;
+  const context = actor.context;
+  const task = typeof input.task === "string" ? input.task : "";
+  if (task.trim() === "") return failed("Invalid input for spawn_agent: task: a non-empty string is required");
+  const depthLimit = context.config.subagentDepthLimit;
+  if (session.depth + 1 > depthLimit) {
+    return failed(`Cannot spawn: subagents may nest ${depthLimit} levels deep and this agent is at depth ${session.depth}. Do the work yourself.`);
+  }
+  const agentName = typeof input.agent === "string" && input.agent !== "" ? input.agent : "default";
+  const agent = context.agent(agentName);
+  if (!agent) return failed(`Unknown agent "${agentName}". Pick one of the agents listed in the tool description.`);
+  const model = agent.model && context.models.get(agent.model) ? agent.model : runner.turn.model;
+  const child = await actor.spawnSession(session, { agent: agent.name, model, task, history: input.history === true });
+  return ok(JSON.stringify({ agentId: child.id }));
+}
+
+async function waitAgents(runner: TurnRunner, input: Record<string, unknown>): Promise<Result> {
+  const { actor, session } = runner;
+  const ids = Array.isArray(input.ids) ? input.ids.filter((id): id is string => typeof id === "string") : [];
+  if (ids.length === 0) return failed("Invalid input for wait_agents: ids: give at least one agentId");
+  const unknown = ids.filter((id) => !isDescendant(actor, session, id));
+  if (unknown.length > 0) return failed(`Unknown agentId ${unknown.join(", ")}: not a subagent of this agent.`);
+  const timeoutMs = Math.min(typeof input.timeoutMs === "number" && input.timeoutMs > 0 ? input.timeoutMs : DEFAULT_WAIT_MS, MAXIMUM_WAIT_MS);
+  const wanted = new Set(ids);
+  const reports = new Map<string, string>();
+  for (const report of await actor.takeReports(session, wanted, runner.turn.id)) reports.set(report.childId, report.text);
+  const pending = () => ids.filter((id) => !reports.has(id) && actor.sessions.get(id)?.runner);
+  if (pending().length > 0) {
+    await new Promise<void>((resolve) => {
+      const finish = () => {
+        clearTimeout(timer);
+        runner.signal.removeEventListener("abort", finish);
+        actor.reportWaiters.delete(session.id);
+        resolve();
+      };
+      const timer = setTimeout(finish, timeoutMs);
+      runner.signal.addEventListener("abort", finish, { once: true });
+      actor.reportWaiters.set(session.id, {
+        ids: wanted,
+        onReport(childId, text) {
+          reports.set(childId, text);
+          if (pending().length === 0) finish();
+        },
+      });
+    });
+  }
+  const lines = ids.map((id) => {
+    const report = reports.get(id);
+    if (report) return `## ${id}\n${report}`;
+    const running = actor.sessions.get(id)?.runner;
+    return running ? `## ${id}\nstill running after ${timeoutMs} ms (turn ${running.turn.id})` : `## ${id}\nidle; no new report`;
+  });
+  return ok(lines.join("\n\n"));
+}
+
+async function withAgent(runner: TurnRunner, input: Record<string, unknown>, act: (child: SessionState) => Promise<Result>): Promise<Result> {
+  const agentId = typeof input.agentId === "string" ? input.agentId : "";
+  if (!isDescendant(runner.actor, runner.session, agentId)) {
+    return failed(`Unknown agentId "${agentId}": not a subagent of this agent. Use the agentId spawn_agent returned.`);
+  }
+  return act(runner.actor.sessions.get(agentId)!);
+}
+
+function isDescendant(actor: ConversationActor, ancestor: SessionState, sessionId: string): boolean {
+  let current = actor.sessions.get(sessionId);
+  while (current?.parentSessionId) {
+    if (current.parentSessionId === ancestor.id) return true;
+    current = actor.sessions.get(current.parentSessionId);
+  }
+  return false;
+}
+
+export function inspect(child: SessionState) {
+  const turn = child.runner?.turn ?? null;
+  const usage = child.items.length;
+  return {
+    agentId: child.id,
+    agent: child.agent,
+    model: child.model,
+    status: turn ? (turn.status === "running" ? "running" : "waiting") : "idle",
+    currentTurn: turn ? { id: turn.id, status: turn.status, startedAt: turn.startedAt } : null,
+    lastItems: child.items.slice(-5).map((item) => ({
+      kind: item.kind,
+      status: item.status,
+      toolName: item.toolName,
+      text: (item.text ?? item.output ?? "").slice(0, 500),
+    })),
+    usage: { items: usage, lastReportedInputTokens: child.lastReportedInput },
+  };
+}
+
+function ok(output: string): Result {
+  return { status: "completed", output };
+}
+
+function failed(output: string): Result {
+  return { status: "failed", output };
+}
