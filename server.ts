@@ -77,6 +77,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     });
     const address = server.address();
     const port = typeof address === "object" && address ? address.port : options.port;
+    // With port 0 the kernel picked the port: the lock must name the real one for `atrium chat` and `serve stop`.
+    if (port !== options.port) lock.update({ port });
     const hostForUrl = options.host.includes(":") ? `[${options.host}]` : options.host;
     const url = `http://${hostForUrl}:${port}`;
     const signInUrl = `${url}/signin?token=${encodeURIComponent(token)}`;

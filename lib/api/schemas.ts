@@ -70,3 +70,15 @@ export const listItemsQuery = z.object({
 });
 
 export const approvalsQuery = z.object({ status: z.enum(["pending", "approved", "denied"]).optional() });
+
+export const objectiveBody = z.object({ text: z.string().max(500, "an objective is at most 500 characters"), requestKey });
+export const objectivePatchBody = z.object({
+  status: z.enum(["open", "paused", "completed", "blocked", "cancelled"]),
+  note: z.string().max(2000).optional(),
+  requestKey,
+});
+
+export const questionsQuery = z.object({
+  status: z.enum(["pending", "answered", "cancelled"]).optional(),
+  conversation: idSchema.optional(),
+});

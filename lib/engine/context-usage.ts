@@ -8,6 +8,7 @@ import { z } from "zod";
 import type { ConversationActor } from "./conversation-actor";
 import { spawnAgentFor } from "./engine-tools";
 import { itemsToMessages } from "./history";
+import { currentObjective } from "./objectives";
 import type { SessionState } from "./session-state";
 import { buildSystemPrompt } from "./system-prompt";
 
@@ -39,7 +40,11 @@ export function toolsFor(actor: ConversationActor, session: SessionState): reado
 export function nextRequest(actor: ConversationActor, session: SessionState): RequestShape {
   const agent = actor.context.agent(session.agent);
   return {
-    system: buildSystemPrompt({ agent, cwd: actor.conversation().cwd }),
+    system: buildSystemPrompt({
+      agent,
+      cwd: actor.conversation().cwd,
+      objective: session.id === actor.rootSessionId ? currentObjective(actor) : null,
+    }),
     messages: itemsToMessages(contextItems(session.items, session.compaction)),
     tools: toolsFor(actor, session),
   };

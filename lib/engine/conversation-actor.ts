@@ -17,6 +17,7 @@ import {
 import type { MessageOrigin, StoredItem, TurnError } from "../store/records";
 import type { EngineContext } from "./engine-context";
 import { Mutex } from "./mutex";
+import { afterRootTurn } from "./objectives";
 import { addItem, cloneTurn, type SessionState, type WaitingEntry } from "./session-state";
 import { TurnRunner, type InterruptReason } from "./turn-runner";
 
@@ -597,6 +598,7 @@ export class ConversationActor {
       runner.settle();
       if (reason?.code === "server_stopped") return;
       if (session.parentSessionId) await this.deliverReport(session, turn);
+      if (session.id === this.rootSessionId) await afterRootTurn(this, status, error?.message ?? null);
       await this.pump(session);
     });
   }
@@ -624,6 +626,12 @@ export class ConversationActor {
     }
     await this.addWaiting(parent, this.context.store.newId(), { text, mode: "queue", sessionId: parent.id, origin: "subagent", fromSessionId: child.id }, "queue");
     if (!parent.runner) await this.pump(parent);
+  }
+
+  /** A message from the engine itself (an objective slice): persisted in the inbox, then started when the session is free. */
+  async queueEngineMessage(session: SessionState, text: string, origin: MessageOrigin): Promise<void> {
+    await this.addWaiting(session, this.context.store.newId(), { text, mode: "queue", sessionId: session.id, origin }, "queue");
+    if (!session.runner) await this.pump(session);
   }
 
   /** wait_agents: takes reports already waiting in the inbox, as report items of the running turn. */

@@ -92,6 +92,33 @@ export const inspectAgentTool = defineTool({
   execute: engineHandled,
 });
 
+
+
+export const objectiveUpdateTool = defineTool({
+  name: "objective_update",
+  description:
+    "Report on the conversation's open objective: `completed` when the outcome is reached, `blocked` (with a note " +
+    "saying why) when you cannot go on, `cancelled` when it no longer makes sense. Slices stop once it is not open.",
+  inputSchema: z.object({
+    status: z.enum(["completed", "blocked", "cancelled"]),
+    note: z.string().max(2000).optional(),
+  }),
+  execute: engineHandled,
+});
+
+export const waitForEventTool = defineTool({
+  name: "wait_for_event",
+  description:
+    "Park the open objective until an outside event arrives, then continue it with the event. source: \"github\". " +
+    "match: fields the webhook must have, e.g. {\"event\":\"pull_request\",\"action\":\"closed\",\"repository.full_name\":\"o/r\"} " +
+    "(dotted paths into the payload; `event` is the X-GitHub-Event name).",
+  inputSchema: z.object({
+    source: z.literal("github"),
+    match: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])),
+  }),
+  execute: engineHandled,
+});
+
 export const engineTools: readonly AnyToolDefinition[] = [
   askUserTool,
   compactContextTool,
@@ -101,4 +128,6 @@ export const engineTools: readonly AnyToolDefinition[] = [
   waitAgentsTool,
   interruptAgentTool,
   inspectAgentTool,
+  objectiveUpdateTool,
+  waitForEventTool,
 ] as AnyToolDefinition[];

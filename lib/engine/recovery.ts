@@ -1,6 +1,7 @@
 import { listApprovals, listQuestions, openTurns } from "../store/queries";
 import type { ConversationActor } from "./conversation-actor";
 import type { EngineContext } from "./engine-context";
+import { continueObjective } from "./objectives";
 
 /**
  * Crash recovery at start (DESIGN §3): a turn left open is closed `interrupted` with
@@ -25,6 +26,11 @@ export async function recoverOpenTurns(
       await actor.closeTurnAfterCrash(session, turn);
       context.log(`turn ${turn.id} of conversation ${turn.conversationId} was left open by a stop; closed as interrupted`);
     }
+  }
+  // An open objective whose slice was cut short by the stop carries on with its next slice.
+  const openObjectives = db.$client.prepare(`SELECT DISTINCT conversation_id FROM objectives WHERE status = 'open'`).all() as Array<{ conversation_id: string }>;
+  for (const { conversation_id: conversationId } of openObjectives) {
+    await continueObjective(actorOf(conversationId));
   }
   const withWaiting = db.$client.prepare(`SELECT DISTINCT conversation_id FROM waiting`).all() as Array<{ conversation_id: string }>;
   for (const { conversation_id: conversationId } of withWaiting) {

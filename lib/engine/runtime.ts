@@ -4,7 +4,7 @@ import { loadAgentDefinitions, type AgentDefinition } from "../agents/definition
 import type { AtriumConfig } from "../config/config";
 import { AtriumError } from "../errors";
 import { readArtifactPage, type ArtifactPage } from "../context/artifacts";
-import type { Agent, Approval, ContextInfo, Conversation, Item, Question, Session, TimelineEntry, Turn, Waiting } from "../events/entities";
+import type { Agent, Approval, ContextInfo, Conversation, Item, Objective, Question, Session, TimelineEntry, Turn, Waiting } from "../events/entities";
 import type { ConversationEvent, Delivered, ListEvent } from "../events/events";
 import { createModelRegistry, type ModelRegistry } from "../models/registry";
 import { catchUpIndex } from "../store/ingest";
@@ -20,7 +20,9 @@ import { engineTools } from "./engine-tools";
 import { forkConversation } from "./fork";
 import { recoverOpenTurns } from "./recovery";
 import { RequestKeys, type KeyReference } from "./request-keys";
+import { changeObjective, openObjective } from "./objectives";
 import { buildTimeline } from "./timeline";
+import { wakeObjective, type GithubEvent } from "./webhooks";
 import { titleFromMessage } from "./titles";
 
 export interface RuntimeOptions {
@@ -376,6 +378,10 @@ export class Runtime {
     return question;
   }
 
+  listAllQuestions(filter: { status?: string; conversation?: string }): Question[] {
+    return queries.listQuestions(this.store.index, { status: filter.status, conversationId: filter.conversation });
+  }
+
   listQuestions(conversationId: string, status?: string): Question[] {
     return queries.listQuestions(this.store.index, { conversationId, status });
   }
@@ -392,6 +398,30 @@ export class Runtime {
       model: agent.model,
       tools: agent.tools,
     }));
+  }
+
+  // ---- objectives and webhooks -----------------------------------------------
+
+  openObjective(conversationId: string, text: string): Promise<Objective> {
+    const actor = this.actor(conversationId);
+    this.assertUsable(actor);
+    return openObjective(actor, text);
+  }
+
+  changeObjective(conversationId: string, status: "open" | "completed" | "blocked" | "cancelled" | "paused", note?: string): Promise<Objective> {
+    return changeObjective(this.actor(conversationId), { status, note });
+  }
+
+  /** A verified GitHub webhook: wakes every objective whose listener matches. */
+  async deliverGithubEvent(event: GithubEvent): Promise<number> {
+    const waiting = this.store.index.$client
+      .prepare(`SELECT DISTINCT conversation_id FROM objectives WHERE status = 'waiting_event'`)
+      .all() as Array<{ conversation_id: string }>;
+    let matched = 0;
+    for (const { conversation_id: conversationId } of waiting) {
+      if (await wakeObjective(this.actor(conversationId), event)) matched += 1;
+    }
+    return matched;
   }
 
   // ---- context -------------------------------------------------------------

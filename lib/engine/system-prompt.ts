@@ -6,13 +6,24 @@ import { DEFAULT_AGENT_INSTRUCTIONS } from "../agents/definitions";
 const AGENTS_FILE_LIMIT = 32 * 1024;
 
 /** Agent instructions and identity, then the working directory's AGENTS.md (DESIGN §4). */
-export function buildSystemPrompt(options: { agent: AgentDefinition | undefined; cwd: string }): string {
+export function buildSystemPrompt(options: {
+  agent: AgentDefinition | undefined;
+  cwd: string;
+  objective?: { text: string; status: string; slices: number; sliceLimit: number } | null;
+}): string {
   const sections = [
     options.agent?.instructions ?? DEFAULT_AGENT_INSTRUCTIONS,
     `You are the "${options.agent?.name ?? "default"}" agent in Atrium. Working directory: ${options.cwd}`,
   ];
   const agentsFile = readAgentsFile(options.cwd);
   if (agentsFile) sections.push(`Project instructions from AGENTS.md:\n${agentsFile}`);
+  const objective = options.objective;
+  if (objective && objective.status === "open") {
+    sections.push(
+      `Open objective (slice ${objective.slices} of at most ${objective.sliceLimit}): ${objective.text}\n` +
+        "Work towards it; call objective_update when it is completed, blocked or should be cancelled.",
+    );
+  }
   return sections.join("\n\n");
 }
 

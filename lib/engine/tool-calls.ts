@@ -5,6 +5,7 @@ import { listApprovals, listQuestions } from "../store/queries";
 import { resolveApprovalPolicy } from "../tools/approval-policy";
 import { runTool } from "../tools/tool";
 import { runCollaborationTool } from "./collaboration";
+import { runObjectiveTool } from "./objective-tools";
 import type { TurnRunner } from "./turn-runner";
 
 /**
@@ -22,6 +23,11 @@ export async function handleToolCall(runner: TurnRunner, item: Item): Promise<vo
     return;
   }
   if (name === "read_artifact") return readArtifact(runner, item);
+  const objectiveResult = await runObjectiveTool(runner, item);
+  if (objectiveResult) {
+    await actor.completeItem(session, item, objectiveResult);
+    return;
+  }
   const collaboration = await runCollaborationTool(runner, item);
   if (collaboration) {
     await actor.completeItem(session, item, collaboration);

@@ -15,6 +15,8 @@ export type LockInfo = z.infer<typeof lockSchema>;
 export interface HeldLock {
   info: LockInfo;
   release(): void;
+  /** Rewrites the lock's details (the real port once listening); atomically, so readers never see half a file. */
+  update(details: Partial<Pick<LockInfo, "bindHost" | "port">>): void;
 }
 
 /**
@@ -40,7 +42,16 @@ export function acquireLock(
       fs.writeSync(handle, `${JSON.stringify(info)}\n`);
       fs.fsyncSync(handle);
       fs.closeSync(handle);
-      return { info, release: () => releaseLock(lockPath, info) };
+      return {
+        info,
+        release: () => releaseLock(lockPath, info),
+        update: (details) => {
+          Object.assign(info, details);
+          const temporary = `${lockPath}.${process.pid}.tmp`;
+          fs.writeFileSync(temporary, `${JSON.stringify(info)}\n`, { mode: 0o600 });
+          fs.renameSync(temporary, lockPath);
+        },
+      };
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
     }

@@ -26,7 +26,10 @@ export async function appendEveryRecordType(store: Store, title = "Every record"
     () => store.newId(),
   );
   const [subagentMessageId, subagentAnswerId] = [store.newId(), store.newId()];
-  const [approvalId, questionId, queuedId, withdrawnId, objectiveId, retractedId] = Array.from({ length: 6 }, () => store.newId());
+  const [approvalId, questionId, queuedId, withdrawnId, objectiveId, retractedId] = Array.from(
+    { length: 6 },
+    () => store.newId(),
+  );
 
   const metadata: MetadataRecord[] = [];
   const sessions = new Map<string, SessionRecord[]>([
@@ -39,7 +42,8 @@ export async function appendEveryRecordType(store: Store, title = "Every record"
   const session = async (sessionId: string, body: Parameters<Store["appendSession"]>[2]) => {
     sessions.get(sessionId)!.push(await store.appendSession(conversationId, sessionId, body));
   };
-  const root = (fields: Parameters<typeof item>[1]) => item(store, fields);
+  const created = async (sessionId: string, fields: Omit<Parameters<typeof item>[1], "sessionId">) =>
+    session(sessionId, { type: "item.created", item: item(store, { sessionId, ...fields }) });
 
   await meta({
     type: "conversation.created",
@@ -57,10 +61,14 @@ export async function appendEveryRecordType(store: Store, title = "Every record"
     requestKey: `create-${conversationId}`,
     requestHash: "hash-create",
   });
-  await meta({ type: "session.created", sessionId: rootSessionId, agent: "default", model: "offline", parentSessionId: null, depth: 0 });
-  await session(rootSessionId, {
-    type: "item.created",
-    item: root({ id: messageId, sessionId: rootSessionId, turnId, kind: "user_message", status: "completed", text: "Please list the files of the zebra project", origin: "owner", attachments: [{ id: store.newId(), name: "notes.txt", mediaType: "text/plain", bytes: 12 }] }),
+  await meta({
+    type: "session.created", sessionId: rootSessionId, agent: "default", model: "offline",
+    parentSessionId: null, depth: 0,
+  });
+  await created(rootSessionId, {
+    id: messageId, turnId, kind: "user_message", status: "completed",
+    text: "Please list the files of the zebra project", origin: "owner",
+    attachments: [{ id: store.newId(), name: "notes.txt", mediaType: "text/plain", bytes: 12 }],
   });
   await meta({
     type: "turn.started",
@@ -72,51 +80,117 @@ export async function appendEveryRecordType(store: Store, title = "Every record"
     requestKey: "send-1",
     requestHash: "hash-send",
   });
-  await session(rootSessionId, { type: "item.created", item: root({ id: reasoningId, sessionId: rootSessionId, turnId, kind: "reasoning", status: "streaming", text: "" }) });
+  await created(rootSessionId, { id: reasoningId, turnId, kind: "reasoning", status: "streaming", text: "" });
   await session(rootSessionId, { type: "item.progress", itemId: reasoningId, text: "thinking about zebras" });
-  await session(rootSessionId, { type: "item.completed", itemId: reasoningId, status: "completed", text: "thinking about zebras, done" });
   await session(rootSessionId, {
-    type: "item.created",
-    item: root({ id: toolCallId, sessionId: rootSessionId, turnId, kind: "tool_call", status: "waiting", toolName: "shell", toolCallId: "call-1", input: { command: "ls" } }),
+    type: "item.completed", itemId: reasoningId, status: "completed", text: "thinking about zebras, done",
   });
-  await meta({ type: "approval.requested", approvalId, sessionId: rootSessionId, turnId, itemId: toolCallId, toolName: "shell", input: { command: "ls" } });
+  await created(rootSessionId, {
+    id: toolCallId, turnId, kind: "tool_call", status: "waiting", toolName: "shell", toolCallId: "call-1",
+    input: { command: "ls" },
+  });
+  await meta({
+    type: "approval.requested", approvalId, sessionId: rootSessionId, turnId, itemId: toolCallId,
+    toolName: "shell", input: { command: "ls" },
+  });
   await meta({ type: "approval.decided", approvalId, decision: "approve" });
-  await session(rootSessionId, { type: "item.completed", itemId: toolCallId, status: "completed", output: "a.txt\nb.txt", exitCode: 0 });
-  await meta({ type: "question.asked", questionId, sessionId: rootSessionId, turnId, itemId: toolCallId, question: "Which file?", choices: ["a.txt", "b.txt"] });
+  await session(rootSessionId, {
+    type: "item.completed", itemId: toolCallId, status: "completed", output: "a.txt\nb.txt", exitCode: 0,
+  });
+  await meta({
+    type: "question.asked", questionId, sessionId: rootSessionId, turnId, itemId: toolCallId,
+    question: "Which file?", choices: ["a.txt", "b.txt"],
+  });
   await meta({ type: "question.answered", questionId, answer: "a.txt" });
 
-  await meta({ type: "session.created", sessionId: subagentSessionId, agent: "explorer", model: "offline", parentSessionId: rootSessionId, spawnedBy: toolCallId, depth: 1 });
-  await session(subagentSessionId, { type: "item.created", item: root({ id: subagentMessageId, sessionId: subagentSessionId, turnId: subagentTurnId, kind: "user_message", status: "completed", text: "look at a.txt", origin: "subagent" }) });
-  await meta({ type: "turn.started", turnId: subagentTurnId, sessionId: subagentSessionId, model: "offline", effort: null, inputMessageIds: [subagentMessageId] });
-  await session(subagentSessionId, { type: "item.created", item: root({ id: subagentAnswerId, sessionId: subagentSessionId, turnId: subagentTurnId, kind: "assistant_message", status: "completed", text: "a.txt holds a giraffe" }) });
-  await meta({ type: "turn.ended", turnId: subagentTurnId, status: "completed", error: null, usage: { inputTokens: 5, outputTokens: 6 } });
-  await session(rootSessionId, { type: "item.created", item: root({ id: reportId, sessionId: rootSessionId, turnId, kind: "subagent_report", status: "completed", text: "a.txt holds a giraffe", fromSessionId: subagentSessionId }) });
+  await meta({
+    type: "session.created", sessionId: subagentSessionId, agent: "explorer", model: "offline",
+    parentSessionId: rootSessionId, spawnedBy: toolCallId, depth: 1,
+  });
+  await created(subagentSessionId, {
+    id: subagentMessageId, turnId: subagentTurnId, kind: "user_message", status: "completed",
+    text: "look at a.txt", origin: "subagent",
+  });
+  await meta({
+    type: "turn.started", turnId: subagentTurnId, sessionId: subagentSessionId, model: "offline",
+    effort: null, inputMessageIds: [subagentMessageId],
+  });
+  await created(subagentSessionId, {
+    id: subagentAnswerId, turnId: subagentTurnId, kind: "assistant_message", status: "completed",
+    text: "a.txt holds a giraffe",
+  });
+  await meta({
+    type: "turn.ended", turnId: subagentTurnId, status: "completed", error: null,
+    usage: { inputTokens: 5, outputTokens: 6 },
+  });
+  await created(rootSessionId, {
+    id: reportId, turnId, kind: "subagent_report", status: "completed", text: "a.txt holds a giraffe",
+    fromSessionId: subagentSessionId,
+  });
 
-  await session(rootSessionId, { type: "item.created", item: root({ id: answerId, sessionId: rootSessionId, turnId, kind: "assistant_message", status: "streaming", text: "" }) });
+  await created(rootSessionId, { id: answerId, turnId, kind: "assistant_message", status: "streaming", text: "" });
   await session(rootSessionId, { type: "item.progress", itemId: answerId, text: "The zebra project has" });
-  await session(rootSessionId, { type: "item.completed", itemId: answerId, status: "completed", text: "The zebra project has a.txt and b.txt" });
-  await meta({ type: "turn.ended", turnId, status: "completed", error: null, usage: { inputTokens: 120, outputTokens: 30 } });
+  await session(rootSessionId, {
+    type: "item.completed", itemId: answerId, status: "completed",
+    text: "The zebra project has a.txt and b.txt",
+  });
+  await meta({
+    type: "turn.ended", turnId, status: "completed", error: null,
+    usage: { inputTokens: 120, outputTokens: 30 },
+  });
 
-  await meta({ type: "queue.added", messageId: queuedId, sessionId: rootSessionId, text: "and then?", mode: "queue", origin: "owner", requestKey: "queue-1", requestHash: "hash-queue" });
+  await meta({
+    type: "queue.added", messageId: queuedId, sessionId: rootSessionId, text: "and then?", mode: "queue",
+    origin: "owner", requestKey: "queue-1", requestHash: "hash-queue",
+  });
   await meta({ type: "queue.updated", messageId: queuedId, text: "and then what?", mode: "steer" });
-  await meta({ type: "queue.added", messageId: withdrawnId, sessionId: rootSessionId, text: "never mind", mode: "jump", origin: "owner" });
+  await meta({
+    type: "queue.added", messageId: withdrawnId, sessionId: rootSessionId, text: "never mind", mode: "jump",
+    origin: "owner",
+  });
   await meta({ type: "queue.removed", messageId: withdrawnId, reason: "withdrawn" });
 
-  await meta({ type: "turn.started", turnId: failedTurnId, sessionId: rootSessionId, model: "offline", effort: "high", inputMessageIds: [] });
+  await meta({
+    type: "turn.started", turnId: failedTurnId, sessionId: rootSessionId, model: "offline", effort: "high",
+    inputMessageIds: [],
+  });
   // An answer that never got a word out: its empty text must not reach full-text search.
-  await session(rootSessionId, { type: "item.created", item: root({ id: emptyAnswerId, sessionId: rootSessionId, turnId: failedTurnId, kind: "assistant_message", status: "streaming", text: "" }) });
+  await created(rootSessionId, {
+    id: emptyAnswerId, turnId: failedTurnId, kind: "assistant_message", status: "streaming", text: "",
+  });
   await session(rootSessionId, { type: "item.completed", itemId: emptyAnswerId, status: "interrupted" });
   // And one whose streamed words were taken back: the search row of "draft words" must go too.
-  await session(rootSessionId, { type: "item.created", item: root({ id: retractedId, sessionId: rootSessionId, turnId: failedTurnId, kind: "assistant_message", status: "streaming", text: "" }) });
+  await created(rootSessionId, {
+    id: retractedId, turnId: failedTurnId, kind: "assistant_message", status: "streaming", text: "",
+  });
   await session(rootSessionId, { type: "item.progress", itemId: retractedId, text: "draft words" });
   await session(rootSessionId, { type: "item.completed", itemId: retractedId, status: "failed", text: "" });
-  await session(rootSessionId, { type: "item.created", item: root({ id: noticeId, sessionId: rootSessionId, turnId: failedTurnId, kind: "notice", status: "completed", text: "the previous turn was interrupted by the owner" }) });
-  await meta({ type: "turn.ended", turnId: failedTurnId, status: "failed", error: { code: "provider_error", message: "503 from provider" }, usage: { inputTokens: 0, outputTokens: 0 } });
+  await created(rootSessionId, {
+    id: noticeId, turnId: failedTurnId, kind: "notice", status: "completed",
+    text: "the previous turn was interrupted by the owner",
+  });
+  await meta({
+    type: "turn.ended", turnId: failedTurnId, status: "failed",
+    error: { code: "provider_error", message: "503 from provider" },
+    usage: { inputTokens: 0, outputTokens: 0 },
+  });
 
-  await session(rootSessionId, { type: "item.created", item: root({ id: summaryId, sessionId: rootSessionId, turnId: null, kind: "compaction_summary", status: "completed", text: "Summary: zebra files" }) });
-  await meta({ type: "compaction", sessionId: rootSessionId, itemId: summaryId, tokensBefore: 900, tokensAfter: 120, firstKeptItemId: answerId });
+  await created(rootSessionId, {
+    id: summaryId, turnId: null, kind: "compaction_summary", status: "completed",
+    text: "Summary: zebra files",
+  });
+  await meta({
+    type: "compaction", sessionId: rootSessionId, itemId: summaryId, tokensBefore: 900, tokensAfter: 120,
+    firstKeptItemId: answerId,
+  });
   await meta({ type: "objective.opened", objectiveId, text: "tidy the zebra project", sliceLimit: 20 });
-  await meta({ type: "objective.updated", objectiveId, status: "waiting_event", slices: 2, reason: null, listener: { source: "github", match: { action: "opened" } } });
-  await meta({ type: "conversation.updated", title: `${title}, renamed`, titleSource: "owner", archived: true, protected: true, model: "offline-2", effort: "low", cwd: "/srv/other" });
+  await meta({
+    type: "objective.updated", objectiveId, status: "waiting_event", slices: 2, reason: null,
+    listener: { source: "github", match: { action: "opened" } },
+  });
+  await meta({
+    type: "conversation.updated", title: `${title}, renamed`, titleSource: "owner", archived: true,
+    protected: true, model: "offline-2", effort: "low", cwd: "/srv/other",
+  });
   return { conversationId, rootSessionId, subagentSessionId, metadata, sessions };
 }

@@ -4,7 +4,7 @@ import * as tar from "tar";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { AtriumError } from "@/lib/errors";
 import { exportConversation, ImportClashError, importConversations } from "@/lib/store/export-import";
-import { ingestConversation } from "@/lib/store/ingest";
+import { catchUpIndex, ingestConversation } from "@/lib/store/ingest";
 import { Store } from "@/lib/store/store";
 import { makeTempHome } from "../../support/temp-home";
 import { appendExchange, createConversation, indexedItems, type BuiltConversation } from "./conversation-fixtures";
@@ -25,6 +25,15 @@ describe("export and import", () => {
     return store;
   };
   const archive = (name: string) => path.join(outDir, name);
+  const exportTo = (
+    name: string,
+    conversationId = conversation.conversationId,
+    options: { withAncestors?: boolean; from?: Store } = {},
+  ) =>
+    exportConversation((options.from ?? source).paths.home, conversationId, {
+      withAncestors: options.withAncestors,
+      output: archive(name),
+    });
   const directoryFiles = (directory: string): Record<string, string> =>
     Object.fromEntries(
       (fs.readdirSync(directory, { recursive: true, withFileTypes: true }) as fs.Dirent[])
@@ -55,13 +64,13 @@ describe("export and import", () => {
   });
 
   it("moves a conversation to another data directory with every file, and the same items", async () => {
-    const result = await exportConversation(source.paths.home, conversation.conversationId, { output: archive("moving.tar.gz") });
+    const result = await exportTo("moving.tar.gz");
     expect(result).toEqual({ file: archive("moving.tar.gz"), conversationIds: [conversation.conversationId], missingAncestors: [] });
 
     const target = openStore(home());
     const imported = await importConversations(target, result.file);
     expect(imported.conversations).toEqual([
-      { conversationId: conversation.conversationId, sourceId: conversation.conversationId, title: "Moving day", status: "added", records: 16, note: null },
+      { conversationId: conversation.conversationId, sourceId: conversation.conversationId, title: "Moving day", status: "added", records: 14, note: null },
     ]);
     expect(indexedItems(target, conversation.conversationId)).toEqual(indexedItems(source, conversation.conversationId));
     expect(indexedItems(target, conversation.conversationId).map((item) => item.text)).toContain("load the van");
@@ -79,14 +88,14 @@ describe("export and import", () => {
   });
 
   it("updates from a newer copy of the same conversation and keeps a newer local copy over an older import", async () => {
-    const older = await exportConversation(source.paths.home, conversation.conversationId, { output: archive("older.tar.gz") });
+    const older = await exportTo("older.tar.gz");
     const target = openStore(home());
     await importConversations(target, older.file);
     expect((await importConversations(target, older.file)).conversations[0]).toMatchObject({ status: "unchanged", note: "already up to date" });
 
     await appendExchange(source, conversation, "unload at the new house");
-    const newer = await exportConversation(source.paths.home, conversation.conversationId, { output: archive("newer.tar.gz") });
-    expect((await importConversations(target, newer.file)).conversations[0]).toMatchObject({ status: "replaced", records: 24 });
+    const newer = await exportTo("newer.tar.gz");
+    expect((await importConversations(target, newer.file)).conversations[0]).toMatchObject({ status: "replaced", records: 20 });
     expect(indexedItems(target, conversation.conversationId)).toEqual(indexedItems(source, conversation.conversationId));
 
     const again = await importConversations(target, older.file);
@@ -95,7 +104,7 @@ describe("export and import", () => {
   });
 
   it("refuses a different conversation with the same id, and imports it beside the other with newId", async () => {
-    const exported = await exportConversation(source.paths.home, conversation.conversationId, { output: archive("theirs.tar.gz") });
+    const exported = await exportTo("theirs.tar.gz");
     // A hand-edited copy: same id and inner ids, a different conversation.created line.
     const target = openStore(home());
     const localDirectory = target.paths.conversation(conversation.conversationId);
@@ -138,9 +147,9 @@ describe("export and import", () => {
     const parent = await createConversation(source, { title: "Parent", forkedFrom: { conversationId: grandparent.conversationId, itemId: grandparent.messageIds[0] } });
     const child = await createConversation(source, { title: "Child", forkedFrom: { conversationId: parent.conversationId, itemId: parent.messageIds[0] } });
 
-    const alone = await exportConversation(source.paths.home, child.conversationId, { output: archive("alone.tar.gz") });
+    const alone = await exportTo("alone.tar.gz", child.conversationId);
     expect(alone.conversationIds).toEqual([child.conversationId]);
-    const bundle = await exportConversation(source.paths.home, child.conversationId, { withAncestors: true, output: archive("bundle.tar.gz") });
+    const bundle = await exportTo("bundle.tar.gz", child.conversationId, { withAncestors: true });
     expect(bundle).toMatchObject({ conversationIds: [child.conversationId, parent.conversationId, grandparent.conversationId], missingAncestors: [] });
 
     const target = openStore(home());
@@ -153,15 +162,54 @@ describe("export and import", () => {
 
     const elsewhere = openStore(home());
     await importConversations(elsewhere, alone.file);
-    const partial = await exportConversation(elsewhere.paths.home, child.conversationId, { withAncestors: true, output: archive("partial.tar.gz") });
+    const partial = await exportTo("partial.tar.gz", child.conversationId, { withAncestors: true, from: elsewhere });
     expect(partial).toMatchObject({ conversationIds: [child.conversationId], missingAncestors: [parent.conversationId] });
+  });
+
+  it("treats two copies that each went on separately as a clash, and newId keeps both", async () => {
+    const target = openStore(home());
+    await importConversations(target, (await exportTo("base.tar.gz")).file);
+    await appendExchange(source, conversation, "said over there");
+    await target.appendMetadata(conversation.conversationId, { type: "conversation.updated", title: "Renamed over here" });
+    const theirs = await exportTo("theirs.tar.gz");
+
+    const refusal = await importConversations(target, theirs.file).catch((error: unknown) => error);
+    expect(refusal).toBeInstanceOf(ImportClashError);
+    expect((refusal as Error).message).toContain("each hold records the other lacks");
+    const both = await importConversations(target, theirs.file, { newId: true });
+    expect(both.conversations[0].status).toBe("added");
+    expect(indexedItems(target, both.conversations[0].conversationId).map((item) => item.text)).toContain("said over there");
+    expect(target.index.$client.prepare(`SELECT title FROM conversations WHERE id = ?`).get(conversation.conversationId)).toEqual({ title: "Renamed over here" });
+  });
+
+  it("with newId, a fork bundled with its renumbered parent points at the parent's new id", async () => {
+    const child = await createConversation(source, { title: "Child", forkedFrom: { conversationId: conversation.conversationId, itemId: conversation.messageIds[1] } });
+    const bundle = await exportTo("fork.tar.gz", child.conversationId, { withAncestors: true });
+    // Here a different conversation already has the parent's id.
+    const target = openStore(home());
+    const other = await createConversation(target, { title: "Unrelated" });
+    fs.renameSync(target.paths.conversation(other.conversationId), target.paths.conversation(conversation.conversationId));
+    const metadata = fs.readFileSync(target.paths.metadata(conversation.conversationId), "utf8");
+    fs.writeFileSync(target.paths.metadata(conversation.conversationId), metadata.replaceAll(other.conversationId, conversation.conversationId));
+    expect(catchUpIndex(target).map((outcome) => outcome.status)).toEqual(["indexed"]);
+
+    const imported = await importConversations(target, bundle.file, { newId: true });
+    const byTitle = Object.fromEntries(imported.conversations.map((entry) => [entry.title, entry]));
+    expect(byTitle.Child).toMatchObject({ conversationId: child.conversationId, status: "added" });
+    expect(byTitle["Moving day"].conversationId).not.toBe(conversation.conversationId);
+    const row = target.index.$client
+      .prepare(`SELECT forked_from_conversation_id AS parent, forked_from_item_id AS item FROM conversations WHERE id = ?`)
+      .get(child.conversationId) as { parent: string; item: string };
+    expect(row.parent).toBe(byTitle["Moving day"].conversationId);
+    const parentItem = target.index.$client.prepare(`SELECT conversation_id, text FROM items WHERE id = ?`).get(row.item);
+    expect(parentItem).toEqual({ conversation_id: byTitle["Moving day"].conversationId, text: "load the van" });
   });
 
   it("refuses to export a conversation that is not here or was deleted", async () => {
     const missing = source.newId();
-    await expect(exportConversation(source.paths.home, missing, { output: archive("x.tar.gz") })).rejects.toMatchObject({ code: "not_found" });
+    await expect(exportTo("x.tar.gz", missing)).rejects.toMatchObject({ code: "not_found" });
     await source.appendMetadata(conversation.conversationId, { type: "conversation.deleted", conversationId: conversation.conversationId });
-    await expect(exportConversation(source.paths.home, conversation.conversationId, { output: archive("y.tar.gz") })).rejects.toMatchObject({ code: "not_found" });
+    await expect(exportTo("y.tar.gz")).rejects.toMatchObject({ code: "not_found" });
     expect(fs.readdirSync(outDir)).toEqual([]);
   });
 
@@ -176,7 +224,7 @@ describe("export and import", () => {
 
     it("a symbolic link inside the conversation", async () => {
       fs.symlinkSync("/etc/passwd", path.join(source.paths.artifacts(conversation.conversationId), source.newId()));
-      const exported = await exportConversation(source.paths.home, conversation.conversationId, { output: archive("link.tar.gz") });
+      const exported = await exportTo("link.tar.gz");
       const target = openStore(home());
       await expectRefused(target, exported.file, "SymbolicLink entries are refused");
       await expectRefused(target, source.paths.conversation(conversation.conversationId), "SymbolicLink entries are refused");

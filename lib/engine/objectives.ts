@@ -1,0 +1,130 @@
+import { AtriumError } from "../errors";
+import type { Objective } from "../events/entities";
+import { objectiveFor } from "../store/queries";
+import type { ConversationActor } from "./conversation-actor";
+
+export const OBJECTIVE_TEXT_LIMIT = 500;
+
+export type ObjectiveStatus = Objective["status"];
+
+/** The text a slice turn starts from (a user_message with origin "objective"). */
+export function sliceText(objective: Objective, event?: string): string {
+  const lead = objective.slices === 0 ? `Objective: ${objective.text}` : `Continue the objective: ${objective.text}`;
+  return event ? `${lead}\n\n${event}` : lead;
+}
+
+export function currentObjective(actor: ConversationActor): Objective | null {
+  return objectiveFor(actor.context.store.index, actor.id);
+}
+
+/** Records a change and tells every client; called inside the conversation's lock. */
+export async function setObjective(
+  actor: ConversationActor,
+  objective: Objective,
+  change: { status?: ObjectiveStatus; slices?: number; reason?: string | null; listener?: unknown },
+): Promise<Objective> {
+  await actor.context.store.appendMetadata(actor.id, { type: "objective.updated", objectiveId: objective.id, ...change });
+  const updated = currentObjective(actor)!;
+  actor.publish({ type: "objective.updated", objective: updated });
+  actor.publishConversation();
+  return updated;
+}
+
+/**
+ * After a root turn ends (DESIGN §6): a completed turn with the objective open and nothing
+ * waiting queues the next slice, up to the slice limit; a failed or interrupted one pauses it.
+ */
+export async function afterRootTurn(actor: ConversationActor, status: "completed" | "failed" | "interrupted", errorMessage: string | null): Promise<void> {
+  const objective = currentObjective(actor);
+  if (!objective || objective.status !== "open") return;
+  if (status === "failed") {
+    await setObjective(actor, objective, { status: "paused", reason: `the last turn failed: ${errorMessage ?? "unknown error"}` });
+    return;
+  }
+  if (status === "interrupted") {
+    await setObjective(actor, objective, { status: "paused", reason: "the owner interrupted the last turn" });
+    return;
+  }
+  if (actor.waiting.some((entry) => entry.sessionId === actor.rootSessionId)) return;
+  await queueSlice(actor, objective);
+}
+
+export async function queueSlice(actor: ConversationActor, objective: Objective, event?: string): Promise<void> {
+  if (objective.slices >= objective.sliceLimit) {
+    await setObjective(actor, objective, { status: "paused", reason: `the slice limit (${objective.sliceLimit}) was reached` });
+    return;
+  }
+  const text = sliceText(objective, event);
+  const updated = await setObjective(actor, objective, { slices: objective.slices + 1 });
+  await actor.queueEngineMessage(actor.root, text, "objective");
+  void updated;
+}
+
+export function assertObjectiveText(text: string): string {
+  const trimmed = text.trim();
+  if (trimmed === "") throw new AtriumError("bad_request", "text: the objective must not be empty");
+  if (trimmed.length > OBJECTIVE_TEXT_LIMIT) {
+    throw new AtriumError("bad_request", `text: an objective is a short outcome of at most ${OBJECTIVE_TEXT_LIMIT} characters (got ${trimmed.length})`);
+  }
+  return trimmed;
+}
+
+/** POST …/objective: opens a goal (an open one is cancelled first); idle conversations start the first slice at once. */
+export async function openObjective(actor: ConversationActor, text: string): Promise<Objective> {
+  const objectiveText = assertObjectiveText(text);
+  return actor.locked(async () => {
+    const store = actor.context.store;
+    const previous = currentObjective(actor);
+    if (previous && (previous.status === "open" || previous.status === "paused" || previous.status === "waiting_event")) {
+      await setObjective(actor, previous, { status: "cancelled", reason: "replaced by a new objective" });
+    }
+    const objectiveId = store.newId();
+    await store.appendMetadata(actor.id, {
+      type: "objective.opened",
+      objectiveId,
+      text: objectiveText,
+      sliceLimit: actor.context.config.objectiveSliceLimit,
+    });
+    let objective = currentObjective(actor)!;
+    actor.publish({ type: "objective.updated", objective });
+    actor.publishConversation();
+    if (!actor.root.runner && !actor.waiting.some((entry) => entry.sessionId === actor.rootSessionId)) {
+      await queueSlice(actor, objective);
+      objective = currentObjective(actor)!;
+    }
+    return objective;
+  });
+}
+
+/** PATCH …/objective by the owner (/done, /objective cancel, resume) or objective_update by the agent. */
+export async function changeObjective(
+  actor: ConversationActor,
+  change: { status: "open" | "completed" | "blocked" | "cancelled" | "paused"; note?: string },
+): Promise<Objective> {
+  return actor.locked(async () => {
+    const objective = currentObjective(actor);
+    if (!objective) throw new AtriumError("not_found", "this conversation has no objective");
+    const finished = ["completed", "blocked", "cancelled"].includes(objective.status);
+    if (finished && change.status !== objective.status) {
+      throw new AtriumError("not_idle", `the objective is already ${objective.status}; open a new one instead`);
+    }
+    if (change.status === "open") {
+      const reopened = await setObjective(actor, objective, { status: "open", reason: null, listener: null, slices: 0 });
+      if (!actor.root.runner && !actor.waiting.some((entry) => entry.sessionId === actor.rootSessionId)) {
+        await queueSlice(actor, reopened);
+      }
+      return currentObjective(actor)!;
+    }
+    return setObjective(actor, objective, { status: change.status, reason: change.note ?? null, listener: null });
+  });
+}
+
+/** At start: an open objective with nothing running or waiting gets its next slice. */
+export function continueObjective(actor: ConversationActor): Promise<void> {
+  return actor.locked(async () => {
+    const objective = currentObjective(actor);
+    if (!objective || objective.status !== "open") return;
+    if (actor.root.runner || actor.waiting.some((entry) => entry.sessionId === actor.rootSessionId)) return;
+    await queueSlice(actor, objective);
+  });
+}
