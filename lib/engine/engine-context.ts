@@ -1,4 +1,5 @@
 import type { AgentDefinition } from "../agents/definitions";
+import type { TimelineEntry } from "../events/entities";
 import type { AtriumConfig } from "../config/config";
 import type { ModelRegistry } from "../models/registry";
 import type { Store } from "../store/store";
@@ -17,4 +18,6 @@ export interface EngineContext {
   tools: readonly AnyToolDefinition[];
   engineTools: readonly AnyToolDefinition[];
   log(message: string): void;
+  /** Timeline entries only this process saw (model-call retries), merged into GET /api/turns/:id. */
+  noteTimeline(turnId: string, entry: TimelineEntry): void;
 }

@@ -63,6 +63,7 @@ export class Runtime {
   readonly keys: RequestKeys;
   private readonly actors = new Map<string, ConversationActor>();
   private agents = new Map<string, AgentDefinition>();
+  private readonly timelineNotes = new Map<string, TimelineEntry[]>();
   private stopping = false;
 
   constructor(options: RuntimeOptions) {
@@ -82,6 +83,13 @@ export class Runtime {
       tools: builtinFileAndShellTools,
       engineTools,
       log,
+      noteTimeline: (turnId, entry) => {
+        const entries = this.timelineNotes.get(turnId) ?? [];
+        entries.push(entry);
+        this.timelineNotes.set(turnId, entries);
+        // Bounded: only recent turns keep their retry notes.
+        if (this.timelineNotes.size > 2000) this.timelineNotes.delete(this.timelineNotes.keys().next().value!);
+      },
     };
   }
 
@@ -351,7 +359,8 @@ export class Runtime {
   }
 
   timeline(turnId: string): TimelineEntry[] {
-    return buildTimeline(this.store, this.getTurn(turnId));
+    const entries = [...buildTimeline(this.store, this.getTurn(turnId)), ...(this.timelineNotes.get(turnId) ?? [])];
+    return entries.sort((a, b) => (a.startedAt < b.startedAt ? -1 : a.startedAt > b.startedAt ? 1 : 0));
   }
 
   listSessions(conversationId: string): Session[] {

@@ -142,6 +142,13 @@ export class TurnRunner {
           throw new TurnFailure({ code: classified.code, message: classified.message });
         }
         const delayMs = retryDelay(attempt + 1, retry, classified.retryAfterMs);
+        const now = new Date();
+        this.actor.context.noteTimeline(this.turn.id, {
+          kind: "retry",
+          startedAt: now.toISOString(),
+          endedAt: new Date(now.getTime() + delayMs).toISOString(),
+          status: `attempt ${attempt + 1}: ${classified.message}`,
+        });
         this.actor.publish({
           type: "turn.retrying",
           sessionId: this.session.id,
