@@ -1,26 +1,10 @@
 #!/usr/bin/env -S node --import tsx
 import path from "node:path";
-import { runChat } from "../lib/cli/chat";
 import { UsageError, type CliContext } from "../lib/cli/cli-context";
+import { findCommand } from "../lib/cli/commands";
 import { EXIT_DONE, EXIT_USAGE, exitStatusFor } from "../lib/cli/exit-status";
-import { runExport } from "../lib/cli/export";
-import { runImport } from "../lib/cli/import";
-import { runReindex } from "../lib/cli/reindex";
-import { runServe } from "../lib/cli/serve";
-import { runToken } from "../lib/cli/token";
 import { USAGE } from "../lib/cli/usage";
 import { defaultHome } from "../lib/store/paths";
-
-type Command = (args: string[], context: CliContext) => number | Promise<number>;
-
-const commands: Record<string, Command> = {
-  serve: runServe,
-  reindex: runReindex,
-  export: runExport,
-  import: runImport,
-  token: runToken,
-  chat: runChat,
-};
 
 async function main(argv: string[]): Promise<number> {
   const context: CliContext = {
@@ -38,12 +22,13 @@ async function main(argv: string[]): Promise<number> {
   }
   try {
     if (name === undefined) throw new UsageError("missing <command>");
-    const command = Object.hasOwn(commands, name) ? commands[name] : undefined;
-    if (!command) throw new UsageError(`unknown command "${name}"`);
+    const load = findCommand(name);
+    if (!load) throw new UsageError(`unknown command "${name}"`);
     if (args.includes("--help") || args.includes("-h")) {
       context.print(USAGE);
       return EXIT_DONE;
     }
+    const command = await load();
     return await command(args, context);
   } catch (error) {
     const status = exitStatusFor(error);
