@@ -7,8 +7,11 @@ const requestKey = z.string().min(1).max(200).optional();
 const effort = z.enum(["low", "medium", "high"]).nullable();
 const text = z.string().max(200_000);
 
+const attachmentIds = z.array(idSchema).max(20).optional();
+
 export const createConversationBody = z.object({
   text,
+  attachments: attachmentIds,
   agent: z.string().min(1).max(64).optional(),
   model: z.string().min(1).max(200).optional(),
   effort: effort.optional(),
@@ -33,6 +36,7 @@ export const rewindBody = z.object({ itemId: idSchema, requestKey });
 
 export const sendMessageBody = z.object({
   text,
+  attachments: attachmentIds,
   mode: z.enum(["auto", "steer", "queue", "jump"]).default("auto"),
   session: idSchema.optional(),
   requestKey,

@@ -27,6 +27,8 @@ export const modelConfigSchema = z
     effort: z.boolean().default(false),
     reasoningContext: z.enum(["all_turns", "current_turn"]).optional(),
     api: z.enum(["chat", "responses"]).optional(),
+    /** Attachment kinds sent to this model as image/file parts; others become a text note. Default by provider. */
+    attachments: z.array(z.enum(["image", "pdf"])).optional(),
   })
   .superRefine((model, context) => {
     if (model.provider === "openai-compatible" && model.baseURL === undefined) {

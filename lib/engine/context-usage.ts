@@ -7,6 +7,7 @@ import type { AnyToolDefinition } from "../tools/tool";
 import { z } from "zod";
 import type { ConversationActor } from "./conversation-actor";
 import { spawnAgentFor } from "./engine-tools";
+import { attachmentPartsFor } from "./attachment-parts";
 import { itemsToMessages } from "./history";
 import { currentObjective } from "./objectives";
 import type { SessionState } from "./session-state";
@@ -45,7 +46,13 @@ export function nextRequest(actor: ConversationActor, session: SessionState): Re
       cwd: actor.conversation().cwd,
       objective: session.id === actor.rootSessionId ? currentObjective(actor) : null,
     }),
-    messages: itemsToMessages(contextItems(session.items, session.compaction)),
+    messages: itemsToMessages(contextItems(session.items, session.compaction), {
+      attachmentParts: attachmentPartsFor(
+        actor.context.store.paths,
+        actor.id,
+        actor.context.models.get(session.runner?.turn.model ?? (session.id === actor.rootSessionId ? actor.conversation().model : session.model)),
+      ),
+    }),
     tools: toolsFor(actor, session),
   };
 }

@@ -14,7 +14,7 @@ import {
   objectiveFor,
   toConversation,
 } from "../store/queries";
-import type { MessageOrigin, StoredItem, TurnError } from "../store/records";
+import type { AttachmentRef, MessageOrigin, StoredItem, TurnError } from "../store/records";
 import type { EngineContext } from "./engine-context";
 import { Mutex } from "./mutex";
 import { afterRootTurn } from "./objectives";
@@ -23,6 +23,7 @@ import { TurnRunner, type InterruptReason } from "./turn-runner";
 
 export interface MessageInput {
   text: string;
+  attachments?: AttachmentRef[];
   mode: "auto" | "steer" | "queue" | "jump";
   sessionId: string;
   origin: MessageOrigin;
@@ -194,7 +195,7 @@ export class ConversationActor {
       const runner = session.runner;
       if (!runner) {
         const turn = await this.startTurn(session, [
-          { id: this.context.store.newId(), text: input.text, origin: input.origin, fromSessionId: input.fromSessionId },
+          { id: this.context.store.newId(), text: input.text, origin: input.origin, fromSessionId: input.fromSessionId, attachments: input.attachments },
         ], input);
         return { message: { id: turn.inputMessageIds[0], mode: input.mode, status: "started" }, turn };
       }
@@ -260,6 +261,7 @@ export class ConversationActor {
           text: entry.text,
           origin: entry.origin as MessageOrigin,
           fromSessionId: entry.fromSessionId,
+          attachments: entry.attachments?.length ? entry.attachments : undefined,
         });
         await this.context.store.appendMetadata(this.id, { type: "queue.removed", messageId: entry.id, reason: "steered" });
         this.waiting = this.waiting.filter((candidate) => candidate.id !== entry.id);
@@ -340,7 +342,7 @@ export class ConversationActor {
 
   private async startTurn(
     session: SessionState,
-    inputs: Array<{ id: string; text: string; origin: string; fromSessionId?: string; fromWaiting?: boolean }>,
+    inputs: Array<{ id: string; text: string; origin: string; fromSessionId?: string; fromWaiting?: boolean; attachments?: AttachmentRef[] }>,
     request?: { requestKey?: string; requestHash?: string },
     existingTurnId?: string,
   ): Promise<Turn> {
@@ -359,6 +361,7 @@ export class ConversationActor {
         text: input.text,
         origin: input.origin as MessageOrigin,
         fromSessionId: input.fromSessionId,
+        attachments: input.attachments?.length ? input.attachments : undefined,
       });
     }
     for (const input of inputs.filter((candidate) => candidate.fromWaiting)) {
@@ -667,7 +670,14 @@ export class ConversationActor {
     const inputs = head.mode === "steer" ? candidates.filter((entry) => entry.mode === "steer" && entry.origin === head.origin) : [head];
     await this.startTurn(
       session,
-      inputs.map((entry) => ({ id: entry.id, text: entry.text, origin: entry.origin, fromSessionId: entry.fromSessionId, fromWaiting: true })),
+      inputs.map((entry) => ({
+        id: entry.id,
+        text: entry.text,
+        origin: entry.origin,
+        fromSessionId: entry.fromSessionId,
+        attachments: entry.attachments,
+        fromWaiting: true,
+      })),
     );
   }
 
@@ -698,6 +708,7 @@ export class ConversationActor {
       mode,
       origin: input.origin,
       fromSessionId: input.fromSessionId,
+      attachments: input.attachments?.length ? input.attachments : undefined,
       turnId: joinedTurnId,
       requestKey: input.requestKey,
       requestHash: input.requestHash,
@@ -709,6 +720,7 @@ export class ConversationActor {
       mode,
       origin: input.origin,
       fromSessionId: input.fromSessionId,
+      attachments: input.attachments,
       createdAt: record.at,
       position: record.seq,
     });

@@ -1,16 +1,27 @@
-import type { ModelMessage } from "ai";
+import type { FilePart, ImagePart, ModelMessage, TextPart } from "ai";
 import type { Item } from "../events/entities";
+
+export type UserPart = TextPart | ImagePart | FilePart;
+
+export interface HistoryOptions {
+  /** Turns a message's attachments into parts the model accepts, or text notes. */
+  attachmentParts?: (item: Item) => UserPart[];
+}
 
 /**
  * Turns one session's items into the messages a model sees. Failed partial
  * attempts (a dropped stream that was retried) and reasoning are not sent back.
  */
-export function itemsToMessages(items: readonly Item[]): ModelMessage[] {
+export function itemsToMessages(items: readonly Item[], options: HistoryOptions = {}): ModelMessage[] {
   const messages: ModelMessage[] = [];
   for (const item of items) {
     switch (item.kind) {
       case "user_message":
-        messages.push({ role: "user", content: item.text ?? "" });
+        if (item.attachments?.length && options.attachmentParts) {
+          messages.push({ role: "user", content: [{ type: "text", text: item.text ?? "" }, ...options.attachmentParts(item)] });
+        } else {
+          messages.push({ role: "user", content: item.text ?? "" });
+        }
         break;
       case "assistant_message":
         if (item.status === "failed" || !item.text) break;

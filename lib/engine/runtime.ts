@@ -4,13 +4,14 @@ import { loadAgentDefinitions, type AgentDefinition } from "../agents/definition
 import type { AtriumConfig } from "../config/config";
 import { AtriumError } from "../errors";
 import { readArtifactPage, type ArtifactPage } from "../context/artifacts";
-import type { Agent, Approval, ContextInfo, Conversation, Item, Objective, Question, Session, TimelineEntry, Turn, Waiting } from "../events/entities";
+import type { Agent, Approval, Attachment, ContextInfo, Conversation, Item, Objective, Question, Session, TimelineEntry, Turn, Waiting } from "../events/entities";
 import type { ConversationEvent, Delivered, ListEvent } from "../events/events";
 import { createModelRegistry, type ModelRegistry } from "../models/registry";
 import { catchUpIndex } from "../store/ingest";
 import * as queries from "../store/queries";
 import type { Effort } from "../store/records";
 import type { Store } from "../store/store";
+import { attachmentPath, claimUploads, removeStaleUploads, saveUpload } from "../store/uploads";
 import { builtinFileAndShellTools } from "../tools/builtin-tools";
 import { EventBus } from "./bus";
 import { compactNow, rootContext, type CompactionOutcome } from "./compaction-step";
@@ -34,6 +35,7 @@ export interface RuntimeOptions {
 
 export interface CreateConversationInput {
   text: string;
+  attachments?: string[];
   agent?: string;
   model?: string;
   effort?: Effort;
@@ -65,6 +67,7 @@ export class Runtime {
   private agents = new Map<string, AgentDefinition>();
   private readonly timelineNotes = new Map<string, TimelineEntry[]>();
   private stopping = false;
+  private uploadSweep: NodeJS.Timeout | null = null;
 
   constructor(options: RuntimeOptions) {
     this.store = options.store;
@@ -100,10 +103,14 @@ export class Runtime {
       else if (outcome.status === "indexed") this.context.log(`re-indexed conversation ${outcome.conversationId}`);
     }
     await recoverOpenTurns(this.context, (conversationId) => this.actor(conversationId));
+    removeStaleUploads(this.store.paths, this.store.now());
+    this.uploadSweep = setInterval(() => removeStaleUploads(this.store.paths, this.store.now()), 60 * 60 * 1000);
+    this.uploadSweep.unref();
   }
 
   async stop(): Promise<void> {
     this.stopping = true;
+    if (this.uploadSweep) clearInterval(this.uploadSweep);
     const finishing: Array<Promise<void>> = [];
     for (const actor of this.actors.values()) {
       actor.stopped = true;
@@ -190,7 +197,8 @@ export class Runtime {
         const actor = this.actor(conversationId);
         const conversation = this.getConversation(conversationId);
         this.bus.publishList({ type: "conversation.created", conversationId, conversation });
-        const outcome = await actor.sendMessage({ text: input.text, mode: "auto", sessionId: rootSessionId, origin: "owner" });
+        const attachments = input.attachments?.length ? claimUploads(this.store.paths, conversationId, input.attachments) : undefined;
+        const outcome = await actor.sendMessage({ text: input.text, mode: "auto", sessionId: rootSessionId, origin: "owner", attachments });
         return { conversation: this.getConversation(conversationId), message: { id: outcome.message.id }, turn: outcome.turn! };
       },
       (reference) => this.replayCreation(reference),
@@ -280,7 +288,7 @@ export class Runtime {
 
   async sendMessage(
     conversationId: string,
-    input: { text: string; mode: "auto" | "steer" | "queue" | "jump"; session?: string; requestKey?: string },
+    input: { text: string; mode: "auto" | "steer" | "queue" | "jump"; session?: string; requestKey?: string; attachments?: string[] },
   ): Promise<MessageOutcome> {
     const actor = this.actor(conversationId);
     const sessionId = input.session ?? actor.rootSessionId;
@@ -288,10 +296,11 @@ export class Runtime {
     return this.keys.run(
       conversationId,
       input.requestKey,
-      { text: input.text, mode: input.mode, session: sessionId },
+      { text: input.text, mode: input.mode, session: sessionId, attachments: input.attachments },
       async (keyed) => {
         this.assertUsable(actor);
-        return actor.sendMessage({ text: input.text, mode: input.mode, sessionId, origin: "owner", ...keyed });
+        const attachments = input.attachments?.length ? claimUploads(this.store.paths, conversationId, input.attachments) : undefined;
+        return actor.sendMessage({ text: input.text, mode: input.mode, sessionId, origin: "owner", attachments, ...keyed });
       },
       (reference) => this.replayMessage(actor, reference, input.mode),
     );
@@ -407,6 +416,24 @@ export class Runtime {
       model: agent.model,
       tools: agent.tools,
     }));
+  }
+
+  // ---- attachments -------------------------------------------------------------
+
+  uploadAttachment(name: string, mediaType: string, data: Buffer): Attachment {
+    return saveUpload(this.store.paths, this.store.newId(), name, mediaType, data, this.store.now());
+  }
+
+  /** The file of an attachment some message of this conversation carries. */
+  attachmentFile(conversationId: string, attachmentId: string): { path: string; attachment: Attachment } {
+    const actor = this.actor(conversationId);
+    for (const session of actor.sessions.values()) {
+      for (const item of session.items) {
+        const attachment = item.attachments?.find((candidate) => candidate.id === attachmentId);
+        if (attachment) return { path: attachmentPath(this.store.paths, conversationId, attachment), attachment };
+      }
+    }
+    throw new AtriumError("not_found", `attachment ${attachmentId} was not found in this conversation`);
   }
 
   // ---- objectives and webhooks -----------------------------------------------

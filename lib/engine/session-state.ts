@@ -1,5 +1,6 @@
 import type { CompactionPoint } from "../context/compaction";
 import type { Item, Turn } from "../events/entities";
+import type { AttachmentRef } from "../store/records";
 import type { TurnRunner } from "./turn-runner";
 
 export interface SessionState {
@@ -27,6 +28,7 @@ export interface WaitingEntry {
   mode: "steer" | "queue" | "jump";
   origin: string;
   fromSessionId?: string;
+  attachments?: AttachmentRef[];
   createdAt: string;
   position: number;
 }

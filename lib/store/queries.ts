@@ -211,7 +211,10 @@ export function openTurns(db: IndexDatabase): Turn[] {
     .map(toTurn);
 }
 
-export function listWaiting(db: IndexDatabase, conversationId: string): Waiting[] {
+export function listWaiting(
+  db: IndexDatabase,
+  conversationId: string,
+): Array<Waiting & { fromSessionId?: string; attachments?: Array<{ id: string; name: string; mediaType: string; bytes: number }> }> {
   return db
     .select()
     .from(tables.waiting)
@@ -225,6 +228,8 @@ export function listWaiting(db: IndexDatabase, conversationId: string): Waiting[
       createdAt: row.createdAt,
       sessionId: row.sessionId,
       origin: row.origin,
+      ...(row.fromSessionId ? { fromSessionId: row.fromSessionId } : {}),
+      ...(row.attachments ? { attachments: JSON.parse(row.attachments) } : {}),
     }));
 }
 

@@ -1,0 +1,46 @@
+import fs from "node:fs";
+import type { ModelConfig } from "../config/config";
+import type { Item } from "../events/entities";
+import { attachmentPath } from "../store/uploads";
+import type { DataPaths } from "../store/paths";
+import type { UserPart } from "./history";
+
+const TEXT_INLINE_LIMIT = 200_000;
+
+/** What each provider takes as parts when the model entry does not say (config `attachments`). */
+function acceptedKinds(model: ModelConfig | undefined): Set<string> {
+  if (model?.attachments) return new Set(model.attachments);
+  if (model?.provider === "openai" || model?.provider === "anthropic") return new Set(["image", "pdf"]);
+  return new Set();
+}
+
+/**
+ * Attachments become image or file parts where the model takes them; text and JSON are
+ * inlined as text; anything else gets a clear note of what was left out (DESIGN §9).
+ */
+export function attachmentPartsFor(paths: DataPaths, conversationId: string, model: ModelConfig | undefined): (item: Item) => UserPart[] {
+  const accepted = acceptedKinds(model);
+  return (item) =>
+    (item.attachments ?? []).map((attachment): UserPart => {
+      const file = attachmentPath(paths, conversationId, attachment);
+      let data: Buffer;
+      try {
+        data = fs.readFileSync(file);
+      } catch {
+        return { type: "text", text: `[Attachment ${attachment.name} is missing on this machine.]` };
+      }
+      const isImage = attachment.mediaType.startsWith("image/");
+      const isPdf = attachment.mediaType === "application/pdf";
+      if (isImage && accepted.has("image")) return { type: "image", image: data, mediaType: attachment.mediaType };
+      if (isPdf && accepted.has("pdf")) return { type: "file", data, mediaType: attachment.mediaType, filename: attachment.name };
+      if (attachment.mediaType.startsWith("text/") || attachment.mediaType === "application/json") {
+        const text = data.toString("utf8");
+        const shown = text.length > TEXT_INLINE_LIMIT ? `${text.slice(0, TEXT_INLINE_LIMIT)}\n[… truncated]` : text;
+        return { type: "text", text: `Attached file ${attachment.name} (${attachment.mediaType}):\n${shown}` };
+      }
+      return {
+        type: "text",
+        text: `[The owner attached ${attachment.name} (${attachment.mediaType}, ${attachment.bytes} bytes), but model ${model?.id ?? "?"} cannot take ${isImage ? "images" : "this file type"}; it was left out.]`,
+      };
+    });
+}

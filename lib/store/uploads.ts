@@ -1,0 +1,114 @@
+import fs from "node:fs";
+import path from "node:path";
+import { z } from "zod";
+import { AtriumError } from "../errors";
+import { assertId } from "./ids";
+import type { DataPaths } from "./paths";
+import type { AttachmentRef } from "./records";
+
+export const ATTACHMENT_BYTE_LIMIT = 20 * 1024 * 1024;
+const UNUSED_UPLOAD_MS = 24 * 60 * 60 * 1000;
+
+const EXTENSION_TYPES: Record<string, string> = {
+  ".png": "image/png",
+  ".jpg": "image/jpeg",
+  ".jpeg": "image/jpeg",
+  ".gif": "image/gif",
+  ".webp": "image/webp",
+  ".pdf": "application/pdf",
+  ".json": "application/json",
+  ".txt": "text/plain",
+  ".md": "text/markdown",
+  ".csv": "text/csv",
+  ".log": "text/plain",
+};
+
+/** DESIGN §8: images, text, PDF and JSON. */
+export function allowedMediaType(declared: string, name: string): string | null {
+  const type = (declared.split(";")[0] ?? "").trim().toLowerCase();
+  const fallback = EXTENSION_TYPES[path.extname(name).toLowerCase()];
+  const candidate = type === "" || type === "application/octet-stream" ? fallback : type;
+  if (!candidate) return null;
+  if (/^image\/(png|jpeg|gif|webp)$/.test(candidate)) return candidate;
+  if (candidate.startsWith("text/") || candidate === "application/json" || candidate === "application/pdf") return candidate;
+  return null;
+}
+
+/** A name safe to put in a path: no separators, no leading dots, bounded length. */
+export function safeFileName(name: string): string {
+  const base = path.basename(name.replace(/\\/g, "/")).replace(/[^\p{L}\p{N}._ -]/gu, "_").replace(/^\.+/, "").trim();
+  return (base || "file").slice(0, 120);
+}
+
+const uploadSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  mediaType: z.string(),
+  bytes: z.number().int(),
+  createdAt: z.string(),
+});
+
+/** Held in $ATRIUM_HOME/uploads until a message names it. */
+export function saveUpload(paths: DataPaths, id: string, name: string, declaredType: string, data: Buffer, now: Date): AttachmentRef {
+  if (data.length > ATTACHMENT_BYTE_LIMIT) {
+    throw new AtriumError("payload_too_large", `attachments are limited to ${ATTACHMENT_BYTE_LIMIT / 1024 / 1024} MiB (this one is ${data.length} bytes)`);
+  }
+  const fileName = safeFileName(name);
+  const mediaType = allowedMediaType(declaredType, fileName);
+  if (!mediaType) {
+    throw new AtriumError("unsupported_media_type", `${fileName}: only images (PNG, JPEG, GIF, WebP), text, PDF and JSON can be attached`);
+  }
+  fs.mkdirSync(paths.uploads, { recursive: true });
+  fs.writeFileSync(path.join(paths.uploads, `${id}-${fileName}`), data, { mode: 0o600 });
+  const attachment = { id, name: fileName, mediaType, bytes: data.length };
+  fs.writeFileSync(path.join(paths.uploads, `${id}.json`), JSON.stringify({ ...attachment, createdAt: now.toISOString() }));
+  return attachment;
+}
+
+/** Moves named uploads under the conversation (attachments/<id>-<name>) and returns their references. */
+export function claimUploads(paths: DataPaths, conversationId: string, ids: readonly string[]): AttachmentRef[] {
+  const claimed: AttachmentRef[] = [];
+  for (const raw of ids) {
+    const id = assertId(raw, "attachment id");
+    const metaPath = path.join(paths.uploads, `${id}.json`);
+    let meta: z.infer<typeof uploadSchema>;
+    try {
+      meta = uploadSchema.parse(JSON.parse(fs.readFileSync(metaPath, "utf8")));
+    } catch {
+      throw new AtriumError("not_found", `attachment ${id} was not found (uploads are kept for 24 hours until a message uses them)`);
+    }
+    const directory = paths.attachments(conversationId);
+    fs.mkdirSync(directory, { recursive: true });
+    fs.renameSync(path.join(paths.uploads, `${id}-${meta.name}`), path.join(directory, `${id}-${meta.name}`));
+    fs.rmSync(metaPath, { force: true });
+    claimed.push({ id, name: meta.name, mediaType: meta.mediaType, bytes: meta.bytes });
+  }
+  return claimed;
+}
+
+export function attachmentPath(paths: DataPaths, conversationId: string, attachment: { id: string; name: string }): string {
+  return path.join(paths.attachments(conversationId), `${assertId(attachment.id, "attachment id")}-${safeFileName(attachment.name)}`);
+}
+
+/** Uploads no message claimed within 24 hours are removed. */
+export function removeStaleUploads(paths: DataPaths, now: Date): number {
+  let removed = 0;
+  let names: string[];
+  try {
+    names = fs.readdirSync(paths.uploads);
+  } catch {
+    return 0;
+  }
+  for (const name of names.filter((candidate) => candidate.endsWith(".json"))) {
+    try {
+      const meta = uploadSchema.parse(JSON.parse(fs.readFileSync(path.join(paths.uploads, name), "utf8")));
+      if (now.getTime() - Date.parse(meta.createdAt) < UNUSED_UPLOAD_MS) continue;
+      fs.rmSync(path.join(paths.uploads, `${meta.id}-${meta.name}`), { force: true });
+      fs.rmSync(path.join(paths.uploads, name), { force: true });
+      removed += 1;
+    } catch {
+      // an unreadable sidecar is left for the owner to inspect
+    }
+  }
+  return removed;
+}
