@@ -38,8 +38,11 @@ export function toolsFor(actor: ConversationActor, session: SessionState): reado
 }
 
 /** The request the session's next model call would send, before the new input is read. */
-export function nextRequest(actor: ConversationActor, session: SessionState): RequestShape {
+export function nextRequest(actor: ConversationActor, session: SessionState, reasoningMode?: "all_turns" | "current_turn"): RequestShape {
   const agent = actor.context.agent(session.agent);
+  const modelId = session.runner?.turn.model ?? (session.id === actor.rootSessionId ? actor.conversation().model : session.model);
+  const model = actor.context.models.get(modelId);
+  const mode = reasoningMode ?? model?.reasoningContext;
   return {
     system: buildSystemPrompt({
       agent,
@@ -47,11 +50,8 @@ export function nextRequest(actor: ConversationActor, session: SessionState): Re
       objective: session.id === actor.rootSessionId ? currentObjective(actor) : null,
     }),
     messages: itemsToMessages(contextItems(session.items, session.compaction), {
-      attachmentParts: attachmentPartsFor(
-        actor.context.store.paths,
-        actor.id,
-        actor.context.models.get(session.runner?.turn.model ?? (session.id === actor.rootSessionId ? actor.conversation().model : session.model)),
-      ),
+      attachmentParts: attachmentPartsFor(actor.context.store.paths, actor.id, model),
+      reasoning: mode ? { mode, currentTurnId: session.runner?.turn.id ?? null } : undefined,
     }),
     tools: toolsFor(actor, session),
   };
@@ -71,10 +71,14 @@ export function measureUsage(actor: ConversationActor, session: SessionState, mo
   const contextWindow = model?.contextWindow ?? 32000;
   const maxOutputTokens = model?.maxOutputTokens ?? 4000;
   const counter = tokenCounterFor(model?.provider);
-  const request = nextRequest(actor, session);
+  // Counted the way the provider said it applied reasoning context, when it said so.
+  const request = nextRequest(actor, session, session.reasoningContextApplied ?? undefined);
   const base = { contextWindow, maxOutputTokens, threshold: compactionThreshold(contextWindow, maxOutputTokens), counter };
   if (session.lastReportedInput !== null) {
-    const added = itemsToMessages(session.items.slice(session.reportedItemCount));
+    const mode = session.reasoningContextApplied ?? model?.reasoningContext;
+    const added = itemsToMessages(session.items.slice(session.reportedItemCount), {
+      reasoning: mode ? { mode, currentTurnId: session.runner?.turn.id ?? null } : undefined,
+    });
     return { ...base, usedTokens: session.lastReportedInput + countMessages(added, counter), source: "reported" };
   }
   return { ...base, usedTokens: fixedTokens(request, counter) + countMessages(request.messages, counter), source: "estimate" };
@@ -82,6 +86,7 @@ export function measureUsage(actor: ConversationActor, session: SessionState, mo
 
 export function contextInfo(actor: ConversationActor, session: SessionState, modelId: string, totals: ContextInfo["totalTokens"], lastCompaction: ContextInfo["lastCompaction"]): ContextInfo {
   const usage = measureUsage(actor, session, modelId);
+  const configured = actor.context.models.get(modelId)?.reasoningContext;
   return {
     contextWindow: usage.contextWindow,
     maxOutputTokens: usage.maxOutputTokens,
@@ -91,5 +96,6 @@ export function contextInfo(actor: ConversationActor, session: SessionState, mod
     roomTokens: usage.contextWindow - usage.usedTokens,
     totalTokens: totals,
     lastCompaction,
+    reasoningContext: configured ? { configured, applied: session.reasoningContextApplied } : null,
   };
 }

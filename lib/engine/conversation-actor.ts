@@ -91,6 +91,7 @@ export class ConversationActor {
         lastReportedInput: null,
         reportedItemCount: 0,
         compaction: latestCompaction(db, session.id),
+        reasoningContextApplied: null,
       });
     }
     actor.waiting = listWaiting(db, conversationId).map((entry, position) => ({ ...entry, mode: entry.mode, position }));
@@ -167,7 +168,14 @@ export class ConversationActor {
   async completeItem(
     session: SessionState,
     item: Item,
-    fields: { status: Item["status"]; text?: string; output?: string; exitCode?: number | null; artifactId?: string },
+    fields: {
+      status: Item["status"];
+      text?: string;
+      output?: string;
+      exitCode?: number | null;
+      artifactId?: string;
+      providerMetadata?: Record<string, unknown>;
+    },
   ): Promise<void> {
     await this.context.store.appendSession(this.id, session.id, { type: "item.completed", itemId: item.id, ...fields });
     Object.assign(item, fields);
@@ -436,6 +444,7 @@ export class ConversationActor {
         lastReportedInput: null,
         reportedItemCount: 0,
         compaction: null,
+        reasoningContextApplied: null,
       };
       this.sessions.set(sessionId, child);
       this.publish({

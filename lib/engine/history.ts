@@ -6,6 +6,11 @@ export type UserPart = TextPart | ImagePart | FilePart;
 export interface HistoryOptions {
   /** Turns a message's attachments into parts the model accepts, or text notes. */
   attachmentParts?: (item: Item) => UserPart[];
+  /**
+   * Reasoning models whose reasoning is sent back (DESIGN §7): every turn's reasoning, or
+   * only the current turn's. Without it reasoning is not sent.
+   */
+  reasoning?: { mode: "all_turns" | "current_turn"; currentTurnId: string | null };
 }
 
 /**
@@ -56,8 +61,16 @@ export function itemsToMessages(items: readonly Item[], options: HistoryOptions 
       case "compaction_summary":
         messages.push({ role: "user", content: item.text ?? "" });
         break;
-      case "reasoning":
+      case "reasoning": {
+        const reasoning = options.reasoning;
+        if (!reasoning || item.status !== "completed") break;
+        if (reasoning.mode === "current_turn" && item.turnId !== reasoning.currentTurnId) break;
+        messages.push({
+          role: "assistant",
+          content: [{ type: "reasoning", text: item.text ?? "", providerOptions: item.providerMetadata as never }],
+        });
         break;
+      }
     }
   }
   return messages;

@@ -3,10 +3,12 @@ import { jsonSchema, streamText, tool, type ModelMessage, type ToolSet } from "a
 import { z } from "zod";
 import type { AnyToolDefinition } from "../tools/tool";
 
+type ProviderMetadata = Record<string, Record<string, unknown>> | undefined;
+
 export interface StepSink {
-  reasoningStart(): Promise<void>;
+  reasoningStart(providerMetadata: ProviderMetadata): Promise<void>;
   reasoningDelta(text: string): void;
-  reasoningEnd(): Promise<void>;
+  reasoningEnd(providerMetadata: ProviderMetadata): Promise<void>;
   textStart(): Promise<void>;
   textDelta(text: string): void;
   textEnd(): Promise<void>;
@@ -26,6 +28,8 @@ export interface StepRequest {
 
 export interface StepResult {
   usage: { inputTokens: number | null; outputTokens: number };
+  /** What the provider said about the step (e.g. openai.reasoningContext, the mode it applied). */
+  providerMetadata: ProviderMetadata;
   toolCalls: number;
   aborted: boolean;
 }
@@ -49,24 +53,24 @@ export async function runModelStep(request: StepRequest, sink: StepSink): Promis
     // Errors arrive as `error` parts and are handled there; the SDK's default would print the whole request.
     onError: () => {},
   });
-  const step: StepResult = { usage: { inputTokens: null, outputTokens: 0 }, toolCalls: 0, aborted: false };
+  const step: StepResult = { usage: { inputTokens: null, outputTokens: 0 }, providerMetadata: undefined, toolCalls: 0, aborted: false };
   let reasoningOpen = false;
   let textOpen = false;
   for await (const part of result.fullStream) {
     switch (part.type) {
       case "reasoning-start":
         reasoningOpen = true;
-        await sink.reasoningStart();
+        await sink.reasoningStart(part.providerMetadata as ProviderMetadata);
         break;
       case "reasoning-delta":
         if (!reasoningOpen) {
           reasoningOpen = true;
-          await sink.reasoningStart();
+          await sink.reasoningStart(part.providerMetadata as ProviderMetadata);
         }
         sink.reasoningDelta(part.text);
         break;
       case "reasoning-end":
-        if (reasoningOpen) await sink.reasoningEnd();
+        if (reasoningOpen) await sink.reasoningEnd(part.providerMetadata as ProviderMetadata);
         reasoningOpen = false;
         break;
       case "text-start":
@@ -93,6 +97,7 @@ export async function runModelStep(request: StepRequest, sink: StepSink): Promis
           inputTokens: part.usage.inputTokens ?? null,
           outputTokens: part.usage.outputTokens ?? 0,
         };
+        step.providerMetadata = part.providerMetadata as ProviderMetadata;
         break;
       case "error":
         throw part.error;

@@ -19,6 +19,8 @@ export interface SessionState {
   reportedItemCount: number;
   /** The latest compaction: what the model sees starts from its summary. */
   compaction: CompactionPoint | null;
+  /** For OpenAI reasoning models: the reasoning context the provider last reported applying. */
+  reasoningContextApplied: "all_turns" | "current_turn" | null;
 }
 
 export interface WaitingEntry {

@@ -200,12 +200,18 @@ export class TurnRunner {
         maxOutputTokens: modelConfig?.maxOutputTokens,
       },
       {
-        reasoningStart: async () => {
-          reasoning = await create({ turnId: this.turn.id, kind: "reasoning", status: "streaming", text: "" });
+        reasoningStart: async (providerMetadata) => {
+          reasoning = await create({ turnId: this.turn.id, kind: "reasoning", status: "streaming", text: "", providerMetadata });
         },
         reasoningDelta: (text) => this.appendText(reasoning, text, "reasoning"),
-        reasoningEnd: async () => {
-          if (reasoning) await this.actor.completeItem(this.session, reasoning, { status: "completed", text: reasoning.text });
+        reasoningEnd: async (providerMetadata) => {
+          if (reasoning) {
+            await this.actor.completeItem(this.session, reasoning, {
+              status: "completed",
+              text: reasoning.text,
+              providerMetadata: providerMetadata ?? reasoning.providerMetadata,
+            });
+          }
           reasoning = null;
         },
         textStart: async () => {
@@ -232,6 +238,8 @@ export class TurnRunner {
       this.session.lastReportedInput = step.usage.inputTokens;
       this.session.reportedItemCount = coveredItems;
     }
+    const applied = step.providerMetadata?.openai?.reasoningContext;
+    if (applied === "all_turns" || applied === "current_turn") this.session.reasoningContextApplied = applied;
     this.turn.usage.inputTokens += step.usage.inputTokens ?? 0;
     this.turn.usage.outputTokens += step.usage.outputTokens;
     publishContext(this.actor, this.session, this.turn.model);

@@ -80,6 +80,7 @@ export const itemSchema = z.object({
   origin: z.string().optional(),
   fromSessionId: z.string().optional(),
   attachments: z.array(attachmentSchema).optional(),
+  providerMetadata: z.record(z.string(), z.unknown()).optional(),
   createdAt: z.string(),
 });
 export type Item = z.infer<typeof itemSchema>;
@@ -175,6 +176,10 @@ export const contextSchema = z.object({
   totalTokens: z.object({ input: z.number().int(), output: z.number().int() }),
   lastCompaction: z
     .object({ itemId: z.string(), at: z.string(), tokensBefore: z.number().int(), tokensAfter: z.number().int() })
+    .nullable(),
+  /** OpenAI reasoning models: the configured reasoning context and the one the provider reported applying. */
+  reasoningContext: z
+    .object({ configured: z.enum(["all_turns", "current_turn"]), applied: z.enum(["all_turns", "current_turn"]).nullable() })
     .nullable(),
 });
 export type ContextInfo = z.infer<typeof contextSchema>;

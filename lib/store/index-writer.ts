@@ -269,6 +269,7 @@ export class IndexWriter {
           output: record.output ?? null,
           exitCode: record.exitCode ?? null,
           artifactId: record.artifactId ?? null,
+          providerMetadata: record.providerMetadata ? JSON.stringify(record.providerMetadata) : null,
         });
         this.indexItemText(record.itemId);
         break;
@@ -327,6 +328,7 @@ export class IndexWriter {
       origin: item.origin ?? null,
       fromSessionId: item.fromSessionId ?? null,
       attachments: item.attachments ? JSON.stringify(item.attachments) : null,
+      providerMetadata: item.providerMetadata ? JSON.stringify(item.providerMetadata) : null,
       createdAt: item.createdAt,
     });
     if (!this.deferSearch && SEARCHABLE_KINDS.has(item.kind) && item.text) {
@@ -450,9 +452,10 @@ function prepare(client: Database.Database) {
       VALUES (@itemId, @conversationId, @sessionId, @at, @tokensBefore, @tokensAfter, @firstKeptItemId)`),
     insertItem: client.prepare(`
       INSERT OR REPLACE INTO items (id, conversation_id, session_id, seq, turn_id, kind, status, text, tool_name,
-        tool_call_id, input, output, exit_code, artifact_id, origin, from_session_id, attachments, created_at)
+        tool_call_id, input, output, exit_code, artifact_id, origin, from_session_id, attachments, provider_metadata,
+        created_at)
       VALUES (@id, @conversationId, @sessionId, @seq, @turnId, @kind, @status, @text, @toolName, @toolCallId,
-        @input, @output, @exitCode, @artifactId, @origin, @fromSessionId, @attachments, @createdAt)`),
+        @input, @output, @exitCode, @artifactId, @origin, @fromSessionId, @attachments, @providerMetadata, @createdAt)`),
     // A tool call's progress is its output so far, and its first progress marks that it started running.
     progressItem: client.prepare(`
       UPDATE items SET
@@ -462,7 +465,8 @@ function prepare(client: Database.Database) {
       WHERE id = @id`),
     completeItem: client.prepare(`
       UPDATE items SET status = @status, text = coalesce(@text, text), output = coalesce(@output, output),
-        exit_code = coalesce(@exitCode, exit_code), artifact_id = coalesce(@artifactId, artifact_id)
+        exit_code = coalesce(@exitCode, exit_code), artifact_id = coalesce(@artifactId, artifact_id),
+        provider_metadata = coalesce(@providerMetadata, provider_metadata)
       WHERE id = @id`),
     itemForSearch: client.prepare(`SELECT rowid, kind, text, conversation_id FROM items WHERE id = ?`),
     insertItemSearch: client.prepare(

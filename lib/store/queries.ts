@@ -130,6 +130,7 @@ export function toItem(row: ItemRow): Item {
   if (row.origin !== null) item.origin = row.origin;
   if (row.fromSessionId !== null) item.fromSessionId = row.fromSessionId;
   if (row.attachments !== null) item.attachments = JSON.parse(row.attachments);
+  if (row.providerMetadata !== null) item.providerMetadata = JSON.parse(row.providerMetadata);
   return item;
 }
 

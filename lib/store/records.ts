@@ -71,6 +71,8 @@ export const storedItemSchema = z.object({
   origin: messageOriginSchema.optional(),
   fromSessionId: idSchema.optional(),
   attachments: z.array(attachmentRefSchema).optional(),
+  /** Provider data a reasoning item needs to be sent back (item ids, encrypted content). */
+  providerMetadata: z.record(z.string(), z.unknown()).optional(),
   createdAt: z.string(),
 });
 export type StoredItem = z.infer<typeof storedItemSchema>;
@@ -251,6 +253,7 @@ export const sessionRecordSchema = z.discriminatedUnion("type", [
     output: z.string().optional(),
     exitCode: z.number().int().nullable().optional(),
     artifactId: idSchema.optional(),
+    providerMetadata: z.record(z.string(), z.unknown()).optional(),
   }),
 ]);
 export type SessionRecord = z.infer<typeof sessionRecordSchema>;

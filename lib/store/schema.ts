@@ -90,6 +90,7 @@ export const items = sqliteTable(
     origin: text("origin"),
     fromSessionId: text("from_session_id"),
     attachments: text("attachments"),
+    providerMetadata: text("provider_metadata"),
     createdAt: text("created_at").notNull(),
   },
   (table) => [
