@@ -1,5 +1,6 @@
 import type { ModelMessage } from "ai";
 import { contextItems } from "../context/compaction";
+import { memoryFolder, readMemories, selectMemories } from "../context/memories";
 import { compactionThreshold } from "../context/threshold";
 import { countMessages, tokenCounterFor, type TokenCounter } from "../context/tokens";
 import type { ContextInfo } from "../events/entities";
@@ -47,6 +48,11 @@ export function nextRequest(actor: ConversationActor, session: SessionState, rea
     system: buildSystemPrompt({
       agent,
       cwd: actor.conversation().cwd,
+      memories: selectMemories(
+        readMemories(memoryFolder(actor.context.store.paths.home, session.agent)),
+        [...session.items].reverse().find((item) => item.kind === "user_message")?.text ?? "",
+        actor.context.config.memoryBudgetTokens,
+      ),
       objective: session.id === actor.rootSessionId ? currentObjective(actor) : null,
     }),
     messages: itemsToMessages(contextItems(session.items, session.compaction), {

@@ -119,6 +119,24 @@ export const waitForEventTool = defineTool({
   execute: engineHandled,
 });
 
+
+
+export const rememberTool = defineTool({
+  name: "remember",
+  description:
+    "Save a short memory for future conversations with this agent (a fact about the owner, the project or a decision). " +
+    "Saving under an existing title replaces it.",
+  inputSchema: z.object({ title: z.string().min(1).max(120), text: z.string().min(1).max(4000) }),
+  execute: engineHandled,
+});
+
+export const forgetTool = defineTool({
+  name: "forget",
+  description: "Delete a saved memory by its title.",
+  inputSchema: z.object({ title: z.string().min(1).max(120) }),
+  execute: engineHandled,
+});
+
 export const engineTools: readonly AnyToolDefinition[] = [
   askUserTool,
   compactContextTool,
@@ -130,4 +148,6 @@ export const engineTools: readonly AnyToolDefinition[] = [
   inspectAgentTool,
   objectiveUpdateTool,
   waitForEventTool,
+  rememberTool,
+  forgetTool,
 ] as AnyToolDefinition[];

@@ -10,6 +10,7 @@ export function buildSystemPrompt(options: {
   agent: AgentDefinition | undefined;
   cwd: string;
   objective?: { text: string; status: string; slices: number; sliceLimit: number } | null;
+  memories?: ReadonlyArray<{ title: string; text: string }>;
 }): string {
   const sections = [
     options.agent?.instructions ?? DEFAULT_AGENT_INSTRUCTIONS,
@@ -17,6 +18,9 @@ export function buildSystemPrompt(options: {
   ];
   const agentsFile = readAgentsFile(options.cwd);
   if (agentsFile) sections.push(`Project instructions from AGENTS.md:\n${agentsFile}`);
+  if (options.memories?.length) {
+    sections.push(`Your memories (save with remember, delete with forget):\n${options.memories.map((memory) => `- ${memory.title}: ${memory.text}`).join("\n")}`);
+  }
   const objective = options.objective;
   if (objective && objective.status === "open") {
     sections.push(

@@ -1,5 +1,6 @@
 import type { Item } from "../events/entities";
 import { artifactPreview, readArtifactPage, writeArtifact } from "../context/artifacts";
+import { forget, memoryFolder, remember } from "../context/memories";
 import { isId } from "../store/ids";
 import { listApprovals, listQuestions } from "../store/queries";
 import { resolveApprovalPolicy } from "../tools/approval-policy";
@@ -23,6 +24,27 @@ export async function handleToolCall(runner: TurnRunner, item: Item): Promise<vo
     return;
   }
   if (name === "read_artifact") return readArtifact(runner, item);
+  if (name === "remember" || name === "forget") {
+    const input = (item.input ?? {}) as { title?: unknown; text?: unknown };
+    const folder = memoryFolder(context.store.paths.home, session.agent);
+    if (typeof input.title !== "string" || input.title.trim() === "") {
+      await actor.completeItem(session, item, { status: "failed", output: `Invalid input for ${name}: title: a non-empty string is required` });
+    } else if (name === "remember") {
+      if (typeof input.text !== "string" || input.text.trim() === "") {
+        await actor.completeItem(session, item, { status: "failed", output: "Invalid input for remember: text: a non-empty string is required" });
+      } else {
+        remember(folder, input.title, input.text);
+        await actor.completeItem(session, item, { status: "completed", output: `Remembered "${input.title}".` });
+      }
+    } else {
+      const removed = forget(folder, input.title);
+      await actor.completeItem(session, item, {
+        status: removed ? "completed" : "failed",
+        output: removed ? `Forgot "${input.title}".` : `No memory titled "${input.title}".`,
+      });
+    }
+    return;
+  }
   const objectiveResult = await runObjectiveTool(runner, item);
   if (objectiveResult) {
     await actor.completeItem(session, item, objectiveResult);

@@ -92,12 +92,12 @@ describe("automatic compaction", () => {
   it("fails the turn when compaction fails", async () => {
     fake = await startFakeOpenAIServer();
     harness = await startHarness({
-      models: [{ id: "fake", provider: "openai-compatible", baseURL: fake.url, model: "fake-model", contextWindow: 3000, maxOutputTokens: 300 }],
+      models: [{ id: "fake", provider: "openai-compatible", baseURL: fake.url, model: "fake-model", contextWindow: 4000, maxOutputTokens: 300 }],
       defaultModel: "fake",
     });
     fake.enqueue(
       { type: "text", text: "ok", usage: { promptTokens: 1500, completionTokens: 1 } },
-      { type: "text", text: "ok", usage: { promptTokens: 2350, completionTokens: 1 } },
+      { type: "text", text: "ok", usage: { promptTokens: 3150, completionTokens: 1 } },
     );
     const created = await harness.runtime.createConversation({ text: `hello ${"apple ".repeat(500)}` });
     await harness.turnEnded(created.conversation.id, created.turn.id);
