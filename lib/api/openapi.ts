@@ -35,6 +35,18 @@ const paths: Record<string, Record<string, Operation>> = {
   "/api/approvals": { get: { summary: "Approvals", responses: { 200: "{approvals}" } } },
   "/api/approvals/{id}": { post: { summary: "Approve or deny", body: schemas.decisionBody, responses: { 200: "{approval}" } } },
   "/api/questions/{id}/answer": { post: { summary: "Answer an ask_user question", body: schemas.answerBody, responses: { 200: "{question}" } } },
+  [`/api/conversations/${ID}/context`]: { get: { summary: "Context usage", responses: { 200: "{context}" } } },
+  [`/api/conversations/${ID}/compact`]: { post: { summary: "Compact now (409 not_idle while anything runs or waits)", responses: { 202: "{compacted: true, itemId}", 200: "{compacted: false, reason}" } } },
+  [`/api/conversations/${ID}/artifacts/{artifactId}`]: { get: { summary: "A page of a stored tool output (?page=N, from 1)", responses: { 200: "{artifact, page, text}" } } },
+  [`/api/conversations/${ID}/attachments/{attachmentId}`]: { get: { summary: "An attached file, with its media type", responses: { 200: "the file" } } },
+  [`/api/conversations/${ID}/objective`]: {
+    get: { summary: "The conversation's objective", responses: { 200: "{objective}" } },
+    post: { summary: "Open an objective (starts the first slice when idle)", body: schemas.objectiveBody, responses: { 201: "{objective}" } },
+    patch: { summary: "Complete, cancel, block, pause or reopen it", body: schemas.objectivePatchBody, responses: { 200: "{objective}" } },
+  },
+  "/api/attachments": { post: { summary: "Upload a file (multipart, field file; 20 MiB; images, text, PDF, JSON)", responses: { 201: "{attachment}", 413: "too large", 415: "type not allowed" } } },
+  "/api/questions": { get: { summary: "Questions (?status=pending&conversation=)", responses: { 200: "{questions}" } } },
+  "/api/webhooks/github": { post: { summary: "GitHub webhook, authenticated by X-Hub-Signature-256", responses: { 202: "{matched}", 401: "missing or wrong signature" } } },
   "/api/models": { get: { summary: "Configured models", responses: { 200: "{models}" } } },
   "/api/agents": { get: { summary: "Agent definitions", responses: { 200: "{agents}" } } },
 };
