@@ -1,0 +1,74 @@
+import { fork } from "node:child_process";
+import os from "node:os";
+import path from "node:path";
+import { verdict, type FigureResult } from "./support/figure";
+
+/**
+ * `npm run bench`: each figure in its own process (so RSS and event-loop figures start
+ * clean), one after another, then a summary table. Every figure is a ratio measured side by
+ * side in the same run. Env: BENCH_SCALE (0–1] shrinks the reindex fixture for quick runs;
+ * BENCH_PROFILE=1 prints profiles even when goals are met, =0 turns reindex sampling off.
+ */
+const FIGURES = ["append-rate.ts", "reindex.ts", "sse-throughput.ts", "sse-fanout.ts", "concurrent-turns.ts"];
+/** A figure that hangs must not hang the bench. */
+const FIGURE_TIMEOUT_MS = 10 * 60_000;
+
+function runFigure(file: string): Promise<FigureResult> {
+  return new Promise((resolve, reject) => {
+    const child = fork(path.join(import.meta.dirname, file), [], { execArgv: ["--import", "tsx"], stdio: "inherit" });
+    let result: FigureResult | null = null;
+    const timer = setTimeout(() => child.kill("SIGKILL"), FIGURE_TIMEOUT_MS);
+    child.on("message", (message: { result: FigureResult }) => (result = message.result));
+    child.on("error", reject);
+    child.on("exit", (code, signal) => {
+      clearTimeout(timer);
+      if (result) resolve(result);
+      else reject(new Error(`${file} ended without a result (${signal ?? `exit code ${code}`})`));
+    });
+  });
+}
+
+/** How much of one core a busy loop gets right now: below ~90 % the machine is shared and wall times stretch. */
+function cpuShare(): number {
+  const cpu = process.cpuUsage();
+  const started = performance.now();
+  while (performance.now() - started < 300);
+  const used = process.cpuUsage(cpu);
+  return (used.user + used.system) / 1000 / (performance.now() - started);
+}
+
+function machine(): string {
+  const load = os.loadavg().map((value) => value.toFixed(1)).join(" ");
+  return `load average ${load} on ${os.availableParallelism()} cores; a busy loop gets ${(cpuShare() * 100).toFixed(0)} % of a core`;
+}
+
+function table(results: FigureResult[], failures: string[]): string {
+  const rows = results.flatMap((result) =>
+    result.checks.map((check) => [String(result.figure), check.metric, check.value, check.goal, verdict(check.pass)]),
+  );
+  const header = ["#", "figure", "measured", "goal", ""];
+  const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column].length)));
+  const line = (cells: string[]) => cells.map((cell, column) => cell.padEnd(widths[column])).join("  ").trimEnd();
+  return [line(header), line(widths.map((width) => "-".repeat(width))), ...rows.map(line), ...failures].join("\n");
+}
+
+async function main(): Promise<void> {
+  const started = performance.now();
+  console.log(`Atrium bench — node ${process.version}, ${os.cpus()[0]?.model ?? "unknown CPU"}`);
+  console.log(`at start: ${machine()}`);
+  if (process.env.BENCH_SCALE) console.log(`BENCH_SCALE=${process.env.BENCH_SCALE}: the reindex fixture is scaled down`);
+  const results: FigureResult[] = [];
+  const failures: string[] = [];
+  for (const file of FIGURES) {
+    try {
+      results.push(await runFigure(file));
+    } catch (error) {
+      failures.push(`${file}: FAILED — ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+  console.log(`\n== Summary (${((performance.now() - started) / 1000).toFixed(0)} s; at end: ${machine()})\n`);
+  console.log(table(results, failures));
+  process.exitCode = failures.length > 0 ? 1 : 0;
+}
+
+await main();
