@@ -1,0 +1,13 @@
+import { WorkspaceShell } from "@/components/sidebar/workspace-shell";
+import { loadSidebar } from "./workspace-data";
+
+export const dynamic = "force-dynamic";
+
+export default function WorkspaceLayout({ children }: { children: React.ReactNode }) {
+  const { conversations, pendingApprovals } = loadSidebar();
+  return (
+    <WorkspaceShell initialConversations={conversations} initialPendingApprovals={pendingApprovals}>
+      {children}
+    </WorkspaceShell>
+  );
+}

@@ -1,0 +1,78 @@
+import { headers } from "next/headers";
+import { notFound, redirect } from "next/navigation";
+import { isAuthorized } from "@/lib/auth/session";
+import { AtriumError } from "@/lib/errors";
+import type { Conversation, Item } from "@/lib/events/entities";
+import { getAccessToken, getRuntime } from "@/lib/engine/runtime-registry";
+import type { Runtime } from "@/lib/engine/runtime";
+import { isId } from "@/lib/store/ids";
+
+/** Reads for the workspace pages (React Server Components and server actions), through the one Runtime. */
+
+export const SIDEBAR_LIMIT = 100;
+
+/** server.ts gates pages already; server actions are plain POSTs, so each checks again. */
+export async function assertSignedIn(): Promise<void> {
+  const requestHeaders = await headers();
+  const allowed = isAuthorized(getAccessToken(), {
+    authorization: requestHeaders.get("authorization"),
+    cookie: requestHeaders.get("cookie"),
+  });
+  if (!allowed) redirect("/signin");
+}
+
+export function loadSidebar() {
+  const runtime = getRuntime();
+  const { conversations } = runtime.listConversations({ archived: "false", offset: 0, limit: SIDEBAR_LIMIT, sort: "updated", direction: "desc" });
+  const pendingApprovals = runtime.listApprovals("pending").length;
+  return { conversations, pendingApprovals };
+}
+
+export function findConversation(runtime: Runtime, id: string): Conversation | null {
+  if (!isId(id)) return null;
+  try {
+    return runtime.getConversation(id);
+  } catch (error) {
+    if (error instanceof AtriumError && error.code === "not_found") return null;
+    throw error;
+  }
+}
+
+export function rootItemsAfter(runtime: Runtime, id: string, after: number): Item[] {
+  const items: Item[] = [];
+  let cursor = after;
+  for (;;) {
+    const page = runtime.listItems(id, { after: cursor, limit: 500 });
+    items.push(...page.items);
+    if (page.nextCursor === null) return items;
+    cursor = page.nextCursor;
+  }
+}
+
+export function loadConversationLive(runtime: Runtime, conversation: Conversation, afterSeq: number) {
+  return {
+    conversation,
+    items: rootItemsAfter(runtime, conversation.id, afterSeq),
+    turns: runtime.listTurns(conversation.id).filter((turn) => turn.sessionId === conversation.rootSessionId),
+    approvals: runtime.listApprovals("pending").filter((approval) => approval.conversationId === conversation.id),
+    questions: runtime.listQuestions(conversation.id, "pending"),
+  };
+}
+
+export function loadConversationPage(id: string) {
+  const runtime = getRuntime();
+  const conversation = findConversation(runtime, id);
+  if (!conversation) notFound();
+  const live = loadConversationLive(runtime, conversation, 0);
+  let parent: { id: string; title: string } | null | undefined;
+  if (conversation.forkedFrom) {
+    const found = findConversation(runtime, conversation.forkedFrom.conversationId);
+    parent = found ? { id: found.id, title: found.title } : null;
+  }
+  return {
+    ...live,
+    waiting: runtime.listWaiting(conversation.id).filter((entry) => entry.sessionId === conversation.rootSessionId),
+    models: runtime.models.list(),
+    parent,
+  };
+}

@@ -1,0 +1,33 @@
+import { sessionCookie } from "@/lib/auth/session";
+import { tokensMatch } from "@/lib/auth/token";
+import { getAccessToken } from "@/lib/engine/runtime-registry";
+
+export const dynamic = "force-dynamic";
+
+/** Trades the access token for the HttpOnly session cookie (DESIGN §10). Relative Location: the Host is the browser's. */
+function signIn(request: Request, token: string | null): Response {
+  if (!tokensMatch(getAccessToken(), token)) {
+    return new Response(null, { status: 303, headers: { location: "/signin?error=1", "cache-control": "no-store" } });
+  }
+  const secure = new URL(request.url).protocol === "https:" || request.headers.get("x-forwarded-proto") === "https";
+  return new Response(null, {
+    status: 303,
+    headers: { location: "/", "set-cookie": sessionCookie(getAccessToken(), secure), "cache-control": "no-store" },
+  });
+}
+
+export function GET(request: Request): Response {
+  return signIn(request, new URL(request.url).searchParams.get("token"));
+}
+
+export async function POST(request: Request): Promise<Response> {
+  let token: string | null = null;
+  try {
+    const form = await request.formData();
+    const value = form.get("token");
+    token = typeof value === "string" ? value.trim() : null;
+  } catch {
+    token = null;
+  }
+  return signIn(request, token);
+}

@@ -1,0 +1,133 @@
+"use client";
+
+import { CheckCircle2Icon, ExternalLinkIcon, ShieldCheckIcon, XCircleIcon } from "lucide-react";
+import Link from "next/link";
+import { useCallback, useRef, useState } from "react";
+import type { Approval } from "@/lib/events/entities";
+import type { ListEvent } from "@/lib/events/events";
+import { Badge } from "@/components/ui/badge";
+import { ApprovalPrompt } from "@/components/chat/approval-prompt";
+import { PageHeader } from "@/components/sidebar/page-header";
+import { apiFetch } from "@/components/shared/api-client";
+import { describeToolInput, relativeTime } from "@/components/shared/format";
+import { useEventSource } from "@/components/shared/use-event-source";
+
+const LIST_EVENT_TYPES = ["conversation.created", "conversation.updated", "conversation.deleted", "approval.requested", "approval.decided"] as const;
+const DECIDED_SHOWN = 50;
+
+function newestFirst(a: Approval, b: Approval): number {
+  return a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : 0;
+}
+
+/** Every conversation's tool approvals, live: pending first, then the latest decisions. */
+export function ApprovalsList({ initialApprovals, initialTitles }: { initialApprovals: Approval[]; initialTitles: Record<string, string> }) {
+  const [approvals, setApprovals] = useState(initialApprovals);
+  const [titles, setTitles] = useState(initialTitles);
+  const timer = useRef<number | null>(null);
+
+  // Refetched rather than patched: an interrupted turn's approvals are denied without an event of their own.
+  const refresh = useCallback(() => {
+    if (timer.current !== null) window.clearTimeout(timer.current);
+    timer.current = window.setTimeout(() => {
+      apiFetch<{ approvals: Approval[] }>("/api/approvals").then(
+        (body) => setApprovals(body.approvals),
+        () => undefined,
+      );
+    }, 100);
+  }, []);
+
+  useEventSource<ListEvent>("/api/events", LIST_EVENT_TYPES, (event) => {
+    if (event.type === "conversation.created" || event.type === "conversation.updated") {
+      setTitles((current) => (current[event.conversationId] === event.conversation.title ? current : { ...current, [event.conversationId]: event.conversation.title }));
+    }
+    if (event.type === "approval.requested" || event.type === "approval.decided") {
+      const approval = event.approval;
+      setApprovals((current) => [...current.filter((candidate) => candidate.id !== approval.id), approval]);
+    }
+    refresh();
+  });
+
+  const pending = approvals.filter((approval) => approval.status === "pending").sort(newestFirst);
+  const decided = approvals
+    .filter((approval) => approval.status !== "pending")
+    .sort((a, b) => ((a.decidedAt ?? "") < (b.decidedAt ?? "") ? 1 : -1))
+    .slice(0, DECIDED_SHOWN);
+
+  return (
+    <div className="flex min-h-0 flex-1 flex-col">
+      <PageHeader title="Approvals" />
+      <div className="min-h-0 flex-1 overflow-y-auto">
+        <div className="mx-auto grid w-full max-w-3xl gap-8 px-4 py-6 md:px-6">
+          <section aria-labelledby="pending-heading" className="grid gap-3">
+            <div className="flex items-baseline justify-between">
+              <h2 id="pending-heading" className="text-lg font-semibold tracking-tight">
+                Waiting for you
+              </h2>
+              <span className="text-sm text-muted-foreground">{pending.length} pending</span>
+            </div>
+            {pending.length === 0 ? (
+              <div className="flex flex-col items-center gap-2 rounded-xl border border-dashed px-4 py-10 text-center text-sm text-muted-foreground">
+                <ShieldCheckIcon className="size-6" />
+                Nothing needs your approval right now.
+              </div>
+            ) : (
+              <ul className="grid gap-3">
+                {pending.map((approval) => (
+                  <li key={approval.id} className="grid gap-2 rounded-xl border bg-card p-3 shadow-xs">
+                    <ConversationLine approval={approval} title={titles[approval.conversationId]} />
+                    <ApprovalPrompt approval={approval} />
+                  </li>
+                ))}
+              </ul>
+            )}
+          </section>
+          {decided.length > 0 && (
+            <section aria-labelledby="decided-heading" className="grid gap-3">
+              <h2 id="decided-heading" className="text-sm font-medium text-muted-foreground">
+                Recently decided
+              </h2>
+              <ul className="divide-y rounded-xl border bg-card">
+                {decided.map((approval) => (
+                  <li key={approval.id} className="flex items-center gap-3 px-3 py-2 text-sm">
+                    {approval.status === "approved" ? (
+                      <Badge variant="success">
+                        <CheckCircle2Icon />
+                        approved
+                      </Badge>
+                    ) : (
+                      <Badge variant="destructive">
+                        <XCircleIcon />
+                        denied
+                      </Badge>
+                    )}
+                    <code className="min-w-0 flex-1 truncate font-mono text-xs">
+                      {approval.toolName} {describeToolInput(approval.toolName, approval.input)}
+                    </code>
+                    <Link href={`/c/${approval.conversationId}`} prefetch={false} className="hidden max-w-[30%] truncate text-xs text-muted-foreground hover:underline sm:block">
+                      {titles[approval.conversationId] ?? "Conversation"}
+                    </Link>
+                  </li>
+                ))}
+              </ul>
+            </section>
+          )}
+        </div>
+      </div>
+    </div>
+  );
+}
+
+function ConversationLine({ approval, title }: { approval: Approval; title: string | undefined }) {
+  return (
+    <div className="flex items-center gap-2 text-xs text-muted-foreground">
+      <Link href={`/c/${approval.conversationId}`} prefetch={false} className="flex min-w-0 items-center gap-1 font-medium text-foreground hover:underline">
+        <span className="truncate">{title ?? "Conversation"}</span>
+        <ExternalLinkIcon className="size-3 shrink-0" />
+      </Link>
+      <span aria-hidden>·</span>
+      <time dateTime={approval.createdAt} suppressHydrationWarning>
+        {relativeTime(approval.createdAt)}
+      </time>
+    </div>
+  );
+}

@@ -1,0 +1,56 @@
+"use client";
+
+import { CheckIcon, Loader2Icon, ShieldAlertIcon, XIcon } from "lucide-react";
+import { useState } from "react";
+import { toast } from "sonner";
+import type { Approval } from "@/lib/events/entities";
+import { Button } from "@/components/ui/button";
+import { apiFetch, errorMessage, newRequestKey } from "@/components/shared/api-client";
+import { describeToolInput } from "@/components/shared/format";
+
+/** Approve or deny one pending tool call; the decision reaches every open tab as an event. */
+export function ApprovalPrompt({ approval, onDecided }: { approval: Approval; onDecided?: (approval: Approval) => void }) {
+  const [deciding, setDeciding] = useState<"approve" | "deny" | null>(null);
+  const decide = async (decision: "approve" | "deny") => {
+    setDeciding(decision);
+    try {
+      const body = await apiFetch<{ approval: Approval }>(`/api/approvals/${approval.id}`, {
+        method: "POST",
+        body: { decision, requestKey: newRequestKey() },
+      });
+      onDecided?.(body.approval);
+    } catch (error) {
+      toast.error(`Could not ${decision}: ${errorMessage(error)}`);
+    } finally {
+      setDeciding(null);
+    }
+  };
+  const summary = describeToolInput(approval.toolName, approval.input);
+  return (
+    <div
+      role="group"
+      aria-label={`Approval for ${approval.toolName}`}
+      className="flex flex-col gap-3 rounded-lg border border-warning/50 bg-warning/10 p-3 sm:flex-row sm:items-center"
+    >
+      <div className="flex min-w-0 flex-1 items-start gap-2 text-sm">
+        <ShieldAlertIcon className="mt-0.5 size-4 shrink-0 text-warning-foreground" />
+        <div className="min-w-0">
+          <p className="font-medium">
+            Allow <span className="font-mono">{approval.toolName}</span> to run?
+          </p>
+          {summary && <p className="mt-0.5 truncate font-mono text-xs text-muted-foreground">{summary}</p>}
+        </div>
+      </div>
+      <div className="flex shrink-0 gap-2">
+        <Button size="sm" variant="outline" disabled={deciding !== null} onClick={() => decide("deny")}>
+          {deciding === "deny" ? <Loader2Icon className="animate-spin" /> : <XIcon />}
+          Deny
+        </Button>
+        <Button size="sm" disabled={deciding !== null} onClick={() => decide("approve")}>
+          {deciding === "approve" ? <Loader2Icon className="animate-spin" /> : <CheckIcon />}
+          Approve
+        </Button>
+      </div>
+    </div>
+  );
+}

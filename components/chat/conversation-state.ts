@@ -1,0 +1,228 @@
+import type { Approval, Conversation, Item, Question, Turn, Waiting } from "@/lib/events/entities";
+import type { ConversationEvent } from "@/lib/events/events";
+
+/**
+ * The conversation view's state: first painted from the server, then kept current by the
+ * conversation's SSE stream. Items are keyed by id, so a snapshot or a replayed event
+ * replaces what it names and never appends text twice.
+ */
+export interface RetryNotice {
+  turnId: string;
+  attempt: number;
+  delayMs: number;
+  message: string;
+  until: number;
+}
+
+export interface ConversationState {
+  conversation: Conversation;
+  items: Item[];
+  turns: Record<string, Turn>;
+  waiting: Waiting[];
+  approvals: Record<string, Approval>;
+  questions: Record<string, Question>;
+  retry: RetryNotice | null;
+}
+
+export interface ResyncData {
+  conversation: Conversation;
+  items: Item[];
+  turns: Turn[];
+  approvals: Approval[];
+  questions: Question[];
+}
+
+export type ConversationAction =
+  | { type: "event"; event: ConversationEvent; receivedAt: number }
+  | { type: "resync"; data: ResyncData }
+  | { type: "conversation"; conversation: Conversation };
+
+const OPEN_ITEM = new Set<Item["status"]>(["streaming", "waiting"]);
+const OPEN_TURN = new Set<Turn["status"]>(["running", "waiting_approval", "waiting_user"]);
+
+export function isTurnOpen(turn: Turn): boolean {
+  return OPEN_TURN.has(turn.status);
+}
+
+export function initialState(input: Omit<ConversationState, "turns" | "approvals" | "questions" | "retry"> & {
+  turns: Turn[];
+  approvals: Approval[];
+  questions: Question[];
+}): ConversationState {
+  return {
+    conversation: input.conversation,
+    items: sortItems(input.items.filter((item) => item.sessionId === input.conversation.rootSessionId)),
+    turns: Object.fromEntries(input.turns.map((turn) => [turn.id, turn])),
+    waiting: input.waiting,
+    approvals: Object.fromEntries(input.approvals.map((approval) => [approval.id, approval])),
+    questions: Object.fromEntries(input.questions.map((question) => [question.id, question])),
+    retry: null,
+  };
+}
+
+function sortItems(items: Item[]): Item[] {
+  return [...items].sort((a, b) => a.seq - b.seq);
+}
+
+function upsertItem(items: Item[], item: Item): Item[] {
+  const index = items.findIndex((candidate) => candidate.id === item.id);
+  if (index === -1) {
+    const last = items[items.length - 1];
+    return !last || last.seq < item.seq ? [...items, item] : sortItems([...items, item]);
+  }
+  const next = items.slice();
+  next[index] = item;
+  return next;
+}
+
+function upsertTurn(turns: Record<string, Turn>, turn: Turn): Record<string, Turn> {
+  return { ...turns, [turn.id]: turn };
+}
+
+function withoutTurn<T extends { turnId: string }>(record: Record<string, T>, turnId: string): Record<string, T> {
+  return Object.fromEntries(Object.entries(record).filter(([, value]) => value.turnId !== turnId));
+}
+
+function without<T>(record: Record<string, T>, id: string): Record<string, T> {
+  if (!(id in record)) return record;
+  const next = { ...record };
+  delete next[id];
+  return next;
+}
+
+function applyEvent(state: ConversationState, event: ConversationEvent, receivedAt: number): ConversationState {
+  const root = state.conversation.rootSessionId;
+  const isRoot = (sessionId: string | undefined) => sessionId === undefined || sessionId === root;
+  switch (event.type) {
+    case "snapshot": {
+      let items = state.items;
+      for (const item of event.items) if (item.sessionId === root) items = upsertItem(items, item);
+      let turns = state.turns;
+      for (const turn of event.turns) if (turn.sessionId === root) turns = upsertTurn(turns, turn);
+      return { ...state, items, turns, waiting: event.waiting.filter((entry) => entry.sessionId === root) };
+    }
+    case "item.created":
+    case "item.updated":
+    case "item.completed": {
+      if (event.item.sessionId !== root) return state;
+      const retry = state.retry?.turnId === event.item.turnId ? null : state.retry;
+      return { ...state, items: upsertItem(state.items, event.item), retry };
+    }
+    case "item.delta": {
+      const index = state.items.findIndex((item) => item.id === event.itemId);
+      if (index === -1) return state;
+      const item = state.items[index];
+      const next = state.items.slice();
+      next[index] =
+        event.field === "output" ? { ...item, output: (item.output ?? "") + event.delta } : { ...item, text: (item.text ?? "") + event.delta };
+      const retry = state.retry?.turnId === item.turnId ? null : state.retry;
+      return { ...state, items: next, retry };
+    }
+    case "turn.started":
+    case "turn.updated":
+      if (!isRoot(event.turn.sessionId)) return state;
+      return { ...state, turns: upsertTurn(state.turns, event.turn) };
+    case "turn.ended": {
+      if (!isRoot(event.turn.sessionId)) return state;
+      // Pending approvals of an interrupted turn are denied on the server without an event of their own.
+      return {
+        ...state,
+        turns: upsertTurn(state.turns, event.turn),
+        approvals: withoutTurn(state.approvals, event.turn.id),
+        questions: withoutTurn(state.questions, event.turn.id),
+        retry: state.retry?.turnId === event.turn.id ? null : state.retry,
+      };
+    }
+    case "turn.retrying":
+      if (!isRoot(event.sessionId) || !event.turnId) return state;
+      return {
+        ...state,
+        retry: { turnId: event.turnId, attempt: event.attempt, delayMs: event.delayMs, message: event.error.message, until: receivedAt + event.delayMs },
+      };
+    case "queue.updated":
+      return { ...state, waiting: event.waiting.filter((entry) => entry.sessionId === root) };
+    case "approval.requested":
+      return { ...state, approvals: { ...state.approvals, [event.approval.id]: event.approval } };
+    case "approval.decided":
+      return { ...state, approvals: without(state.approvals, event.approval.id) };
+    case "question.asked":
+      return { ...state, questions: { ...state.questions, [event.question.id]: event.question } };
+    case "question.answered":
+      return { ...state, questions: without(state.questions, event.question.id) };
+    case "conversation.updated":
+      // The event's `missing` is not computed by the server; keep the one the page loaded.
+      return { ...state, conversation: { ...event.conversation, missing: state.conversation.missing } };
+    case "objective.updated":
+      return { ...state, conversation: { ...state.conversation, objective: event.objective } };
+    default:
+      return state;
+  }
+}
+
+function applyResync(state: ConversationState, data: ResyncData): ConversationState {
+  const root = data.conversation.rootSessionId;
+  let items = state.items;
+  for (const fetched of data.items) {
+    if (fetched.sessionId !== root) continue;
+    const known = items.find((item) => item.id === fetched.id);
+    // Only fill gaps: a known item is replaced when the fetch shows it finished while we were away.
+    if (!known || (OPEN_ITEM.has(known.status) && !OPEN_ITEM.has(fetched.status))) items = upsertItem(items, fetched);
+  }
+  let turns = state.turns;
+  for (const fetched of data.turns) {
+    const known = turns[fetched.id];
+    if (known && !isTurnOpen(known) && isTurnOpen(fetched)) continue;
+    turns = upsertTurn(turns, fetched);
+  }
+  return {
+    ...state,
+    conversation: data.conversation,
+    items,
+    turns,
+    approvals: Object.fromEntries(data.approvals.map((approval) => [approval.id, approval])),
+    questions: Object.fromEntries(data.questions.map((question) => [question.id, question])),
+  };
+}
+
+export function conversationReducer(state: ConversationState, action: ConversationAction): ConversationState {
+  switch (action.type) {
+    case "event":
+      return applyEvent(state, action.event, action.receivedAt);
+    case "resync":
+      return applyResync(state, action.data);
+    case "conversation":
+      return { ...state, conversation: action.conversation };
+  }
+}
+
+export function openTurn(state: ConversationState): Turn | null {
+  let latest: Turn | null = null;
+  for (const turn of Object.values(state.turns)) {
+    if (!isTurnOpen(turn)) continue;
+    if (!latest || turn.startedAt > latest.startedAt) latest = turn;
+  }
+  return latest;
+}
+
+export const CONVERSATION_EVENT_TYPES = [
+  "snapshot",
+  "conversation.updated",
+  "session.created",
+  "turn.started",
+  "turn.retrying",
+  "turn.ended",
+  "turn.updated",
+  "item.created",
+  "item.delta",
+  "item.completed",
+  "item.updated",
+  "queue.updated",
+  "approval.requested",
+  "approval.decided",
+  "question.asked",
+  "question.answered",
+  "context.updated",
+  "compaction.started",
+  "compaction.completed",
+  "objective.updated",
+] as const;

@@ -1,0 +1,151 @@
+"use client";
+
+import { AlertCircleIcon, BotIcon, FolderIcon, Loader2Icon, RotateCwIcon } from "lucide-react";
+import { useRouter } from "next/navigation";
+import { useRef, useState } from "react";
+import type { Agent, Conversation, ModelInfo } from "@/lib/events/entities";
+import { Button } from "@/components/ui/button";
+import { Input } from "@/components/ui/input";
+import { Label } from "@/components/ui/label";
+import { Select, SelectContent, SelectItem, SelectTrigger, SelectValue } from "@/components/ui/select";
+import { Composer } from "@/components/chat/composer";
+import { EffortPicker, ModelPicker, type Effort } from "@/components/chat/model-controls";
+import { PageHeader } from "@/components/sidebar/page-header";
+import { apiFetch, errorMessage, newRequestKey } from "@/components/shared/api-client";
+import { clearDraft, newChatDraftKey } from "@/components/shared/drafts";
+
+interface NewChatProps {
+  agents: Agent[];
+  models: ModelInfo[];
+  defaultModel: string;
+  defaultCwd: string;
+}
+
+interface CreateBody {
+  text: string;
+  agent: string;
+  model: string;
+  effort?: Effort | null;
+  cwd?: string;
+}
+
+/** Nothing is saved until the first message is sent (DESIGN §9). */
+export function NewChat({ agents, models, defaultModel, defaultCwd }: NewChatProps) {
+  const router = useRouter();
+  const [agent, setAgent] = useState(agents.find((candidate) => candidate.name === "default")?.name ?? agents[0]?.name ?? "default");
+  const agentInfo = agents.find((candidate) => candidate.name === agent);
+  const [model, setModel] = useState(agentInfo?.model ?? defaultModel);
+  const [effort, setEffort] = useState<Effort | null>(null);
+  const [cwd, setCwd] = useState("");
+  const [sending, setSending] = useState(false);
+  const [failure, setFailure] = useState<{ message: string; body: CreateBody; requestKey: string } | null>(null);
+  // One key per distinct request: a Retry of the same body reuses it, so the server creates one conversation.
+  const lastAttempt = useRef<{ key: string; body: string } | null>(null);
+  const modelInfo = models.find((candidate) => candidate.id === model);
+
+  const create = async (body: CreateBody, requestKey: string): Promise<boolean> => {
+    setSending(true);
+    setFailure(null);
+    try {
+      const created = await apiFetch<{ conversation: Conversation }>("/api/conversations", { method: "POST", body: { ...body, requestKey } });
+      clearDraft(newChatDraftKey(body.agent));
+      lastAttempt.current = null;
+      router.push(`/c/${created.conversation.id}`);
+      return true;
+    } catch (error) {
+      setFailure({ message: errorMessage(error), body, requestKey });
+      return false;
+    } finally {
+      setSending(false);
+    }
+  };
+
+  const submit = (text: string) => {
+    const body: CreateBody = { text, agent, model, ...(modelInfo?.effort ? { effort } : {}), ...(cwd.trim() ? { cwd: cwd.trim() } : {}) };
+    const serialized = JSON.stringify(body);
+    if (lastAttempt.current?.body !== serialized) lastAttempt.current = { key: newRequestKey(), body: serialized };
+    return create(body, lastAttempt.current.key);
+  };
+
+  return (
+    <div className="flex min-h-0 flex-1 flex-col">
+      <PageHeader title="New chat" />
+      <div className="flex min-h-0 flex-1 flex-col overflow-y-auto">
+        <div className="mx-auto flex w-full max-w-3xl flex-1 flex-col justify-center gap-6 px-4 py-8 md:px-6">
+          <div className="grid gap-1.5">
+            <h2 className="text-2xl font-semibold tracking-tight">What should we work on?</h2>
+            <p className="text-sm text-muted-foreground">Pick the agent, project and model. Nothing is saved until you send the first message.</p>
+          </div>
+          <div className="grid gap-4 rounded-xl border bg-card p-4 shadow-xs sm:grid-cols-2">
+            <div className="grid gap-1.5">
+              <Label htmlFor="new-chat-agent">
+                <BotIcon className="size-3.5 text-muted-foreground" />
+                Agent
+              </Label>
+              <Select
+                value={agent}
+                onValueChange={(next) => {
+                  setAgent(next);
+                  const chosen = agents.find((candidate) => candidate.name === next);
+                  if (chosen?.model) setModel(chosen.model);
+                }}
+              >
+                <SelectTrigger id="new-chat-agent" aria-label="Agent" className="w-full">
+                  <SelectValue>{agent}</SelectValue>
+                </SelectTrigger>
+                <SelectContent>
+                  {agents.map((candidate) => (
+                    <SelectItem key={candidate.name} value={candidate.name}>
+                      {candidate.name}
+                    </SelectItem>
+                  ))}
+                </SelectContent>
+              </Select>
+              {agentInfo?.description && <p className="line-clamp-2 text-xs text-muted-foreground">{agentInfo.description}</p>}
+            </div>
+            <div className="grid content-start gap-1.5">
+              <Label htmlFor="new-chat-cwd">
+                <FolderIcon className="size-3.5 text-muted-foreground" />
+                Working directory
+              </Label>
+              <Input id="new-chat-cwd" value={cwd} onChange={(event) => setCwd(event.target.value)} placeholder={defaultCwd} spellCheck={false} className="font-mono text-xs" />
+              <p className="text-xs text-muted-foreground">Leave empty for the server&apos;s default.</p>
+            </div>
+            <div className="grid gap-1.5 sm:col-span-2">
+              <span className="text-sm font-medium">Model</span>
+              <div className="flex flex-wrap items-center gap-2">
+                <ModelPicker models={models} value={model} onChange={setModel} size="default" />
+                {modelInfo?.effort && <EffortPicker value={effort} onChange={setEffort} />}
+              </div>
+              {modelInfo?.notice && (
+                <p role="note" className="rounded-md border border-dashed px-3 py-2 text-xs text-muted-foreground">
+                  {modelInfo.notice}
+                </p>
+              )}
+            </div>
+          </div>
+          {failure && (
+            <div role="alert" className="flex items-start gap-2 rounded-xl border border-destructive/40 bg-destructive/5 px-3 py-2 text-sm">
+              <AlertCircleIcon className="mt-0.5 size-4 shrink-0 text-destructive" />
+              <p className="min-w-0 flex-1">
+                <span className="font-medium text-destructive">The conversation was not created.</span> {failure.message} Your message is kept below.
+              </p>
+              <Button size="xs" variant="outline" disabled={sending} onClick={() => void create(failure.body, failure.requestKey)}>
+                {sending ? <Loader2Icon className="animate-spin" /> : <RotateCwIcon />}
+                Retry
+              </Button>
+            </div>
+          )}
+          <Composer
+            draftKey={newChatDraftKey(agent)}
+            busy={false}
+            placeholder="Describe the task…"
+            clearOn="success"
+            sending={sending}
+            onSubmit={(text) => submit(text)}
+          />
+        </div>
+      </div>
+    </div>
+  );
+}

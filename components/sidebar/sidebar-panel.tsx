@@ -1,0 +1,201 @@
+"use client";
+
+import { ArchiveIcon, LogOutIcon, MessageSquarePlusIcon, SearchIcon, ShieldCheckIcon, XIcon } from "lucide-react";
+import Link from "next/link";
+import { usePathname } from "next/navigation";
+import { useEffect, useState } from "react";
+import type { Conversation } from "@/lib/events/entities";
+import { cn } from "@/lib/utils";
+import { Badge } from "@/components/ui/badge";
+import { Button } from "@/components/ui/button";
+import { Input } from "@/components/ui/input";
+import { ThemeToggle } from "@/components/theme/theme-toggle";
+import { apiFetch, errorMessage } from "@/components/shared/api-client";
+import { clearAllDrafts } from "@/components/shared/drafts";
+import { relativeTime } from "@/components/shared/format";
+import { StatusDot } from "./status-dot";
+
+interface SidebarPanelProps {
+  conversations: Conversation[];
+  pendingApprovals: number;
+  /** In the phone sheet the close button sits top right: leave it room. */
+  inSheet?: boolean;
+}
+
+type SearchState = { query: string; results: Conversation[] | null; error: string | null };
+
+function useConversationSearch(query: string): SearchState {
+  const [state, setState] = useState<SearchState>({ query: "", results: null, error: null });
+  useEffect(() => {
+    const trimmed = query.trim();
+    if (trimmed === "") {
+      setState({ query: "", results: null, error: null });
+      return;
+    }
+    const controller = new AbortController();
+    const timer = window.setTimeout(() => {
+      const params = new URLSearchParams({ q: trimmed, archived: "all", limit: "50" });
+      apiFetch<{ conversations: Conversation[] }>(`/api/conversations?${params}`, { signal: controller.signal }).then(
+        (body) => setState({ query: trimmed, results: body.conversations, error: null }),
+        (error) => {
+          if (!controller.signal.aborted) setState({ query: trimmed, results: [], error: errorMessage(error) });
+        },
+      );
+    }, 200);
+    return () => {
+      controller.abort();
+      window.clearTimeout(timer);
+    };
+  }, [query]);
+  return state;
+}
+
+export function SidebarPanel({ conversations, pendingApprovals, inSheet = false }: SidebarPanelProps) {
+  const pathname = usePathname();
+  const [query, setQuery] = useState("");
+  const search = useConversationSearch(query);
+  const searching = query.trim() !== "";
+  // Live status and titles come from the live list even for search results.
+  const live = new Map(conversations.map((conversation) => [conversation.id, conversation]));
+  const shown = searching ? (search.results ?? []).map((result) => live.get(result.id) ?? result) : conversations;
+
+  return (
+    <div className="flex h-full min-h-0 flex-col">
+      <div className={cn("flex items-center justify-between gap-2 px-3 pt-3 pb-2", inSheet && "pr-11")}>
+        <Link href="/" className="flex items-center gap-2 rounded-md px-1 font-semibold tracking-tight" aria-label="Atrium home">
+          <span className="flex size-7 items-center justify-center rounded-md bg-primary text-sm text-primary-foreground" aria-hidden>
+            A
+          </span>
+          Atrium
+        </Link>
+        <Button asChild size="sm" variant="outline" className="h-8">
+          <Link href="/new">
+            <MessageSquarePlusIcon />
+            New chat
+          </Link>
+        </Button>
+      </div>
+      <div className="px-3 pb-2">
+        <div className="relative">
+          <SearchIcon className="pointer-events-none absolute top-1/2 left-2.5 size-4 -translate-y-1/2 text-muted-foreground" />
+          <Input
+            type="search"
+            value={query}
+            onChange={(event) => setQuery(event.target.value)}
+            onKeyDown={(event) => {
+              if (event.key === "Escape") setQuery("");
+            }}
+            placeholder="Search conversations"
+            aria-label="Search conversations"
+            className="h-8 bg-background pr-8 pl-8 [&::-webkit-search-cancel-button]:hidden"
+          />
+          {query && (
+            <button
+              type="button"
+              aria-label="Clear search"
+              className="absolute top-1/2 right-2 -translate-y-1/2 rounded-sm text-muted-foreground hover:text-foreground"
+              onClick={() => setQuery("")}
+            >
+              <XIcon className="size-4" />
+            </button>
+          )}
+        </div>
+      </div>
+      <nav aria-label="Workspace" className="grid gap-0.5 px-2 pb-2">
+        <SidebarLink href="/approvals" active={pathname === "/approvals"} icon={<ShieldCheckIcon />} label="Approvals">
+          {pendingApprovals > 0 && (
+            <Badge variant="warning" className="ml-auto h-5 min-w-5 rounded-full px-1.5 tabular-nums" aria-label={`${pendingApprovals} pending`}>
+              {pendingApprovals}
+            </Badge>
+          )}
+        </SidebarLink>
+        <SidebarLink href="/archive" active={pathname === "/archive"} icon={<ArchiveIcon />} label="Archive" />
+      </nav>
+      <div className="px-4 pt-2 pb-1 text-xs font-medium text-muted-foreground">
+        {searching ? (search.results === null || search.query !== query.trim() ? "Searching…" : `Results for “${query.trim()}”`) : "Conversations"}
+      </div>
+      <nav aria-label="Conversations" className="min-h-0 flex-1 overflow-y-auto px-2 pb-2">
+        {search.error && <p className="px-2 py-1 text-xs text-destructive">{search.error}</p>}
+        {shown.length === 0 ? (
+          <p className="px-2 py-6 text-center text-xs text-muted-foreground">
+            {searching ? (search.results === null ? "" : "Nothing matches.") : "No conversations yet."}
+          </p>
+        ) : (
+          <ul className="flex flex-col gap-0.5">
+            {shown.map((conversation) => (
+              <li key={conversation.id} className="min-w-0">
+                <ConversationLink conversation={conversation} active={pathname === `/c/${conversation.id}`} />
+              </li>
+            ))}
+          </ul>
+        )}
+      </nav>
+      <div className="flex items-center justify-between gap-2 border-t px-3 py-2">
+        <form
+          method="post"
+          action="/auth/signout"
+          onSubmit={() => {
+            clearAllDrafts();
+          }}
+        >
+          <Button type="submit" variant="ghost" size="sm" className="text-muted-foreground">
+            <LogOutIcon />
+            Sign out
+          </Button>
+        </form>
+        <ThemeToggle />
+      </div>
+    </div>
+  );
+}
+
+function SidebarLink({
+  href,
+  active,
+  icon,
+  label,
+  children,
+}: {
+  href: string;
+  active: boolean;
+  icon: React.ReactNode;
+  label: string;
+  children?: React.ReactNode;
+}) {
+  return (
+    <Link
+      href={href}
+      aria-current={active ? "page" : undefined}
+      className={cn(
+        "flex h-8 items-center gap-2 rounded-md px-2 text-sm text-sidebar-foreground/80 transition-colors hover:bg-sidebar-accent hover:text-sidebar-accent-foreground [&_svg]:size-4 [&_svg]:text-muted-foreground",
+        active && "bg-sidebar-accent font-medium text-sidebar-accent-foreground",
+      )}
+    >
+      {icon}
+      <span>{label}</span>
+      {children}
+    </Link>
+  );
+}
+
+function ConversationLink({ conversation, active }: { conversation: Conversation; active: boolean }) {
+  return (
+    <Link
+      href={`/c/${conversation.id}`}
+      prefetch={false}
+      aria-current={active ? "page" : undefined}
+      aria-label={conversation.title}
+      data-status={conversation.status}
+      className={cn(
+        "group flex items-center gap-2 rounded-md px-2 py-1.5 text-sm transition-colors hover:bg-sidebar-accent",
+        active && "bg-sidebar-accent text-sidebar-accent-foreground",
+      )}
+    >
+      <StatusDot status={conversation.status} />
+      <span className={cn("min-w-0 flex-1 truncate", active && "font-medium")}>{conversation.title}</span>
+      <time dateTime={conversation.updatedAt} className="shrink-0 text-[11px] text-muted-foreground tabular-nums" suppressHydrationWarning>
+        {conversation.archived ? "archived" : relativeTime(conversation.updatedAt)}
+      </time>
+    </Link>
+  );
+}

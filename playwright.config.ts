@@ -1,0 +1,70 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { defineConfig } from "@playwright/test";
+import { E2E_PORT, E2E_TOKEN } from "./tests/e2e/support/environment";
+
+/**
+ * Browser tests run against the real custom server (one process, production build) on a
+ * fresh ATRIUM_HOME. The directory is made once in the runner; workers inherit the env.
+ */
+if (!process.env.ATRIUM_E2E_HOME) {
+  const home = fs.mkdtempSync(path.join(os.tmpdir(), "atrium-e2e-"));
+  // Short, real retry waits so the retry notice can be watched counting down.
+  fs.writeFileSync(path.join(home, "config.json"), JSON.stringify({ retry: { baseDelayMs: 2000, maxDelayMs: 4000, maxRetries: 2 } }));
+  process.env.ATRIUM_E2E_HOME = home;
+}
+
+const baseURL = `http://127.0.0.1:${E2E_PORT}`;
+
+export default defineConfig({
+  testDir: "tests/e2e",
+  testMatch: "**/*.spec.ts",
+  fullyParallel: false,
+  // Each test drives a real server and browser on a 2-core machine: one at a time keeps timings honest.
+  workers: 1,
+  forbidOnly: Boolean(process.env.CI),
+  retries: 0,
+  timeout: 120_000,
+  expect: { timeout: 20_000 },
+  reporter: process.env.CI ? [["list"]] : [["list"], ["html", { open: "never", outputFolder: "playwright-report" }]],
+  outputDir: "test-results",
+  use: {
+    baseURL,
+    viewport: { width: 1280, height: 800 },
+    trace: "retain-on-failure",
+    screenshot: "only-on-failure",
+    launchOptions: {
+      executablePath: "/usr/bin/chromium",
+      args: [
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+      ],
+    },
+  },
+  projects: [{ name: "chromium", use: { browserName: "chromium" } }],
+  webServer: {
+    command: "node --import tsx server.ts",
+    url: `${baseURL}/api/health`,
+    // /api/health answers 401 without a token, which still means the server is up.
+    ignoreHTTPSErrors: true,
+    reuseExistingServer: false,
+    timeout: 120_000,
+    stdout: "pipe",
+    stderr: "pipe",
+    env: {
+      ATRIUM_HOME: process.env.ATRIUM_E2E_HOME,
+      ATRIUM_TOKEN: E2E_TOKEN,
+      PORT: String(E2E_PORT),
+      HOST: "127.0.0.1",
+      NODE_ENV: "production",
+      NEXT_TELEMETRY_DISABLED: "1",
+    },
+  },
+});

@@ -1,0 +1,42 @@
+import { ConversationPage, expect, test, unique } from "./support/fixtures";
+import { visit } from "./support/pages";
+
+const SHELL = '[[tool:shell {"command":"echo hi"}]]';
+
+test("approving a shell command runs it and shows its output", async ({ app, api }) => {
+  const created = await api.createConversation(`${unique("approve")} ${SHELL}`);
+  const conversation = await ConversationPage.open(app.page, created.id);
+  const prompt = conversation.history.getByRole("group", { name: "Approval for shell" });
+  await expect(prompt).toContainText("echo hi");
+  await expect(app.page.getByRole("link", { name: /Approvals/ })).toContainText(/\d/);
+
+  await prompt.getByRole("button", { name: "Approve" }).click();
+  await expect(prompt).toBeHidden();
+  await expect(conversation.lastReply).toHaveText("Tool shell returned: hi");
+  // The card opened while the command ran; open it if it was closed.
+  const card = conversation.history.getByRole("button", { name: "shell: echo hi" });
+  if ((await card.getAttribute("aria-expanded")) !== "true") await card.click();
+  await expect(conversation.history.getByLabel("shell output")).toHaveText(/hi/);
+});
+
+test("denying a shell command tells the model and marks the call denied", async ({ app, api }) => {
+  const created = await api.createConversation(`${unique("deny")} ${SHELL}`);
+  const conversation = await ConversationPage.open(app.page, created.id);
+  const prompt = conversation.history.getByRole("group", { name: "Approval for shell" });
+  await prompt.getByRole("button", { name: "Deny" }).click();
+  await expect(prompt).toBeHidden();
+  await expect(conversation.history.locator('[data-item-kind="tool_call"]')).toHaveAttribute("data-status", "denied");
+  await expect(conversation.history.getByText("denied", { exact: true })).toBeVisible();
+  await conversation.expectIdle();
+});
+
+test("the Approvals page lists pending approvals live and decides them", async ({ app, api }) => {
+  await visit(app.page, "/approvals");
+  const created = await api.createConversation(`${unique("global approval")} ${SHELL}`);
+  const entry = app.page.getByRole("region", { name: "Waiting for you" }).getByRole("listitem").filter({ hasText: created.title });
+  await expect(entry).toBeVisible();
+  await entry.getByRole("button", { name: "Approve" }).click();
+  await expect(entry).toBeHidden();
+  await expect(app.page.getByRole("region", { name: "Recently decided" }).getByRole("listitem").filter({ hasText: "echo hi" }).first()).toBeVisible();
+  await api.waitUntilIdle(created.id);
+});

@@ -1,0 +1,67 @@
+import { ConversationPage, expect, test, unique } from "./support/fixtures";
+
+/** Long enough to outlast a slow page load; every test stops it early. */
+const LONG = "[[delay:400]] [[stream:200]]";
+
+test("Jump interrupts the running turn and goes first; Steer joins the next model call; Queue waits its turn", async ({ app, api }) => {
+  const created = await api.createConversation(`${unique("first")} ${LONG}`);
+  const conversation = await ConversationPage.open(app.page, created.id);
+  await conversation.expectRunning();
+
+  await conversation.send("queued message", "Queue");
+  await expect(conversation.waitingMessage("queued message")).toContainText("queued");
+  await conversation.send("steered message", "Steer");
+  await expect(conversation.waitingMessage("steered message")).toContainText("steer");
+
+  await conversation.send("jumping message", "Jump");
+  await expect(conversation.history.getByRole("note").filter({ hasText: "interrupted by the owner" })).toBeVisible();
+  await expect(conversation.assistantMessages.first()).toHaveAttribute("data-status", "interrupted");
+
+  // The jump runs next and the steer joins it before its model call; the queued message gets a turn of its own.
+  await expect(conversation.lastReply).toHaveText("You said: queued message", { timeout: 30_000 });
+  await conversation.expectIdle();
+  await expect(conversation.waitingList).toBeHidden();
+  const order = await conversation.userMessageTexts();
+  expect(order.slice(1)).toEqual(["jumping message", "steered message", "queued message"]);
+});
+
+test("Steer hands a message to a running turn, which reads it at its next model call", async ({ app, api }) => {
+  const created = await api.createConversation(`${unique("steer")} [[tool:shell {"command":"echo hi"}]]`);
+  const conversation = await ConversationPage.open(app.page, created.id);
+  const approval = conversation.history.getByRole("group", { name: "Approval for shell" });
+  await expect(approval).toBeVisible();
+
+  await conversation.send("also consider this", "Steer");
+  await expect(conversation.waitingMessage("also consider this")).toContainText("steer");
+  await approval.getByRole("button", { name: "Approve" }).click();
+
+  await expect(conversation.lastReply).toHaveText("You said: also consider this", { timeout: 30_000 });
+  await conversation.expectIdle();
+  await expect(conversation.assistantMessages).toHaveCount(1);
+  await expect(conversation.userMessages).toHaveCount(2);
+});
+
+test("a waiting message can be edited and withdrawn", async ({ app, api }) => {
+  const created = await api.createConversation(`${unique("long")} ${LONG}`);
+  const conversation = await ConversationPage.open(app.page, created.id);
+  await conversation.expectRunning();
+
+  await conversation.send("keep me", "Queue");
+  await conversation.send("drop me", "Queue");
+  const keep = conversation.waitingMessage("keep me");
+  await expect(keep).toBeVisible();
+
+  await keep.getByRole("button", { name: "Edit" }).click();
+  const editor = app.page.getByRole("textbox", { name: "Edit waiting message" });
+  await editor.fill("edited message [[stream:2]]");
+  await editor.press("Enter");
+  await expect(conversation.waitingMessage("edited message")).toBeVisible();
+
+  await conversation.waitingMessage("drop me").getByRole("button", { name: "Withdraw" }).click();
+  await expect(conversation.waitingMessage("drop me")).toHaveCount(0);
+
+  await conversation.interruptButton.click();
+  await expect(conversation.lastReply).toHaveText("You said: edited message w1 w2", { timeout: 30_000 });
+  await conversation.expectIdle();
+  await expect(conversation.userMessages.filter({ hasText: "drop me" })).toHaveCount(0);
+});

@@ -1,0 +1,46 @@
+import type { APIRequestContext } from "@playwright/test";
+import type { Conversation } from "../../../lib/events/entities";
+import { E2E_TOKEN } from "./environment";
+
+/** Setup through the real HTTP API with the bearer token, for state a test is not about. */
+export class AtriumApi {
+  constructor(private readonly request: APIRequestContext) {}
+
+  private headers() {
+    return { authorization: `Bearer ${E2E_TOKEN}` };
+  }
+
+  async createConversation(text: string, options: { cwd?: string; model?: string } = {}): Promise<Conversation> {
+    const response = await this.request.post("/api/conversations", { headers: this.headers(), data: { text, ...options } });
+    if (response.status() !== 201) throw new Error(`creating a conversation answered ${response.status()}: ${await response.text()}`);
+    return ((await response.json()) as { conversation: Conversation }).conversation;
+  }
+
+  async getConversation(id: string): Promise<Conversation> {
+    const response = await this.request.get(`/api/conversations/${id}`, { headers: this.headers() });
+    if (!response.ok()) throw new Error(`reading conversation ${id} answered ${response.status()}`);
+    return ((await response.json()) as { conversation: Conversation }).conversation;
+  }
+
+  async patchConversation(id: string, patch: Record<string, unknown>): Promise<Conversation> {
+    const response = await this.request.patch(`/api/conversations/${id}`, { headers: this.headers(), data: patch });
+    if (!response.ok()) throw new Error(`patching conversation ${id} answered ${response.status()}: ${await response.text()}`);
+    return ((await response.json()) as { conversation: Conversation }).conversation;
+  }
+
+  async items(id: string): Promise<Array<{ kind: string; text?: string; status: string }>> {
+    const response = await this.request.get(`/api/conversations/${id}/items?limit=500`, { headers: this.headers() });
+    return ((await response.json()) as { items: Array<{ kind: string; text?: string; status: string }> }).items;
+  }
+
+  /** Resolves once no turn of the conversation is open (polls the API; nothing is slept on). */
+  async waitUntilIdle(id: string, timeoutMs = 30_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const conversation = await this.getConversation(id);
+      if (conversation.status === "idle") return;
+      if (Date.now() > deadline) throw new Error(`conversation ${id} is still ${conversation.status}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+}
