@@ -6,7 +6,9 @@ type Listener<Event> = (delivered: Delivered<Event>) => void;
 
 interface Channel {
   nextId: number;
+  /** The replay window is `buffer` from `start` on; older entries are dropped in chunks, not one shift per event. */
   buffer: Array<Delivered<ConversationEvent>>;
+  start: number;
   listeners: Set<Listener<ConversationEvent>>;
 }
 
@@ -30,7 +32,13 @@ export class EventBus {
     const channel = this.channel(event.conversationId);
     const delivered = { id: ++channel.nextId, event };
     channel.buffer.push(delivered);
-    if (channel.buffer.length > REPLAY_LIMIT) channel.buffer.splice(0, channel.buffer.length - REPLAY_LIMIT);
+    if (channel.buffer.length - channel.start > REPLAY_LIMIT) {
+      channel.start += 1;
+      if (channel.start >= REPLAY_LIMIT) {
+        channel.buffer = channel.buffer.slice(channel.start);
+        channel.start = 0;
+      }
+    }
     for (const listener of channel.listeners) listener(delivered);
   }
 
@@ -51,9 +59,9 @@ export class EventBus {
     const channel = this.channel(conversationId);
     if (afterId > channel.nextId || afterId < this.firstId) return null;
     if (afterId === channel.nextId) return [];
-    const oldest = channel.buffer[0];
+    const oldest = channel.buffer[channel.start];
     if (!oldest || oldest.id > afterId + 1) return null;
-    return channel.buffer.filter((delivered) => delivered.id > afterId);
+    return channel.buffer.slice(channel.start).filter((delivered) => delivered.id > afterId);
   }
 
   subscribe(conversationId: string, listener: Listener<ConversationEvent>): () => void {
@@ -76,13 +84,14 @@ export class EventBus {
     const channel = this.channels.get(conversationId);
     if (!channel) return;
     channel.buffer = [];
+    channel.start = 0;
     channel.listeners.clear();
   }
 
   private channel(conversationId: string): Channel {
     let channel = this.channels.get(conversationId);
     if (!channel) {
-      channel = { nextId: this.firstId, buffer: [], listeners: new Set() };
+      channel = { nextId: this.firstId, buffer: [], start: 0, listeners: new Set() };
       this.channels.set(conversationId, channel);
     }
     return channel;

@@ -3,7 +3,7 @@ import { countMessages } from "../context/tokens";
 import { AtriumError } from "../errors";
 import { conversationTokenTotals, lastCompactionOf } from "../store/queries";
 import type { ConversationActor } from "./conversation-actor";
-import { contextInfo, fixedTokens, measureUsage, nextRequest } from "./context-usage";
+import { contextInfo, fixedTokens, measureUsage, requestFrame } from "./context-usage";
 import { itemsToMessages } from "./history";
 import type { SessionState } from "./session-state";
 import { TurnFailure } from "./turn-failure";
@@ -45,7 +45,7 @@ export async function compactSession(
   }
   const summary = await actor.createItem(session, { turnId: options.turnId, kind: "compaction_summary", status: "completed", text });
   const tail = items.slice(items.indexOf(plan.firstKept));
-  const tokensAfter = countMessages(itemsToMessages([summary, ...tail]), usage.counter) + fixedTokens(nextRequest(actor, session), usage.counter);
+  const tokensAfter = countMessages(itemsToMessages([summary, ...tail]), usage.counter) + fixedTokens(requestFrame(actor, session), usage.counter);
   await context.store.appendMetadata(actor.id, {
     type: "compaction",
     sessionId: session.id,
@@ -88,7 +88,7 @@ export async function ensureRoom(
 
 function assertInputFits(actor: ConversationActor, session: SessionState, usage: ReturnType<typeof measureUsage>, inputIds: readonly string[]): void {
   const inputs = session.items.filter((item) => inputIds.includes(item.id));
-  const fixed = fixedTokens(nextRequest(actor, session), usage.counter);
+  const fixed = fixedTokens(requestFrame(actor, session), usage.counter);
   const input = countMessages(itemsToMessages(inputs), usage.counter);
   const room = usage.contextWindow - usage.maxOutputTokens;
   if (fixed + input > room) {

@@ -40,31 +40,60 @@ export function toolsFor(actor: ConversationActor, session: SessionState): reado
 
 /** The request the session's next model call would send, before the new input is read. */
 export function nextRequest(actor: ConversationActor, session: SessionState, reasoningMode?: "all_turns" | "current_turn"): RequestShape {
-  const agent = actor.context.agent(session.agent);
-  const modelId = session.runner?.turn.model ?? (session.id === actor.rootSessionId ? actor.conversation().model : session.model);
-  const model = actor.context.models.get(modelId);
+  const model = actor.context.models.get(modelIdOf(actor, session));
   const mode = reasoningMode ?? model?.reasoningContext;
   return {
-    system: buildSystemPrompt({
-      agent,
-      cwd: actor.conversation().cwd,
-      memories: selectMemories(
-        readMemories(memoryFolder(actor.context.store.paths.home, session.agent)),
-        [...session.items].reverse().find((item) => item.kind === "user_message")?.text ?? "",
-        actor.context.config.memoryBudgetTokens,
-      ),
-      objective: session.id === actor.rootSessionId ? currentObjective(actor) : null,
-    }),
+    ...requestFrame(actor, session),
     messages: itemsToMessages(contextItems(session.items, session.compaction), {
       attachmentParts: attachmentPartsFor(actor.context.store.paths, actor.id, model),
       reasoning: mode ? { mode, currentTurnId: session.runner?.turn.id ?? null } : undefined,
+    }),
+  };
+}
+
+/** The parts of the next request that do not depend on the history: what `fixedTokens` counts, without converting the history. */
+export function requestFrame(actor: ConversationActor, session: SessionState): Pick<RequestShape, "system" | "tools"> {
+  return {
+    system: buildSystemPrompt({
+      agent: actor.context.agent(session.agent),
+      cwd: actor.conversation().cwd,
+      memories: selectMemories(
+        readMemories(memoryFolder(actor.context.store.paths.home, session.agent)),
+        lastUserText(session),
+        actor.context.config.memoryBudgetTokens,
+      ),
+      objective: session.id === actor.rootSessionId ? currentObjective(actor) : null,
     }),
     tools: toolsFor(actor, session),
   };
 }
 
+function modelIdOf(actor: ConversationActor, session: SessionState): string {
+  return session.runner?.turn.model ?? (session.id === actor.rootSessionId ? actor.conversation().model : session.model);
+}
+
+function lastUserText(session: SessionState): string {
+  for (let index = session.items.length - 1; index >= 0; index -= 1) {
+    const item = session.items[index];
+    if (item.kind === "user_message") return item.text ?? "";
+  }
+  return "";
+}
+
+/** Each tool schema as counted, converted once: the zod schemas never change, and converting them was a tenth of a model call. */
+const countedSchemas = new WeakMap<AnyToolDefinition["inputSchema"], string>();
+
+function countedSchema(schema: AnyToolDefinition["inputSchema"]): string {
+  let text = countedSchemas.get(schema);
+  if (text === undefined) {
+    text = JSON.stringify(z.toJSONSchema(schema));
+    countedSchemas.set(schema, text);
+  }
+  return text;
+}
+
 export function fixedTokens(request: Pick<RequestShape, "system" | "tools">, counter: TokenCounter): number {
-  const catalog = request.tools.map((tool) => `${tool.name}: ${tool.description} ${JSON.stringify(z.toJSONSchema(tool.inputSchema))}`);
+  const catalog = request.tools.map((tool) => `${tool.name}: ${tool.description} ${countedSchema(tool.inputSchema)}`);
   return counter(request.system) + counter(catalog.join("\n"));
 }
 
@@ -77,8 +106,6 @@ export function measureUsage(actor: ConversationActor, session: SessionState, mo
   const contextWindow = model?.contextWindow ?? 32000;
   const maxOutputTokens = model?.maxOutputTokens ?? 4000;
   const counter = tokenCounterFor(model?.provider);
-  // Counted the way the provider said it applied reasoning context, when it said so.
-  const request = nextRequest(actor, session, session.reasoningContextApplied ?? undefined);
   const base = { contextWindow, maxOutputTokens, threshold: compactionThreshold(contextWindow, maxOutputTokens), counter };
   if (session.lastReportedInput !== null) {
     const mode = session.reasoningContextApplied ?? model?.reasoningContext;
@@ -87,6 +114,8 @@ export function measureUsage(actor: ConversationActor, session: SessionState, mo
     });
     return { ...base, usedTokens: session.lastReportedInput + countMessages(added, counter), source: "reported" };
   }
+  // Counted the way the provider said it applied reasoning context, when it said so.
+  const request = nextRequest(actor, session, session.reasoningContextApplied ?? undefined);
   return { ...base, usedTokens: fixedTokens(request, counter) + countMessages(request.messages, counter), source: "estimate" };
 }
 

@@ -54,6 +54,8 @@ export class ConversationActor {
   /** Set when the server stops: nothing new starts, open turns close with server_stopped. */
   stopped = false;
   private readonly mutex = new Mutex();
+  /** The conversation as last read from the index, valid while the index writer's revision for it is unchanged. */
+  private cachedConversation: { revision: number; conversation: Omit<Conversation, "missing"> } | null = null;
   private readonly decisionWaiters = new Map<string, () => void>();
   /** wait_agents calls in progress, by the waiting parent's session id. */
   readonly reportWaiters = new Map<string, { ids: Set<string>; onReport(childId: string, text: string): void }>();
@@ -112,10 +114,18 @@ export class ConversationActor {
     return this.session(this.rootSessionId);
   }
 
+  /** Read on every model call; cached until the index writer next touches this conversation. Callers get their own copy. */
   conversation(): Omit<Conversation, "missing"> {
-    const row = conversationRow(this.context.store.index, this.id);
-    if (!row) throw new AtriumError("not_found", `conversation ${this.id} was not found`);
-    return toConversation(row, objectiveFor(this.context.store.index, this.id));
+    const revision = this.context.store.writer.revision(this.id);
+    if (this.cachedConversation?.revision !== revision) {
+      const row = conversationRow(this.context.store.index, this.id);
+      if (!row) throw new AtriumError("not_found", `conversation ${this.id} was not found`);
+      this.cachedConversation = { revision, conversation: toConversation(row, objectiveFor(this.context.store.index, this.id)) };
+    }
+    const conversation = { ...this.cachedConversation.conversation };
+    if (conversation.forkedFrom) conversation.forkedFrom = { ...conversation.forkedFrom };
+    if (conversation.objective) conversation.objective = { ...conversation.objective };
+    return conversation;
   }
 
   runningTurns(): Turn[] {

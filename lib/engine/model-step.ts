@@ -109,15 +109,27 @@ export async function runModelStep(request: StepRequest, sink: StepSink): Promis
   return step;
 }
 
+/**
+ * Tool input schemas are fixed zod objects; converting one to JSON Schema on every model call
+ * was a tenth of a turn's CPU, so each is converted once. The SDK and providers only read it.
+ */
+const inputJsonSchemas = new WeakMap<AnyToolDefinition["inputSchema"], ReturnType<typeof jsonSchema>>();
+
+function inputJsonSchema(schema: AnyToolDefinition["inputSchema"]): ReturnType<typeof jsonSchema> {
+  let converted = inputJsonSchemas.get(schema);
+  if (!converted) {
+    converted = jsonSchema(z.toJSONSchema(schema, { io: "input" }) as never);
+    inputJsonSchemas.set(schema, converted);
+  }
+  return converted;
+}
+
 function toToolSet(tools: readonly AnyToolDefinition[]): ToolSet {
   const set: ToolSet = {};
   for (const definition of tools) {
     // A plain JSON schema, so the SDK passes the model's input through and runTool's zod check
     // turns bad input into a result the model can read.
-    set[definition.name] = tool({
-      description: definition.description,
-      inputSchema: jsonSchema(z.toJSONSchema(definition.inputSchema, { io: "input" }) as never),
-    });
+    set[definition.name] = tool({ description: definition.description, inputSchema: inputJsonSchema(definition.inputSchema) });
   }
   return set;
 }

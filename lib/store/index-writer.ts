@@ -1,7 +1,11 @@
 import type Database from "better-sqlite3";
+import { prepareIndexStatements, type IndexStatements } from "./index-statements";
 import type { MetadataRecord, SessionRecord, StoredItem } from "./records";
+import { ReplayTally } from "./replay-tally";
 
 const SEARCHABLE_KINDS = new Set(["user_message", "assistant_message"]);
+const BULK_FTS_HASH_BYTES = 64 * 1024 * 1024;
+const DEFAULT_FTS_HASH_BYTES = 1024 * 1024;
 
 /**
  * Applies JSONL records to the SQLite index. The live server and `atrium reindex`
@@ -9,16 +13,38 @@ const SEARCHABLE_KINDS = new Set(["user_message", "assistant_message"]);
  * Raw prepared statements rather than drizzle's builder: this is the hot path of reindex.
  */
 export class IndexWriter {
-  private readonly statements: ReturnType<typeof prepare>;
+  private readonly statements: IndexStatements;
+  /** conversation.updated statements by the columns they set: at most one per combination. */
+  private readonly updateStatements = new Map<string, Database.Statement>();
   /** During a bulk rebuild full-text rows are filled in one pass at the end. */
   private deferSearch = false;
+  /** Set while ingest replays one conversation (see `replay`). */
+  private tally: ReplayTally | null = null;
+  /** Bumped on every write that touches a conversation's rows, so readers can cache them (see `revision`). */
+  private readonly revisions = new Map<string, number>();
 
   constructor(private readonly client: Database.Database) {
-    this.statements = prepare(client);
+    this.statements = prepareIndexStatements(client);
   }
 
   transaction<T>(work: () => T): T {
     return this.client.transaction(work)();
+  }
+
+  /**
+   * Applies one conversation's whole history: the per-record bookkeeping is tallied and written
+   * once at the end (see ReplayTally). Call inside a transaction.
+   */
+  replay<T>(conversationId: string, work: () => T): T {
+    const tally = new ReplayTally(conversationId);
+    this.tally = tally;
+    try {
+      const result = work();
+      tally.flush(this.statements);
+      return result;
+    } finally {
+      this.tally = null;
+    }
   }
 
   beginBulk(): void {
@@ -27,17 +53,28 @@ export class IndexWriter {
 
   endBulk(): void {
     this.deferSearch = false;
+    // A larger in-memory term table for the one big insert (FTS5 flushes a segment each time it
+    // fills, default 1 MiB) means fewer segments to merge; the default is put back after.
     this.client.exec(`
       DELETE FROM item_fts; DELETE FROM title_fts;
+      INSERT INTO item_fts(item_fts, rank) VALUES ('hashsize', ${BULK_FTS_HASH_BYTES});
       INSERT INTO item_fts(rowid, text, conversation_id)
         SELECT rowid, text, conversation_id FROM items
         WHERE kind IN ('user_message', 'assistant_message') AND text IS NOT NULL AND text <> '';
+      INSERT INTO item_fts(item_fts, rank) VALUES ('hashsize', ${DEFAULT_FTS_HASH_BYTES});
       INSERT INTO title_fts(rowid, title) SELECT rowid, title FROM conversations;
     `);
   }
 
+  /** Changes whenever this writer applies anything to the conversation: a cache of its rows is current while this is unchanged. */
+  revision(conversationId: string): number {
+    return this.revisions.get(conversationId) ?? 0;
+  }
+
   applyMetadata(conversationId: string, record: MetadataRecord, endOffset: number): void {
+    this.bump(conversationId);
     const s = this.statements;
+    const tally = this.tally?.conversationId === conversationId ? this.tally : null;
     switch (record.type) {
       case "conversation.created": {
         s.insertConversation.run({
@@ -55,6 +92,7 @@ export class IndexWriter {
           forkedFromItemId: record.forkedFrom?.itemId ?? null,
           at: record.at,
         });
+        tally?.conversationCreated();
         this.indexTitle(conversationId);
         this.rememberKey("", record.requestKey, record.requestHash, record.at, {
           kind: "conversation.created",
@@ -72,12 +110,7 @@ export class IndexWriter {
         if (record.effort !== undefined) fields.effort = record.effort;
         if (record.cwd !== undefined) fields.cwd = record.cwd;
         const names = Object.keys(fields);
-        if (names.length > 0) {
-          const assignments = names.map((name) => `${name} = @${name}`).join(", ");
-          this.client
-            .prepare(`UPDATE conversations SET ${assignments}, updated_at = max(updated_at, @at) WHERE id = @id`)
-            .run({ ...fields, at: record.at, id: conversationId });
-        }
+        if (names.length > 0) this.updateStatement(names).run({ ...fields, at: record.at, id: conversationId });
         if (record.title !== undefined) this.indexTitle(conversationId);
         break;
       }
@@ -94,19 +127,21 @@ export class IndexWriter {
           depth: record.depth ?? 0,
           at: record.at,
         });
+        tally?.sessionCreated(record.sessionId);
         break;
       case "turn.started":
-        s.insertTurn.run({
-          id: record.turnId,
+        s.insertTurn.run(
+          record.turnId,
           conversationId,
-          sessionId: record.sessionId,
-          model: record.model,
-          effort: record.effort,
-          at: record.at,
-          inputMessageIds: JSON.stringify(record.inputMessageIds),
-        });
-        s.touchConversation.run({ id: conversationId, at: record.at });
-        this.refreshStatus(conversationId, record.sessionId);
+          record.sessionId,
+          record.model,
+          record.effort,
+          record.at,
+          JSON.stringify(record.inputMessageIds),
+        );
+        tally?.turnSessions.set(record.turnId, record.sessionId);
+        this.touch(conversationId, record.at, tally);
+        this.refreshStatus(conversationId, record.sessionId, tally);
         this.rememberKey(conversationId, record.requestKey, record.requestHash, record.at, {
           kind: "turn.started",
           turnId: record.turnId,
@@ -115,18 +150,20 @@ export class IndexWriter {
         });
         break;
       case "turn.ended": {
-        s.endTurn.run({
-          id: record.turnId,
-          status: record.status,
-          at: record.at,
-          errorCode: record.error?.code ?? null,
-          errorMessage: record.error?.message ?? null,
-          inputTokens: record.usage.inputTokens,
-          outputTokens: record.usage.outputTokens,
-        });
-        s.touchConversation.run({ id: conversationId, at: record.at });
-        const turn = s.turnSession.get(record.turnId) as { session_id: string } | undefined;
-        if (turn) this.refreshStatus(conversationId, turn.session_id);
+        s.endTurn.run(
+          record.status,
+          record.at,
+          record.error?.code ?? null,
+          record.error?.message ?? null,
+          record.usage.inputTokens,
+          record.usage.outputTokens,
+          record.turnId,
+        );
+        this.touch(conversationId, record.at, tally);
+        const sessionId =
+          tally?.turnSessions.get(record.turnId) ??
+          (s.turnSession.get(record.turnId) as { session_id: string } | undefined)?.session_id;
+        if (sessionId !== undefined) this.refreshStatus(conversationId, sessionId, tally);
         break;
       }
       case "queue.added":
@@ -172,7 +209,7 @@ export class IndexWriter {
           at: record.at,
         });
         s.setTurnStatus.run({ id: record.turnId, status: "waiting_approval" });
-        this.refreshStatus(conversationId, record.sessionId);
+        this.refreshStatus(conversationId, record.sessionId, tally);
         break;
       case "approval.decided": {
         s.decideApproval.run({
@@ -185,7 +222,7 @@ export class IndexWriter {
           | undefined;
         if (approval) {
           s.resumeTurn.run({ id: approval.turn_id });
-          this.refreshStatus(conversationId, approval.session_id);
+          this.refreshStatus(conversationId, approval.session_id, tally);
         }
         break;
       }
@@ -201,7 +238,7 @@ export class IndexWriter {
           at: record.at,
         });
         s.setTurnStatus.run({ id: record.turnId, status: "waiting_user" });
-        this.refreshStatus(conversationId, record.sessionId);
+        this.refreshStatus(conversationId, record.sessionId, tally);
         break;
       case "question.answered": {
         s.answerQuestion.run({ id: record.questionId, answer: record.cancelled ? null : record.answer, status: record.cancelled ? "cancelled" : "answered" });
@@ -210,7 +247,7 @@ export class IndexWriter {
           | undefined;
         if (question) {
           s.resumeTurn.run({ id: question.turn_id });
-          this.refreshStatus(conversationId, question.session_id);
+          this.refreshStatus(conversationId, question.session_id, tally);
         }
         break;
       }
@@ -247,15 +284,18 @@ export class IndexWriter {
         });
         break;
     }
-    s.setMetadataProgress.run({ id: conversationId, seq: record.seq, bytes: endOffset });
+    if (tally) tally.metadataApplied(record.seq, endOffset);
+    else s.setMetadataProgress.run({ id: conversationId, seq: record.seq, bytes: endOffset });
   }
 
   applySession(conversationId: string, sessionId: string, record: SessionRecord, endOffset: number): void {
+    this.bump(conversationId);
     const s = this.statements;
+    const tally = this.tally?.conversationId === conversationId ? this.tally : null;
     switch (record.type) {
       case "item.created":
         this.insertItem(conversationId, record.seq, record.item);
-        s.touchConversation.run({ id: conversationId, at: record.at });
+        this.touch(conversationId, record.at, tally);
         break;
       case "item.progress":
         s.progressItem.run({ id: record.itemId, text: record.text });
@@ -274,27 +314,39 @@ export class IndexWriter {
         this.indexItemText(record.itemId);
         break;
     }
-    s.setSessionProgress.run({ id: sessionId, seq: record.seq, bytes: endOffset });
+    if (tally) tally.sessionApplied(sessionId, record.seq, endOffset);
+    else s.setSessionProgress.run({ id: sessionId, seq: record.seq, bytes: endOffset });
   }
 
   removeConversation(conversationId: string): void {
+    this.bump(conversationId);
     const s = this.statements;
     s.deleteItemSearch.run(conversationId);
     s.deleteTitleSearch.run(conversationId);
-    for (const table of [
-      "items",
-      "turns",
-      "sessions",
-      "waiting",
-      "approvals",
-      "questions",
-      "objectives",
-      "compactions",
-    ]) {
-      this.client.prepare(`DELETE FROM ${table} WHERE conversation_id = ?`).run(conversationId);
-    }
+    for (const statement of s.deleteConversationRows) statement.run(conversationId);
     s.deleteKeys.run(conversationId);
     s.deleteConversation.run(conversationId);
+    if (this.tally?.conversationId === conversationId) this.tally.removed();
+  }
+
+  private bump(conversationId: string): void {
+    this.revisions.set(conversationId, this.revision(conversationId) + 1);
+  }
+
+  private updateStatement(columns: string[]): Database.Statement {
+    const key = columns.join(",");
+    let statement = this.updateStatements.get(key);
+    if (!statement) {
+      const assignments = columns.map((name) => `${name} = @${name}`).join(", ");
+      statement = this.client.prepare(`UPDATE conversations SET ${assignments}, updated_at = max(updated_at, @at) WHERE id = @id`);
+      this.updateStatements.set(key, statement);
+    }
+    return statement;
+  }
+
+  private touch(conversationId: string, at: string, tally: ReplayTally | null): void {
+    if (tally) tally.touch(at);
+    else this.statements.touchConversation.run({ id: conversationId, at });
   }
 
   private rememberKey(
@@ -310,27 +362,27 @@ export class IndexWriter {
   }
 
   private insertItem(conversationId: string, seq: number, item: StoredItem): void {
-    const result = this.statements.insertItem.run({
-      id: item.id,
+    const result = this.statements.insertItem.run(
+      item.id,
       conversationId,
-      sessionId: item.sessionId,
+      item.sessionId,
       seq,
-      turnId: item.turnId,
-      kind: item.kind,
-      status: item.status,
-      text: item.text ?? null,
-      toolName: item.toolName ?? null,
-      toolCallId: item.toolCallId ?? null,
-      input: item.input === undefined ? null : JSON.stringify(item.input),
-      output: item.output ?? null,
-      exitCode: item.exitCode ?? null,
-      artifactId: item.artifactId ?? null,
-      origin: item.origin ?? null,
-      fromSessionId: item.fromSessionId ?? null,
-      attachments: item.attachments ? JSON.stringify(item.attachments) : null,
-      providerMetadata: item.providerMetadata ? JSON.stringify(item.providerMetadata) : null,
-      createdAt: item.createdAt,
-    });
+      item.turnId,
+      item.kind,
+      item.status,
+      item.text ?? null,
+      item.toolName ?? null,
+      item.toolCallId ?? null,
+      item.input === undefined ? null : JSON.stringify(item.input),
+      item.output ?? null,
+      item.exitCode ?? null,
+      item.artifactId ?? null,
+      item.origin ?? null,
+      item.fromSessionId ?? null,
+      item.attachments ? JSON.stringify(item.attachments) : null,
+      item.providerMetadata ? JSON.stringify(item.providerMetadata) : null,
+      item.createdAt,
+    );
     if (!this.deferSearch && SEARCHABLE_KINDS.has(item.kind) && item.text) {
       this.statements.insertItemSearch.run({
         rowid: result.lastInsertRowid,
@@ -360,130 +412,9 @@ export class IndexWriter {
   }
 
   /** A session or conversation is running while one of its turns runs, waiting while one is parked. */
-  private refreshStatus(conversationId: string, sessionId: string): void {
+  private refreshStatus(conversationId: string, sessionId: string, tally: ReplayTally | null): void {
+    if (tally) return tally.refreshStatus(sessionId);
     this.statements.refreshSessionStatus.run({ id: sessionId });
     this.statements.refreshConversationStatus.run({ id: conversationId });
   }
-}
-
-function prepare(client: Database.Database) {
-  const statusOf = (filter: string) => `
-    CASE
-      WHEN EXISTS (SELECT 1 FROM turns WHERE ${filter} AND status = 'running') THEN 'running'
-      WHEN EXISTS (SELECT 1 FROM turns WHERE ${filter} AND status IN ('waiting_approval', 'waiting_user')) THEN 'waiting'
-      ELSE 'idle'
-    END`;
-  return {
-    insertConversation: client.prepare(`
-      INSERT OR REPLACE INTO conversations (id, title, title_source, agent, model, effort, cwd, executor,
-        root_session_id, archived, protected, status, forked_from_conversation_id, forked_from_item_id,
-        created_at, updated_at, metadata_seq, metadata_bytes)
-      VALUES (@id, @title, @titleSource, @agent, @model, @effort, @cwd, @executor, @rootSessionId, 0,
-        @protected, 'idle', @forkedFromConversationId, @forkedFromItemId, @at, @at, 0, 0)`),
-    touchConversation: client.prepare(
-      `UPDATE conversations SET updated_at = max(updated_at, @at) WHERE id = @id`,
-    ),
-    setMetadataProgress: client.prepare(
-      `UPDATE conversations SET metadata_seq = @seq, metadata_bytes = @bytes WHERE id = @id`,
-    ),
-    deleteConversation: client.prepare(`DELETE FROM conversations WHERE id = ?`),
-    conversationRow: client.prepare(`SELECT rowid, title FROM conversations WHERE id = ?`),
-    insertSession: client.prepare(`
-      INSERT OR REPLACE INTO sessions (id, conversation_id, parent_session_id, agent, model, depth, status,
-        created_at, file_seq, file_bytes)
-      VALUES (@id, @conversationId, @parentSessionId, @agent, @model, @depth, 'idle', @at,
-        coalesce((SELECT file_seq FROM sessions WHERE id = @id), 0),
-        coalesce((SELECT file_bytes FROM sessions WHERE id = @id), 0))`),
-    setSessionProgress: client.prepare(`
-      INSERT INTO sessions (id, conversation_id, agent, model, created_at, file_seq, file_bytes)
-      VALUES (@id, '', '', '', '', @seq, @bytes)
-      ON CONFLICT(id) DO UPDATE SET file_seq = @seq, file_bytes = @bytes`),
-    refreshSessionStatus: client.prepare(
-      `UPDATE sessions SET status = ${statusOf("session_id = @id")} WHERE id = @id`,
-    ),
-    refreshConversationStatus: client.prepare(
-      `UPDATE conversations SET status = ${statusOf("conversation_id = @id")} WHERE id = @id`,
-    ),
-    insertTurn: client.prepare(`
-      INSERT OR REPLACE INTO turns (id, conversation_id, session_id, status, model, effort, started_at,
-        input_message_ids)
-      VALUES (@id, @conversationId, @sessionId, 'running', @model, @effort, @at, @inputMessageIds)`),
-    endTurn: client.prepare(`
-      UPDATE turns SET status = @status, ended_at = @at, error_code = @errorCode, error_message = @errorMessage,
-        input_tokens = @inputTokens, output_tokens = @outputTokens WHERE id = @id`),
-    setTurnStatus: client.prepare(`UPDATE turns SET status = @status WHERE id = @id AND ended_at IS NULL`),
-    resumeTurn: client.prepare(`UPDATE turns SET status = 'running' WHERE id = @id AND ended_at IS NULL`),
-    turnSession: client.prepare(`SELECT session_id FROM turns WHERE id = ?`),
-    insertWaiting: client.prepare(`
-      INSERT OR REPLACE INTO waiting (id, conversation_id, session_id, text, mode, origin, from_session_id,
-        attachments, position, created_at)
-      VALUES (@id, @conversationId, @sessionId, @text, @mode, @origin, @fromSessionId, @attachments,
-        @position, @at)`),
-    updateWaiting: client.prepare(
-      `UPDATE waiting SET text = coalesce(@text, text), mode = coalesce(@mode, mode) WHERE id = @id`,
-    ),
-    deleteWaiting: client.prepare(`DELETE FROM waiting WHERE id = ?`),
-    insertApproval: client.prepare(`
-      INSERT OR REPLACE INTO approvals (id, conversation_id, session_id, turn_id, item_id, tool_name, input,
-        status, created_at)
-      VALUES (@id, @conversationId, @sessionId, @turnId, @itemId, @toolName, @input, 'pending', @at)`),
-    decideApproval: client.prepare(
-      `UPDATE approvals SET status = @status, decided_at = @at WHERE id = @id`,
-    ),
-    approvalTurn: client.prepare(`SELECT turn_id, session_id FROM approvals WHERE id = ?`),
-    insertQuestion: client.prepare(`
-      INSERT OR REPLACE INTO questions (id, conversation_id, session_id, turn_id, item_id, question, choices,
-        status, created_at)
-      VALUES (@id, @conversationId, @sessionId, @turnId, @itemId, @question, @choices, 'pending', @at)`),
-    answerQuestion: client.prepare(`UPDATE questions SET status = @status, answer = @answer WHERE id = @id`),
-    questionTurn: client.prepare(`SELECT turn_id, session_id FROM questions WHERE id = ?`),
-    insertObjective: client.prepare(`
-      INSERT OR REPLACE INTO objectives (id, conversation_id, text, status, slices, slice_limit, created_at,
-        updated_at)
-      VALUES (@id, @conversationId, @text, 'open', 0, @sliceLimit, @at, @at)`),
-    updateObjective: client.prepare(`
-      UPDATE objectives SET status = coalesce(@status, status), slices = coalesce(@slices, slices),
-        reason = CASE WHEN @reasonSet = 1 THEN @reason ELSE reason END,
-        listener = CASE WHEN @listenerSet = 1 THEN @listener ELSE listener END,
-        updated_at = @at WHERE id = @id`),
-    insertCompaction: client.prepare(`
-      INSERT OR REPLACE INTO compactions (item_id, conversation_id, session_id, at, tokens_before, tokens_after,
-        first_kept_item_id)
-      VALUES (@itemId, @conversationId, @sessionId, @at, @tokensBefore, @tokensAfter, @firstKeptItemId)`),
-    insertItem: client.prepare(`
-      INSERT OR REPLACE INTO items (id, conversation_id, session_id, seq, turn_id, kind, status, text, tool_name,
-        tool_call_id, input, output, exit_code, artifact_id, origin, from_session_id, attachments, provider_metadata,
-        created_at)
-      VALUES (@id, @conversationId, @sessionId, @seq, @turnId, @kind, @status, @text, @toolName, @toolCallId,
-        @input, @output, @exitCode, @artifactId, @origin, @fromSessionId, @attachments, @providerMetadata, @createdAt)`),
-    // A tool call's progress is its output so far, and its first progress marks that it started running.
-    progressItem: client.prepare(`
-      UPDATE items SET
-        text = CASE WHEN kind = 'tool_call' THEN text ELSE @text END,
-        output = CASE WHEN kind = 'tool_call' THEN @text ELSE output END,
-        status = CASE WHEN kind = 'tool_call' THEN 'streaming' ELSE status END
-      WHERE id = @id`),
-    completeItem: client.prepare(`
-      UPDATE items SET status = @status, text = coalesce(@text, text), output = coalesce(@output, output),
-        exit_code = coalesce(@exitCode, exit_code), artifact_id = coalesce(@artifactId, artifact_id),
-        provider_metadata = coalesce(@providerMetadata, provider_metadata)
-      WHERE id = @id`),
-    itemForSearch: client.prepare(`SELECT rowid, kind, text, conversation_id FROM items WHERE id = ?`),
-    insertItemSearch: client.prepare(
-      `INSERT INTO item_fts (rowid, text, conversation_id) VALUES (@rowid, @text, @conversationId)`,
-    ),
-    deleteOneItemSearch: client.prepare(`DELETE FROM item_fts WHERE rowid = ?`),
-    deleteItemSearch: client.prepare(
-      `DELETE FROM item_fts WHERE rowid IN (SELECT rowid FROM items WHERE conversation_id = ?)`,
-    ),
-    insertTitleSearch: client.prepare(`INSERT INTO title_fts (rowid, title) VALUES (@rowid, @title)`),
-    deleteOneTitleSearch: client.prepare(`DELETE FROM title_fts WHERE rowid = ?`),
-    deleteTitleSearch: client.prepare(
-      `DELETE FROM title_fts WHERE rowid IN (SELECT rowid FROM conversations WHERE id = ?)`,
-    ),
-    insertKeyIfMissing: client.prepare(`
-      INSERT OR IGNORE INTO request_keys (scope, key, hash, response, created_at)
-      VALUES (@scope, @key, @hash, @response, @at)`),
-    deleteKeys: client.prepare(`DELETE FROM request_keys WHERE scope = ?`),
-  };
 }

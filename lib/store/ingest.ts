@@ -9,8 +9,9 @@ export type IngestOutcome =
 /**
  * Replays one conversation's files into the index, replacing whatever rows it had.
  * A directory with a tombstone is an interrupted deletion: it is finished here.
+ * `fresh`: the index holds nothing of this conversation yet (a rebuild), so there is nothing to remove.
  */
-export function ingestConversation(store: Store, conversationId: string): IngestOutcome {
+export function ingestConversation(store: Store, conversationId: string, options: { fresh?: boolean } = {}): IngestOutcome {
   const metadata = store.readMetadata(conversationId);
   const problems: string[] = [];
   if (metadata.torn) problems.push(`metadata.jsonl line ${metadata.torn.line}: ${metadata.torn.reason}`);
@@ -27,18 +28,19 @@ export function ingestConversation(store: Store, conversationId: string): Ingest
     return { status: "skipped", conversationId, reason };
   }
   let count = records.length;
-  store.writer.transaction(() => {
-    store.writer.removeConversation(conversationId);
-    for (const { record, endOffset } of records) store.writer.applyMetadata(conversationId, record, endOffset);
-    for (const sessionId of store.sessionFiles(conversationId)) {
-      const session = store.readSession(conversationId, sessionId);
-      if (session.torn) problems.push(`${sessionId}.jsonl line ${session.torn.line}: ${session.torn.reason}`);
-      for (const invalid of session.invalid) problems.push(`${sessionId}.jsonl line ${invalid.line}: ${invalid.reason}`);
-      for (const { record, endOffset } of session.records) {
-        store.writer.applySession(conversationId, sessionId, record, endOffset);
+  const writer = store.writer;
+  writer.transaction(() => {
+    if (!options.fresh) writer.removeConversation(conversationId);
+    writer.replay(conversationId, () => {
+      for (const { record, endOffset } of records) writer.applyMetadata(conversationId, record, endOffset);
+      for (const sessionId of store.sessionFiles(conversationId)) {
+        const session = store.readSession(conversationId, sessionId);
+        if (session.torn) problems.push(`${sessionId}.jsonl line ${session.torn.line}: ${session.torn.reason}`);
+        for (const invalid of session.invalid) problems.push(`${sessionId}.jsonl line ${invalid.line}: ${invalid.reason}`);
+        for (const { record, endOffset } of session.records) writer.applySession(conversationId, sessionId, record, endOffset);
+        count += session.records.length;
       }
-      count += session.records.length;
-    }
+    });
   });
   return { status: "indexed", conversationId, records: count, problems };
 }

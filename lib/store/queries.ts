@@ -14,6 +14,30 @@ import * as tables from "./schema";
 
 /** Reads of the index, mapped to the API's entity shapes. */
 
+type Prepared = { get(values?: Record<string, unknown>): unknown; all(values?: Record<string, unknown>): unknown[] };
+const preparedQueries = new WeakMap<IndexDatabase, Map<string, Prepared>>();
+
+/**
+ * A query built and prepared once per database, run with `sql.placeholder` values: the turn loop
+ * reads the same few rows on every model call, and drizzle renders the SQL and better-sqlite3
+ * prepares it again on each unprepared call, which cost far more than the lookup.
+ */
+function prepared<Query extends Prepared>(db: IndexDatabase, key: string, build: () => Query): Query {
+  let queries = preparedQueries.get(db);
+  if (!queries) {
+    queries = new Map();
+    preparedQueries.set(db, queries);
+  }
+  let query = queries.get(key);
+  if (!query) {
+    query = build();
+    queries.set(key, query);
+  }
+  return query as Query;
+}
+
+const id = sql.placeholder("id");
+
 export type ConversationRow = typeof tables.conversations.$inferSelect;
 export type ConversationSort = "updated" | "created" | "title" | "model";
 
@@ -39,8 +63,10 @@ export function toConversation(row: ConversationRow, objective: Objective | null
   };
 }
 
-export function conversationRow(db: IndexDatabase, id: string): ConversationRow | undefined {
-  return db.select().from(tables.conversations).where(eq(tables.conversations.id, id)).get();
+export function conversationRow(db: IndexDatabase, conversationId: string): ConversationRow | undefined {
+  return prepared(db, "conversationRow", () =>
+    db.select().from(tables.conversations).where(eq(tables.conversations.id, id)).prepare(),
+  ).get({ id: conversationId });
 }
 
 export interface ListConversationsQuery {
@@ -91,12 +117,14 @@ function toMatchExpression(text: string): string | null {
 }
 
 export function objectiveFor(db: IndexDatabase, conversationId: string): Objective | null {
-  const row = db
-    .select()
-    .from(tables.objectives)
-    .where(eq(tables.objectives.conversationId, conversationId))
-    .orderBy(desc(tables.objectives.createdAt), desc(tables.objectives.id))
-    .get();
+  const row = prepared(db, "objectiveFor", () =>
+    db
+      .select()
+      .from(tables.objectives)
+      .where(eq(tables.objectives.conversationId, id))
+      .orderBy(desc(tables.objectives.createdAt), desc(tables.objectives.id))
+      .prepare(),
+  ).get({ id: conversationId });
   if (!row) return null;
   return {
     id: row.id,
@@ -140,13 +168,15 @@ export function listItems(
   after: number,
   limit: number,
 ): { items: Item[]; nextCursor: number | null } {
-  const rows = db
-    .select()
-    .from(tables.items)
-    .where(and(eq(tables.items.sessionId, sessionId), gt(tables.items.seq, after)))
-    .orderBy(asc(tables.items.seq))
-    .limit(limit + 1)
-    .all();
+  const rows = prepared(db, "listItems", () =>
+    db
+      .select()
+      .from(tables.items)
+      .where(and(eq(tables.items.sessionId, id), gt(tables.items.seq, sql.placeholder("after"))))
+      .orderBy(asc(tables.items.seq))
+      .limit(sql.placeholder("limit"))
+      .prepare(),
+  ).all({ id: sessionId, after, limit: limit + 1 });
   const page = rows.slice(0, limit);
   return {
     items: page.map(toItem),
@@ -155,7 +185,7 @@ export function listItems(
 }
 
 export function getItem(db: IndexDatabase, itemId: string): Item | null {
-  const row = db.select().from(tables.items).where(eq(tables.items.id, itemId)).get();
+  const row = prepared(db, "getItem", () => db.select().from(tables.items).where(eq(tables.items.id, id)).prepare()).get({ id: itemId });
   return row ? toItem(row) : null;
 }
 
@@ -187,19 +217,21 @@ export function toTurn(row: TurnRow): Turn {
 }
 
 export function listTurns(db: IndexDatabase, conversationId: string, sessionId?: string): Turn[] {
-  const filters = [eq(tables.turns.conversationId, conversationId)];
-  if (sessionId) filters.push(eq(tables.turns.sessionId, sessionId));
-  return db
-    .select()
-    .from(tables.turns)
-    .where(and(...filters))
-    .orderBy(asc(tables.turns.startedAt), asc(tables.turns.id))
-    .all()
-    .map(toTurn);
+  const query = prepared(db, `listTurns:${Boolean(sessionId)}`, () => {
+    const filters = [eq(tables.turns.conversationId, sql.placeholder("conversationId"))];
+    if (sessionId) filters.push(eq(tables.turns.sessionId, sql.placeholder("sessionId")));
+    return db
+      .select()
+      .from(tables.turns)
+      .where(and(...filters))
+      .orderBy(asc(tables.turns.startedAt), asc(tables.turns.id))
+      .prepare();
+  });
+  return query.all({ conversationId, sessionId }).map(toTurn);
 }
 
 export function getTurn(db: IndexDatabase, turnId: string): Turn | null {
-  const row = db.select().from(tables.turns).where(eq(tables.turns.id, turnId)).get();
+  const row = prepared(db, "getTurn", () => db.select().from(tables.turns).where(eq(tables.turns.id, id)).prepare()).get({ id: turnId });
   return row ? toTurn(row) : null;
 }
 
@@ -216,12 +248,10 @@ export function listWaiting(
   db: IndexDatabase,
   conversationId: string,
 ): Array<Waiting & { fromSessionId?: string; attachments?: Array<{ id: string; name: string; mediaType: string; bytes: number }> }> {
-  return db
-    .select()
-    .from(tables.waiting)
-    .where(eq(tables.waiting.conversationId, conversationId))
-    .orderBy(asc(tables.waiting.position))
-    .all()
+  return prepared(db, "listWaiting", () =>
+    db.select().from(tables.waiting).where(eq(tables.waiting.conversationId, id)).orderBy(asc(tables.waiting.position)).prepare(),
+  )
+    .all({ id: conversationId })
     .map((row) => ({
       id: row.id,
       text: row.text,
@@ -235,12 +265,15 @@ export function listWaiting(
 }
 
 export function listSessions(db: IndexDatabase, conversationId: string): Session[] {
-  return db
-    .select()
-    .from(tables.sessions)
-    .where(eq(tables.sessions.conversationId, conversationId))
-    .orderBy(asc(tables.sessions.createdAt), asc(tables.sessions.id))
-    .all()
+  return prepared(db, "listSessions", () =>
+    db
+      .select()
+      .from(tables.sessions)
+      .where(eq(tables.sessions.conversationId, id))
+      .orderBy(asc(tables.sessions.createdAt), asc(tables.sessions.id))
+      .prepare(),
+  )
+    .all({ id: conversationId })
     .map((row) => ({
       id: row.id,
       conversationId: row.conversationId,
@@ -271,20 +304,24 @@ export function toApproval(row: ApprovalRow): Approval {
 }
 
 export function listApprovals(db: IndexDatabase, filter: { status?: string; conversationId?: string }): Approval[] {
-  const filters: SQL[] = [];
-  if (filter.status) filters.push(eq(tables.approvals.status, filter.status));
-  if (filter.conversationId) filters.push(eq(tables.approvals.conversationId, filter.conversationId));
-  return db
-    .select()
-    .from(tables.approvals)
-    .where(filters.length ? and(...filters) : undefined)
-    .orderBy(asc(tables.approvals.createdAt), asc(tables.approvals.id))
-    .all()
-    .map(toApproval);
+  const query = prepared(db, `listApprovals:${Boolean(filter.status)}:${Boolean(filter.conversationId)}`, () => {
+    const filters: SQL[] = [];
+    if (filter.status) filters.push(eq(tables.approvals.status, sql.placeholder("status")));
+    if (filter.conversationId) filters.push(eq(tables.approvals.conversationId, sql.placeholder("conversationId")));
+    return db
+      .select()
+      .from(tables.approvals)
+      .where(filters.length ? and(...filters) : undefined)
+      .orderBy(asc(tables.approvals.createdAt), asc(tables.approvals.id))
+      .prepare();
+  });
+  return query.all(filter).map(toApproval);
 }
 
-export function getApproval(db: IndexDatabase, id: string): Approval | null {
-  const row = db.select().from(tables.approvals).where(eq(tables.approvals.id, id)).get();
+export function getApproval(db: IndexDatabase, approvalId: string): Approval | null {
+  const row = prepared(db, "getApproval", () => db.select().from(tables.approvals).where(eq(tables.approvals.id, id)).prepare()).get({
+    id: approvalId,
+  });
   return row ? toApproval(row) : null;
 }
 
@@ -304,22 +341,26 @@ function toQuestion(row: QuestionRow): Question {
   };
 }
 
-export function getQuestion(db: IndexDatabase, id: string): Question | null {
-  const row = db.select().from(tables.questions).where(eq(tables.questions.id, id)).get();
+export function getQuestion(db: IndexDatabase, questionId: string): Question | null {
+  const row = prepared(db, "getQuestion", () => db.select().from(tables.questions).where(eq(tables.questions.id, id)).prepare()).get({
+    id: questionId,
+  });
   return row ? toQuestion(row) : null;
 }
 
 export function listQuestions(db: IndexDatabase, filter: { status?: string; conversationId?: string }): Question[] {
-  const filters: SQL[] = [];
-  if (filter.status) filters.push(eq(tables.questions.status, filter.status));
-  if (filter.conversationId) filters.push(eq(tables.questions.conversationId, filter.conversationId));
-  return db
-    .select()
-    .from(tables.questions)
-    .where(filters.length ? and(...filters) : undefined)
-    .orderBy(asc(tables.questions.createdAt))
-    .all()
-    .map(toQuestion);
+  const query = prepared(db, `listQuestions:${Boolean(filter.status)}:${Boolean(filter.conversationId)}`, () => {
+    const filters: SQL[] = [];
+    if (filter.status) filters.push(eq(tables.questions.status, sql.placeholder("status")));
+    if (filter.conversationId) filters.push(eq(tables.questions.conversationId, sql.placeholder("conversationId")));
+    return db
+      .select()
+      .from(tables.questions)
+      .where(filters.length ? and(...filters) : undefined)
+      .orderBy(asc(tables.questions.createdAt))
+      .prepare();
+  });
+  return query.all(filter).map(toQuestion);
 }
 
 export function lookupRequestKey(
@@ -327,43 +368,44 @@ export function lookupRequestKey(
   scope: string,
   key: string,
 ): { hash: string; reference: Record<string, unknown> } | null {
-  const row = db
-    .select()
-    .from(tables.requestKeys)
-    .where(and(eq(tables.requestKeys.scope, scope), eq(tables.requestKeys.key, key)))
-    .get();
+  const row = prepared(db, "lookupRequestKey", () =>
+    db
+      .select()
+      .from(tables.requestKeys)
+      .where(and(eq(tables.requestKeys.scope, sql.placeholder("scope")), eq(tables.requestKeys.key, sql.placeholder("key"))))
+      .prepare(),
+  ).get({ scope, key });
   return row ? { hash: row.hash, reference: JSON.parse(row.response) } : null;
 }
 
 export function latestCompaction(db: IndexDatabase, sessionId: string): { itemId: string; firstKeptItemId: string | null } | null {
-  const row = db
-    .select()
-    .from(tables.compactions)
-    .where(eq(tables.compactions.sessionId, sessionId))
-    .orderBy(desc(tables.compactions.at), desc(tables.compactions.itemId))
-    .get();
+  const row = lastCompactionOf(db, sessionId);
   return row ? { itemId: row.itemId, firstKeptItemId: row.firstKeptItemId } : null;
 }
 
 export function lastCompactionOf(db: IndexDatabase, sessionId: string) {
   return (
-    db
-      .select()
-      .from(tables.compactions)
-      .where(eq(tables.compactions.sessionId, sessionId))
-      .orderBy(desc(tables.compactions.at), desc(tables.compactions.itemId))
-      .get() ?? null
+    prepared(db, "lastCompactionOf", () =>
+      db
+        .select()
+        .from(tables.compactions)
+        .where(eq(tables.compactions.sessionId, id))
+        .orderBy(desc(tables.compactions.at), desc(tables.compactions.itemId))
+        .prepare(),
+    ).get({ id: sessionId }) ?? null
   );
 }
 
 export function conversationTokenTotals(db: IndexDatabase, conversationId: string): { input: number; output: number } {
-  const row = db
-    .select({
-      input: sql<number>`coalesce(sum(${tables.turns.inputTokens}), 0)`,
-      output: sql<number>`coalesce(sum(${tables.turns.outputTokens}), 0)`,
-    })
-    .from(tables.turns)
-    .where(eq(tables.turns.conversationId, conversationId))
-    .get();
+  const row = prepared(db, "conversationTokenTotals", () =>
+    db
+      .select({
+        input: sql<number>`coalesce(sum(${tables.turns.inputTokens}), 0)`,
+        output: sql<number>`coalesce(sum(${tables.turns.outputTokens}), 0)`,
+      })
+      .from(tables.turns)
+      .where(eq(tables.turns.conversationId, id))
+      .prepare(),
+  ).get({ id: conversationId });
   return { input: Number(row?.input ?? 0), output: Number(row?.output ?? 0) };
 }

@@ -3,6 +3,8 @@ import { ingestConversation } from "./ingest";
 import { dataPaths } from "./paths";
 import { Store, type StoreOptions } from "./store";
 
+const BATCH = 500;
+
 export interface ReindexReport {
   conversations: number;
   records: number;
@@ -33,19 +35,26 @@ export function reindex(
     store.writer.beginBulk();
     const directories = store.conversationDirectories();
     const every = options.progressEvery ?? 500;
-    directories.forEach((conversationId, position) => {
-      const outcome = ingestConversation(store, conversationId);
-      if (outcome.status === "indexed") {
-        report.conversations += 1;
-        report.records += outcome.records;
-        for (const problem of outcome.problems) report.problems.push({ conversationId, problem });
-      } else if (outcome.status === "deleted") {
-        report.deleted.push(conversationId);
-      } else {
-        report.skipped.push({ conversationId, reason: outcome.reason });
-      }
-      if ((position + 1) % every === 0) options.onProgress?.(position + 1, directories.length);
-    });
+    // Many conversations per transaction: a commit per conversation wrote the same index pages out again and again.
+    for (let first = 0; first < directories.length; first += BATCH) {
+      const batch = directories.slice(first, first + BATCH);
+      store.writer.transaction(() => {
+        batch.forEach((conversationId, offset) => {
+          const outcome = ingestConversation(store, conversationId, { fresh: true });
+          if (outcome.status === "indexed") {
+            report.conversations += 1;
+            report.records += outcome.records;
+            for (const problem of outcome.problems) report.problems.push({ conversationId, problem });
+          } else if (outcome.status === "deleted") {
+            report.deleted.push(conversationId);
+          } else {
+            report.skipped.push({ conversationId, reason: outcome.reason });
+          }
+          const done = first + offset + 1;
+          if (done % every === 0) options.onProgress?.(done, directories.length);
+        });
+      });
+    }
     store.writer.endBulk();
     client.pragma("journal_mode = WAL");
     client.pragma("synchronous = NORMAL");
