@@ -30,7 +30,7 @@ export interface RunningServer {
 const PROJECT_ROOT = import.meta.dirname;
 
 /** Paths a signed-out browser may load: the sign-in page and Next's static assets. */
-const PUBLIC_PATHS = [/^\/signin(\/|$|\?)/, /^\/auth\//, /^\/_next\/static\//, /^\/favicon\.ico$/, /^\/api\/webhooks\//];
+const PUBLIC_PATHS = [/^\/signin(\/|$|\?)/, /^\/auth\//, /^\/_next\/static\//, /^\/favicon\.ico$/, /^\/icon\.svg$/, /^\/api\/webhooks\//];
 
 /**
  * The process entry (DESIGN §1): take the data-directory lock, open the store, recover,

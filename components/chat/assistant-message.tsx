@@ -1,4 +1,5 @@
 import type { Item } from "@/lib/events/entities";
+import { TurnTimelineButton } from "@/components/timeline/turn-timeline";
 import { CopyButton } from "./copy-button";
 import { ItemStatusBadge } from "./item-status-badge";
 import { Markdown } from "./markdown";
@@ -23,6 +24,12 @@ export function AssistantMessage({ item }: { item: Item }) {
               label="Copy reply"
               getText={() => text}
               className="opacity-100 md:opacity-0 md:group-focus-within/assistant:opacity-100 md:group-hover/assistant:opacity-100"
+            />
+          )}
+          {item.turnId && (
+            <TurnTimelineButton
+              turnId={item.turnId}
+              className="text-muted-foreground opacity-100 md:opacity-0 md:group-focus-within/assistant:opacity-100 md:group-hover/assistant:opacity-100"
             />
           )}
         </div>

@@ -90,7 +90,7 @@ export function ArchivedBanner({ onUnarchive }: { onUnarchive: () => void }) {
   );
 }
 
-const OPEN_OBJECTIVE = new Set(["open", "paused", "waiting_event"]);
+const OPEN_OBJECTIVE = new Set(["open", "paused", "waiting_event", "blocked"]);
 
 export function ObjectiveBanner({
   objective,
@@ -100,7 +100,8 @@ export function ObjectiveBanner({
   onSetStatus: (status: "completed" | "cancelled") => void;
 }) {
   if (!OPEN_OBJECTIVE.has(objective.status)) return null;
-  const statusText = objective.status === "open" ? "working" : objective.status === "paused" ? "paused" : "waiting for an event";
+  const statusText =
+    objective.status === "open" ? "working" : objective.status === "paused" ? "paused" : objective.status === "blocked" ? "blocked" : "waiting for an event";
   return (
     <div role="region" aria-label="Objective" className="border-b bg-info/8 px-4 py-2 text-sm">
       <div className="mx-auto flex max-w-3xl flex-wrap items-center gap-x-3 gap-y-1">

@@ -218,9 +218,9 @@ export function Composer({
           className="field-sizing-content block max-h-[40vh] min-h-[52px] w-full resize-none bg-transparent px-4 pt-3.5 pb-1 text-[15px] outline-none placeholder:text-muted-foreground disabled:cursor-not-allowed"
         />
         <div className="flex flex-wrap items-center gap-2 px-2 pt-1 pb-2">
-          <div className="flex min-w-0 flex-1 flex-wrap items-center gap-1.5">{toolbar}</div>
+          <div className={cn("flex min-w-0 flex-1 flex-wrap items-center gap-1.5", busy && "max-sm:basis-full")}>{toolbar}</div>
           {busy && (
-            <ToggleGroup type="single" value={mode} onValueChange={chooseMode} aria-label="While the turn runs">
+            <ToggleGroup type="single" value={mode} onValueChange={chooseMode} aria-label="While the turn runs" className="max-sm:mr-auto">
               {MODES.map((candidate) => (
                 <Tooltip key={candidate.mode}>
                   <TooltipTrigger asChild>

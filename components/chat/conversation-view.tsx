@@ -14,6 +14,9 @@ import { StatusDot } from "@/components/sidebar/status-dot";
 import { ApiError, apiFetch, errorMessage, newRequestKey } from "@/components/shared/api-client";
 import { clearConversationDraft, conversationDraftKey, writeDraft } from "@/components/shared/drafts";
 import { useEventSource } from "@/components/shared/use-event-source";
+import { AgentsButton } from "@/components/agents/agents-panel";
+import { AttachButton, AttachmentChips, useAttachmentTray } from "@/components/attachments/attachments";
+import { ContextRing } from "@/components/context/context-ring";
 import { ArchivedBanner, MissingBanner, ObjectiveBanner } from "./banners";
 import { Composer, type SendMode } from "./composer";
 import { ConversationMenu } from "./conversation-menu";
@@ -51,6 +54,7 @@ export function ConversationView(props: ConversationViewProps) {
   const [restartingItemId, setRestartingItemId] = useState<string | null>(null);
   const [injected, setInjected] = useState<{ text: string; nonce: number } | null>(null);
   const [content, setContent] = useState<HTMLDivElement | null>(null);
+  const attachments = useAttachmentTray();
   const { container, atBottom, scrollToBottom } = useStickToBottom<HTMLDivElement>(content);
 
   const itemsRef = useRef(state.items);
@@ -167,7 +171,12 @@ export function ConversationView(props: ConversationViewProps) {
       try {
         await apiFetch(`/api/conversations/${id}/messages`, {
           method: "POST",
-          body: { text: message.text, mode: message.mode, requestKey: message.requestKey },
+          body: {
+            text: message.text,
+            mode: message.mode,
+            requestKey: message.requestKey,
+            ...(message.attachments?.length ? { attachments: message.attachments.map((entry) => entry.attachment!.id) } : {}),
+          },
         });
         setOutgoing((current) => current.filter((candidate) => candidate.requestKey !== message.requestKey));
         return true;
@@ -185,7 +194,9 @@ export function ConversationView(props: ConversationViewProps) {
 
   const send = async (text: string, mode: SendMode | "auto") => {
     scrollToBottom();
-    return deliver({ requestKey: newRequestKey(), text, mode, status: "sending", error: null });
+    const attached = attachments.ready;
+    for (const entry of attached) attachments.remove(entry.key);
+    return deliver({ requestKey: newRequestKey(), text, mode, status: "sending", error: null, attachments: attached });
   };
 
   const interrupt = useCallback(async () => {
@@ -300,6 +311,8 @@ export function ConversationView(props: ConversationViewProps) {
           </div>
         }
       >
+        <ContextRing conversationId={id} sessionId={conversation.rootSessionId} />
+        <AgentsButton conversation={conversation} />
         <ConversationMenu
           conversation={conversation}
           onRename={() => setRenaming(true)}
@@ -364,9 +377,11 @@ export function ConversationView(props: ConversationViewProps) {
             onEdit={(message) => {
               setOutgoing((current) => current.filter((candidate) => candidate.requestKey !== message.requestKey));
               setInjected({ text: message.text, nonce: Date.now() });
+              if (message.attachments?.length) attachments.restore(message.attachments);
             }}
             onDiscard={(message) => setOutgoing((current) => current.filter((candidate) => candidate.requestKey !== message.requestKey))}
           />
+          <AttachmentChips tray={attachments} />
           <Composer
             draftKey={conversationDraftKey(id)}
             busy={busy}
@@ -381,6 +396,7 @@ export function ConversationView(props: ConversationViewProps) {
             injected={injected}
             toolbar={
               <>
+                <AttachButton tray={attachments} disabled={Boolean(disabledReason)} />
                 <ModelPicker
                   models={models}
                   value={conversation.model}

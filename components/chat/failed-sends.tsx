@@ -2,6 +2,7 @@
 
 import { AlertCircleIcon, Loader2Icon, PencilIcon, RotateCwIcon, XIcon } from "lucide-react";
 import { Button } from "@/components/ui/button";
+import type { PendingAttachment } from "@/components/attachments/attachments";
 import type { SendMode } from "./composer";
 
 export interface OutgoingMessage {
@@ -10,6 +11,8 @@ export interface OutgoingMessage {
   mode: SendMode | "auto";
   status: "sending" | "failed";
   error: string | null;
+  /** Uploaded attachments sent with the message; kept in memory with a failed send, never in drafts. */
+  attachments?: PendingAttachment[];
 }
 
 /** Messages whose POST failed: Retry resends with the same requestKey, so the server never makes two. */

@@ -1,11 +1,12 @@
 "use client";
 
-import { ArchiveRestoreIcon, ChevronUpIcon, GitForkIcon, ScrollTextIcon } from "lucide-react";
+import { ArchiveRestoreIcon, ChevronUpIcon, GitForkIcon } from "lucide-react";
 import Link from "next/link";
 import { useMemo, useState } from "react";
 import type { Approval, Item, Question, Turn } from "@/lib/events/entities";
 import { Button } from "@/components/ui/button";
 import { Collapsible, CollapsibleContent, CollapsibleTrigger } from "@/components/ui/collapsible";
+import { SubagentReport } from "@/components/agents/subagent-report";
 import { AssistantMessage } from "./assistant-message";
 import type { RetryNotice as RetryNoticeState } from "./conversation-state";
 import { Markdown } from "./markdown";
@@ -71,7 +72,7 @@ export function History({ items, turns, approvals, questions, openTurn, retry, f
         <p className="py-16 text-center text-sm text-muted-foreground">No messages yet. Say something below.</p>
       )}
       {visible.map((entry) => (
-        <div key={entry.key} className="history-entry">
+        <div key={entry.key} className="history-entry" data-item-id={"item" in entry ? entry.item.id : undefined}>
           {"failedTurn" in entry ? (
             <TurnError turn={entry.failedTurn} />
           ) : (
@@ -139,15 +140,7 @@ function ItemView({
         </Collapsible>
       );
     case "subagent_report":
-      return (
-        <div className="rounded-lg border bg-card px-3 py-2 text-sm">
-          <p className="mb-1 flex items-center gap-1.5 text-xs font-medium text-muted-foreground">
-            <ScrollTextIcon className="size-3.5" />
-            Report from a subagent
-          </p>
-          <Markdown text={item.text ?? ""} />
-        </div>
-      );
+      return <SubagentReport item={item} />;
     default:
       return null;
   }

@@ -1,5 +1,6 @@
 import { XCircleIcon } from "lucide-react";
 import type { Turn } from "@/lib/events/entities";
+import { TurnTimelineButton } from "@/components/timeline/turn-timeline";
 
 export function TurnError({ turn }: { turn: Turn }) {
   if (!turn.error) return null;
@@ -11,6 +12,7 @@ export function TurnError({ turn }: { turn: Turn }) {
         <p className="text-sm break-words">{turn.error.message}</p>
         <p className="mt-0.5 font-mono text-xs text-muted-foreground">{turn.error.code}</p>
       </div>
+      <TurnTimelineButton turnId={turn.id} className="ml-auto text-muted-foreground" />
     </div>
   );
 }

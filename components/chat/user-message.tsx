@@ -1,9 +1,10 @@
 "use client";
 
-import { PaperclipIcon, RotateCcwIcon } from "lucide-react";
+import { RotateCcwIcon } from "lucide-react";
 import type { Item } from "@/lib/events/entities";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
+import { MessageAttachments } from "@/components/attachments/attachments";
 import { CopyButton } from "./copy-button";
 import { Markdown } from "./markdown";
 
@@ -26,18 +27,7 @@ export function UserMessage({ item, onRestart, restarting }: { item: Item; onRes
       )}
       <div className="max-w-[85%] rounded-2xl rounded-br-md bg-muted px-4 py-2.5 text-[15px] md:max-w-[75%]">
         <Markdown text={text} />
-        {item.attachments && item.attachments.length > 0 && (
-          <ul className="mt-2 flex flex-wrap gap-1.5">
-            {item.attachments.map((attachment) => (
-              <li key={attachment.id}>
-                <Badge variant="outline" className="bg-background">
-                  <PaperclipIcon />
-                  {attachment.name}
-                </Badge>
-              </li>
-            ))}
-          </ul>
-        )}
+        {item.attachments && item.attachments.length > 0 && <MessageAttachments attachments={item.attachments} />}
       </div>
       <div className="flex items-center gap-0.5 opacity-100 transition-opacity md:opacity-0 md:group-focus-within/user:opacity-100 md:group-hover/user:opacity-100">
         <CopyButton label="Copy message" getText={() => text} />

@@ -9,6 +9,7 @@ import { Input } from "@/components/ui/input";
 import { Label } from "@/components/ui/label";
 import { Select, SelectContent, SelectItem, SelectTrigger, SelectValue } from "@/components/ui/select";
 import { Composer } from "@/components/chat/composer";
+import { AttachButton, AttachmentChips, useAttachmentTray } from "@/components/attachments/attachments";
 import { EffortPicker, ModelPicker, type Effort } from "@/components/chat/model-controls";
 import { PageHeader } from "@/components/sidebar/page-header";
 import { apiFetch, errorMessage, newRequestKey } from "@/components/shared/api-client";
@@ -27,6 +28,7 @@ interface CreateBody {
   model: string;
   effort?: Effort | null;
   cwd?: string;
+  attachments?: string[];
 }
 
 /** Nothing is saved until the first message is sent (DESIGN §9). */
@@ -42,6 +44,7 @@ export function NewChat({ agents, models, defaultModel, defaultCwd }: NewChatPro
   // One key per distinct request: a Retry of the same body reuses it, so the server creates one conversation.
   const lastAttempt = useRef<{ key: string; body: string } | null>(null);
   const modelInfo = models.find((candidate) => candidate.id === model);
+  const attachments = useAttachmentTray();
 
   const create = async (body: CreateBody, requestKey: string): Promise<boolean> => {
     setSending(true);
@@ -50,6 +53,7 @@ export function NewChat({ agents, models, defaultModel, defaultCwd }: NewChatPro
       const created = await apiFetch<{ conversation: Conversation }>("/api/conversations", { method: "POST", body: { ...body, requestKey } });
       clearDraft(newChatDraftKey(body.agent));
       lastAttempt.current = null;
+      attachments.clear();
       router.push(`/c/${created.conversation.id}`);
       return true;
     } catch (error) {
@@ -61,7 +65,7 @@ export function NewChat({ agents, models, defaultModel, defaultCwd }: NewChatPro
   };
 
   const submit = (text: string) => {
-    const body: CreateBody = { text, agent, model, ...(modelInfo?.effort ? { effort } : {}), ...(cwd.trim() ? { cwd: cwd.trim() } : {}) };
+    const body: CreateBody = { text, agent, model, ...(modelInfo?.effort ? { effort } : {}), ...(cwd.trim() ? { cwd: cwd.trim() } : {}), ...(attachments.ids.length ? { attachments: attachments.ids } : {}) };
     const serialized = JSON.stringify(body);
     if (lastAttempt.current?.body !== serialized) lastAttempt.current = { key: newRequestKey(), body: serialized };
     return create(body, lastAttempt.current.key);
@@ -136,7 +140,9 @@ export function NewChat({ agents, models, defaultModel, defaultCwd }: NewChatPro
               </Button>
             </div>
           )}
+          <AttachmentChips tray={attachments} />
           <Composer
+            toolbar={<AttachButton tray={attachments} />}
             draftKey={newChatDraftKey(agent)}
             busy={false}
             placeholder="Describe the task…"

@@ -91,7 +91,12 @@ export function WorkspaceShell({ initialConversations, initialPendingApprovals, 
           {panel}
         </aside>
         <Sheet open={sheetOpen} onOpenChange={setSheetOpen}>
-          <SheetContent side="left" className="gap-0 bg-sidebar p-0 md:hidden">
+          <SheetContent side="left" className="gap-0 bg-sidebar p-0 md:hidden" onOpenAutoFocus={(event) => {
+              // Focus the panel, not the search field: on a phone that would pop the keyboard up.
+              event.preventDefault();
+              (event.currentTarget as HTMLElement | null)?.focus();
+            }}
+          >
             <SheetTitle className="sr-only">Sidebar</SheetTitle>
             <SheetDescription className="sr-only">Conversations and navigation</SheetDescription>
             <SidebarPanel conversations={conversations} pendingApprovals={pendingApprovals} inSheet />

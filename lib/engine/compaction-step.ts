@@ -45,12 +45,15 @@ export async function compactSession(
   }
   const summary = await actor.createItem(session, { turnId: options.turnId, kind: "compaction_summary", status: "completed", text });
   const tail = items.slice(items.indexOf(plan.firstKept));
-  const tokensAfter = countMessages(itemsToMessages([summary, ...tail]), usage.counter) + fixedTokens(requestFrame(actor, session), usage.counter);
+  // Before and after are both estimated the same way, so the two figures compare.
+  const fixed = fixedTokens(requestFrame(actor, session), usage.counter);
+  const tokensBefore = fixed + countMessages(itemsToMessages(items), usage.counter);
+  const tokensAfter = fixed + countMessages(itemsToMessages([summary, ...tail]), usage.counter);
   await context.store.appendMetadata(actor.id, {
     type: "compaction",
     sessionId: session.id,
     itemId: summary.id,
-    tokensBefore: usage.usedTokens,
+    tokensBefore,
     tokensAfter,
     firstKeptItemId: plan.firstKept.id,
   });

@@ -17,6 +17,7 @@ import {
 import type { AttachmentRef, MessageOrigin, StoredItem, TurnError } from "../store/records";
 import type { EngineContext } from "./engine-context";
 import { Mutex } from "./mutex";
+import { missingParts } from "./missing";
 import { afterRootTurn } from "./objectives";
 import { addItem, cloneTurn, type SessionState, type WaitingEntry } from "./session-state";
 import { TurnRunner, type InterruptReason } from "./turn-runner";
@@ -198,7 +199,7 @@ export class ConversationActor {
 
   publishConversation(): void {
     const conversation = this.conversation();
-    const full = { ...conversation, missing: [] as Conversation["missing"] };
+    const full = { ...conversation, missing: missingParts(conversation, this.context) };
     this.publish({ type: "conversation.updated", conversation: full });
     this.context.bus.publishList({ type: "conversation.updated", conversationId: this.id, conversation: full });
   }

@@ -21,6 +21,7 @@ import { engineTools } from "./engine-tools";
 import { forkConversation } from "./fork";
 import { recoverOpenTurns } from "./recovery";
 import { RequestKeys, type KeyReference } from "./request-keys";
+import { missingParts } from "./missing";
 import { changeObjective, openObjective } from "./objectives";
 import { buildTimeline } from "./timeline";
 import { wakeObjective, type GithubEvent } from "./webhooks";
@@ -521,11 +522,7 @@ export class Runtime {
   // ---- helpers -------------------------------------------------------------
 
   private decorate(conversation: Omit<Conversation, "missing">): Conversation {
-    const missing: Conversation["missing"] = [];
-    if (!isDirectory(conversation.cwd)) missing.push("cwd");
-    if (!this.models.get(conversation.model)) missing.push("model");
-    if (!this.agents.has(conversation.agent)) missing.push("agent");
-    return { ...conversation, missing };
+    return { ...conversation, missing: missingParts(conversation, this.context) };
   }
 
   private assertUsable(actor: ConversationActor): void {

@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, gt, inArray, sql, type SQL } from "drizzle-orm";
+import { and, asc, count, desc, eq, gt, inArray, sql, type SQL } from "drizzle-orm";
 import type {
   Approval,
   Conversation,
@@ -105,8 +105,8 @@ export function listConversationRows(
     .limit(query.limit)
     .offset(query.offset)
     .all();
-  const total = db.$count(c, where) as unknown as number;
-  return { rows, total: Number(total) };
+  const counted = db.select({ total: count() }).from(c).where(where).get();
+  return { rows, total: counted?.total ?? 0 };
 }
 
 /** Each word becomes a prefix term; quotes keep FTS5 syntax in the owner's text inert. */

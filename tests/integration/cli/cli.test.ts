@@ -189,9 +189,4 @@ describe("the atrium command", () => {
     expect(second.stdout.trim()).toBe(token);
   });
 
-  it("chat names a valid conversation but is not available yet", async () => {
-    const run = await runAtrium(["chat", "01ARZ3NDEKTSV4RRFFQ69G5FAV"], { home: dataHome });
-    expect(run.status).toBe(1);
-    expect(run.stderr).toContain("chat is not yet available");
-  });
 });

@@ -1,0 +1,179 @@
+"use client";
+
+import { Loader2Icon } from "lucide-react";
+import { Popover } from "radix-ui";
+import { useCallback, useEffect, useState } from "react";
+import { toast } from "sonner";
+import type { ContextInfo } from "@/lib/events/entities";
+import { Button } from "@/components/ui/button";
+import { ApiError, apiFetch, errorMessage } from "@/components/shared/api-client";
+import { useSharedConversationEvents } from "./shared-conversation-events";
+
+const number = new Intl.NumberFormat("en-US");
+export function formatTokens(value: number): string {
+  if (value >= 1_000_000) return `${(value / 1_000_000).toFixed(value >= 10_000_000 ? 0 : 1)}M`;
+  if (value >= 1000) return `${(value / 1000).toFixed(value >= 100_000 ? 0 : 1)}k`;
+  return String(value);
+}
+
+/** Scrolls the history to an item and briefly highlights it. */
+export function scrollToItem(itemId: string): boolean {
+  const element = document.querySelector(`[data-item-id="${CSS.escape(itemId)}"]`);
+  if (!element) return false;
+  element.scrollIntoView({ behavior: "smooth", block: "center" });
+  element.classList.add("ring-2", "ring-ring", "rounded-lg");
+  window.setTimeout(() => element.classList.remove("ring-2", "ring-ring", "rounded-lg"), 1600);
+  return true;
+}
+
+/**
+ * The context ring in the conversation header (DESIGN §4): how full the model's context is,
+ * with the details and a "Compact now" button in a popover. Live through `context.updated`.
+ */
+export function ContextRing({ conversationId, sessionId }: { conversationId: string; sessionId: string }) {
+  const [context, setContext] = useState<ContextInfo | null>(null);
+  const [compacting, setCompacting] = useState(false);
+  const [serverCompacting, setServerCompacting] = useState(false);
+
+  const load = useCallback(() => {
+    apiFetch<{ context: ContextInfo }>(`/api/conversations/${conversationId}/context`).then(
+      (body) => setContext(body.context),
+      () => undefined,
+    );
+  }, [conversationId]);
+
+  useEffect(() => load(), [load]);
+
+  useSharedConversationEvents(conversationId, (event) => {
+    if (event.type === "snapshot") return load();
+    const from = (event as { sessionId?: string }).sessionId;
+    if (from !== undefined && from !== sessionId) return;
+    if (event.type === "context.updated") setContext(event.context);
+    else if (event.type === "compaction.started") setServerCompacting(true);
+    else if (event.type === "compaction.completed") {
+      setServerCompacting(false);
+      load();
+    }
+  });
+
+  const compact = async () => {
+    setCompacting(true);
+    try {
+      const body = await apiFetch<{ compacted: boolean; itemId?: string; reason?: string }>(`/api/conversations/${conversationId}/compact`, {
+        method: "POST",
+        body: {},
+      });
+      if (body.compacted) toast.success("Context compacted: older history is now summarized");
+      else toast.info(`Not compacted: ${body.reason ?? "nothing old enough to summarize yet"}`);
+      load();
+    } catch (error) {
+      if (error instanceof ApiError && error.status === 409) toast.error("Wait until the agent is idle, then compact");
+      else toast.error(`Could not compact: ${errorMessage(error)}`);
+    } finally {
+      setCompacting(false);
+    }
+  };
+
+  if (!context) return null;
+  const limit = Math.max(1, context.usedTokens + context.roomTokens);
+  const fraction = Math.min(1, context.usedTokens / limit);
+  const percent = Math.round(fraction * 100);
+  const radius = 7;
+  const circumference = 2 * Math.PI * radius;
+  const tone = percent >= 90 ? "text-destructive" : percent >= 70 ? "text-warning-foreground" : "text-info";
+  const label = `Context: ${percent}% used, ${formatTokens(context.roomTokens)} tokens of room left`;
+  const busy = compacting || serverCompacting;
+
+  return (
+    <Popover.Root>
+      <Popover.Trigger asChild>
+        <Button variant="ghost" size="icon-sm" aria-label={label} title={label} data-testid="context-ring">
+          <svg viewBox="0 0 18 18" className="size-5 -rotate-90" aria-hidden>
+            <circle cx="9" cy="9" r={radius} fill="none" strokeWidth="2.5" className="stroke-muted" />
+            <circle
+              cx="9"
+              cy="9"
+              r={radius}
+              fill="none"
+              strokeWidth="2.5"
+              strokeLinecap="round"
+              stroke="currentColor"
+              className={`${tone} transition-[stroke-dashoffset]`}
+              strokeDasharray={circumference}
+              strokeDashoffset={circumference * (1 - fraction)}
+            />
+          </svg>
+        </Button>
+      </Popover.Trigger>
+      <Popover.Portal>
+        <Popover.Content
+          align="end"
+          sideOffset={6}
+          aria-label="Context usage"
+          className="z-50 w-80 rounded-lg border bg-popover p-3 text-sm text-popover-foreground shadow-md outline-none"
+        >
+          <p className="mb-2 font-medium">Context</p>
+          <dl className="grid grid-cols-[1fr_auto] gap-x-3 gap-y-1">
+            <dt className="text-muted-foreground">Input used</dt>
+            <dd data-testid="context-used" className="text-right tabular-nums">
+              {number.format(context.usedTokens)} ({percent}%)
+            </dd>
+            <dt className="text-muted-foreground">Room left</dt>
+            <dd data-testid="context-room" className="text-right tabular-nums">
+              {number.format(context.roomTokens)}
+            </dd>
+            <dt className="text-muted-foreground">Context window</dt>
+            <dd className="text-right tabular-nums">{number.format(context.contextWindow)}</dd>
+            <dt className="text-muted-foreground">Tokens so far</dt>
+            <dd data-testid="context-total" className="text-right tabular-nums">
+              {number.format(context.totalTokens.input)} in · {number.format(context.totalTokens.output)} out
+            </dd>
+            <dt className="text-muted-foreground">Figures</dt>
+            <dd className="text-right">{context.source === "reported" ? "reported by the provider" : "estimate"}</dd>
+            {context.reasoningContext && (
+              <>
+                <dt className="text-muted-foreground">Reasoning context</dt>
+                <dd className="text-right">
+                  {reasoningLabel(context.reasoningContext.configured)}
+                  {context.reasoningContext.applied && context.reasoningContext.applied !== context.reasoningContext.configured
+                    ? ` (applied: ${reasoningLabel(context.reasoningContext.applied)})`
+                    : ""}
+                </dd>
+              </>
+            )}
+          </dl>
+          <div className="mt-2 border-t pt-2 text-xs text-muted-foreground" data-testid="context-last-compaction">
+            {context.lastCompaction ? (
+              <p>
+                Last compacted {new Date(context.lastCompaction.at).toLocaleString(undefined, { dateStyle: "short", timeStyle: "short" })}: {formatTokens(context.lastCompaction.tokensBefore)} →{" "}
+                {formatTokens(context.lastCompaction.tokensAfter)} tokens.{" "}
+                <Popover.Close asChild>
+                  <button
+                    type="button"
+                    className="font-medium text-foreground underline underline-offset-2"
+                    onClick={() => {
+                      const itemId = context.lastCompaction!.itemId;
+                      if (!scrollToItem(itemId)) toast.info("The summary is further up: show earlier messages to see it");
+                    }}
+                  >
+                    Show the summary
+                  </button>
+                </Popover.Close>
+              </p>
+            ) : (
+              <p>Not compacted yet. Compaction starts by itself near {formatTokens(context.threshold)} tokens.</p>
+            )}
+          </div>
+          <Button size="sm" variant="outline" className="mt-3 w-full" disabled={busy} onClick={() => void compact()}>
+            {busy && <Loader2Icon className="animate-spin" />}
+            {busy ? "Compacting…" : "Compact now"}
+          </Button>
+        </Popover.Content>
+      </Popover.Portal>
+    </Popover.Root>
+  );
+}
+
+function reasoningLabel(mode: "all_turns" | "current_turn"): string {
+  return mode === "all_turns" ? "all turns" : "current turn only";
+}

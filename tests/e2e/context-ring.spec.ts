@@ -1,0 +1,45 @@
+import type { APIRequestContext } from "@playwright/test";
+import { ConversationPage, expect, test, unique } from "./support/fixtures";
+import { E2E_TOKEN } from "./support/environment";
+
+const headers = { authorization: `Bearer ${E2E_TOKEN}` };
+
+async function sendViaApi(request: APIRequestContext, id: string, text: string): Promise<void> {
+  const response = await request.post(`/api/conversations/${id}/messages`, { headers, data: { text } });
+  expect(response.ok(), await response.text()).toBe(true);
+}
+
+test("the context ring shows the figures, and Compact now adds a summary block", async ({ app, api, request }) => {
+  const created = await api.createConversation(`${unique("ring")} [[stream:1500]]`);
+  await api.waitUntilIdle(created.id);
+  for (let index = 0; index < 4; index += 1) {
+    await sendViaApi(request, created.id, `more ${index} [[stream:1500]]`);
+    await api.waitUntilIdle(created.id);
+  }
+  const conversation = await ConversationPage.open(app.page, created.id);
+
+  const ring = app.page.getByRole("banner").getByRole("button", { name: /^Context: \d+% used/ });
+  await expect(ring).toBeVisible();
+  await ring.click();
+  const popover = app.page.getByRole("dialog", { name: "Context usage" });
+  await expect(popover).toBeVisible();
+  await expect(popover.getByTestId("context-used")).toHaveText(/^[\d,]+ \(\d+%\)$/);
+  await expect(popover.getByTestId("context-room")).toHaveText(/^[\d,]+$/);
+  await expect(popover.getByTestId("context-total")).toContainText(" in · ");
+  await expect(popover).toContainText(/reported by the provider|estimate/);
+  await expect(popover.getByTestId("context-last-compaction")).toContainText("Not compacted yet");
+  await app.page.screenshot({ path: "test-results/screens/context-ring.png" });
+
+  await popover.getByRole("button", { name: "Compact now" }).click();
+  await expect(app.page.getByText("Context compacted: older history is now summarized")).toBeVisible();
+  const summary = conversation.history.getByRole("button", { name: /Context compacted/ });
+  await expect(summary).toBeVisible();
+  await summary.click();
+  await expect(conversation.history.locator('[data-item-id] [data-state="open"]').first()).toBeVisible();
+
+  await ring.click();
+  await expect(popover.getByTestId("context-last-compaction")).toContainText("Last compacted");
+  await app.page.screenshot({ path: "test-results/screens/context-ring-compacted.png" });
+  await popover.getByRole("button", { name: "Show the summary" }).click();
+  await expect(popover).toBeHidden();
+});
