@@ -2,13 +2,8 @@ import { AtriumError } from "../errors";
 import type { Approval, Conversation, Item, Question, Turn, Waiting } from "../events/entities";
 import {
   conversationRow,
-  getApproval,
-  getQuestion,
-  listApprovals,
   listItems,
-  listQuestions,
   listSessions,
-  listTurns,
   latestCompaction,
   listWaiting,
   objectiveFor,
@@ -17,9 +12,12 @@ import {
 import type { AttachmentRef, MessageOrigin, StoredItem, TurnError } from "../store/records";
 import type { EngineContext } from "./engine-context";
 import { Mutex } from "./mutex";
+import { closeTurnAfterCrash, resumeHalfStartedTurns, SERVER_STOPPED_NOTICE } from "./crash-closing";
 import { missingParts } from "./missing";
+import { answerQuestion, decideApproval, settleParked } from "./parked-decisions";
 import { afterRootTurn } from "./objectives";
 import { addItem, cloneTurn, type SessionState, type WaitingEntry } from "./session-state";
+import { deliverReport, spawnSession, takeReports, type SpawnOptions } from "./subagent-sessions";
 import { TurnRunner, type InterruptReason } from "./turn-runner";
 
 export interface MessageInput {
@@ -39,7 +37,6 @@ export interface MessageOutcome {
 }
 
 const OWNER_INTERRUPT_NOTICE = "The previous turn was interrupted by the owner.";
-const SERVER_STOPPED_NOTICE = "The previous turn was interrupted because the Atrium server stopped.";
 
 /**
  * One conversation's live state: its sessions, their running turns and the inbox.
@@ -57,7 +54,7 @@ export class ConversationActor {
   private readonly mutex = new Mutex();
   /** The conversation as last read from the index, valid while the index writer's revision for it is unchanged. */
   private cachedConversation: { revision: number; conversation: Omit<Conversation, "missing"> } | null = null;
-  private readonly decisionWaiters = new Map<string, () => void>();
+  readonly decisionWaiters = new Map<string, () => void>();
   /** wait_agents calls in progress, by the waiting parent's session id. */
   readonly reportWaiters = new Map<string, { ids: Set<string>; onReport(childId: string, text: string): void }>();
 
@@ -307,44 +304,17 @@ export class ConversationActor {
     this.decisionWaiters.set(id, wake);
   }
 
+
+
   decideApproval(approvalId: string, decision: "approve" | "deny"): Promise<Approval> {
-    return this.locked(async () => {
-      const db = this.context.store.index;
-      const approval = getApproval(db, approvalId);
-      if (!approval || approval.conversationId !== this.id) throw new AtriumError("not_found", `approval ${approvalId} was not found`);
-      if (approval.status !== "pending") {
-        if ((approval.status === "approved") === (decision === "approve")) return approval;
-        throw new AtriumError("not_idle", `approval ${approvalId} was already ${approval.status}`);
-      }
-      await this.context.store.appendMetadata(this.id, { type: "approval.decided", approvalId, decision });
-      const decided = getApproval(db, approvalId)!;
-      this.publish({ type: "approval.decided", sessionId: decided.sessionId, turnId: decided.turnId, approval: decided });
-      this.context.bus.publishList({ type: "approval.decided", conversationId: this.id, approval: decided });
-      this.wake(approvalId);
-      return decided;
-    });
+    return decideApproval(this, approvalId, decision);
   }
 
   answerQuestion(questionId: string, answer: string): Promise<Question> {
-    return this.locked(async () => {
-      const db = this.context.store.index;
-      const question = getQuestion(db, questionId);
-      if (!question || question.conversationId !== this.id) throw new AtriumError("not_found", `question ${questionId} was not found`);
-      if (question.status !== "pending") {
-        if (question.answer === answer) return question;
-        throw new AtriumError("not_idle", `question ${questionId} was already answered`);
-      }
-      const turnOpen = this.sessions.get(question.sessionId)?.runner?.turn.id === question.turnId;
-      if (!turnOpen) throw new AtriumError("not_idle", `the turn that asked question ${questionId} is over`);
-      await this.context.store.appendMetadata(this.id, { type: "question.answered", questionId, answer });
-      const answered = getQuestion(db, questionId)!;
-      this.publish({ type: "question.answered", sessionId: answered.sessionId, turnId: answered.turnId, question: answered });
-      this.wake(questionId);
-      return answered;
-    });
+    return answerQuestion(this, questionId, answer);
   }
 
-  private wake(id: string): void {
+  wake(id: string): void {
     const wake = this.decisionWaiters.get(id);
     this.decisionWaiters.delete(id);
     wake?.();
@@ -352,14 +322,7 @@ export class ConversationActor {
 
   // ---- turns -------------------------------------------------------------
 
-  async startTurnLocked(
-    session: SessionState,
-    inputs: Array<{ id: string; text: string; origin: string; fromSessionId?: string }>,
-  ): Promise<Turn> {
-    return this.startTurn(session, inputs);
-  }
-
-  private async startTurn(
+  async startTurn(
     session: SessionState,
     inputs: Array<{ id: string; text: string; origin: string; fromSessionId?: string; fromWaiting?: boolean; attachments?: AttachmentRef[] }>,
     request?: { requestKey?: string; requestHash?: string },
@@ -424,65 +387,22 @@ export class ConversationActor {
     return cloneTurn(turn);
   }
 
+
   /** spawn_agent: a new session in this conversation, started on its task at once. */
-  spawnSession(
-    parent: SessionState,
-    options: { agent: string; model: string; task: string; history: boolean },
-  ): Promise<SessionState> {
-    return this.locked(async () => {
-      this.ensureAlive();
-      const store = this.context.store;
-      const sessionId = store.newId();
-      const record = await store.appendMetadata(this.id, {
-        type: "session.created",
-        sessionId,
-        agent: options.agent,
-        model: options.model,
-        parentSessionId: parent.id,
-        spawnedBy: parent.runner?.turn.id ?? null,
-        depth: parent.depth + 1,
-      });
-      const child: SessionState = {
-        id: sessionId,
-        agent: options.agent,
-        model: options.model,
-        parentSessionId: parent.id,
-        depth: parent.depth + 1,
-        createdAt: record.at,
-        items: [],
-        byId: new Map(),
-        runner: null,
-        lastReportedInput: null,
-        reportedItemCount: 0,
-        compaction: null,
-        reasoningContextApplied: null,
-      };
-      this.sessions.set(sessionId, child);
-      this.publish({
-        type: "session.created",
-        sessionId,
-        session: {
-          id: sessionId,
-          conversationId: this.id,
-          parentSessionId: parent.id,
-          agent: options.agent,
-          model: options.model,
-          status: "idle",
-          depth: child.depth,
-          createdAt: record.at,
-        },
-      });
-      if (options.history) {
-        const runningTurn = parent.runner?.turn.id;
-        for (const item of parent.items) {
-          if (item.turnId === runningTurn || item.status === "streaming" || item.status === "waiting") continue;
-          const { seq: _seq, id: _id, sessionId: _session, createdAt: _created, origin, ...fields } = item;
-          await this.createItem(child, { ...fields, origin: origin as MessageOrigin | undefined, turnId: null });
-        }
-      }
-      await this.startTurn(child, [{ id: store.newId(), text: options.task, origin: "parent" }]);
-      return child;
-    });
+  spawnSession(parent: SessionState, options: SpawnOptions): Promise<SessionState> {
+    return spawnSession(this, parent, options);
+  }
+
+  takeReports(parent: SessionState, childIds: ReadonlySet<string>, turnId: string) {
+    return takeReports(this, parent, childIds, turnId);
+  }
+
+  closeTurnAfterCrash(session: SessionState, turn: Turn): Promise<void> {
+    return closeTurnAfterCrash(this, session, turn);
+  }
+
+  resumeHalfStartedTurns(): Promise<void> {
+    return resumeHalfStartedTurns(this);
   }
 
   /** Resumes a turn that was parked (approval or question) when the server stopped. */
@@ -492,89 +412,8 @@ export class ConversationActor {
     runner.start();
   }
 
-  /** An ended turn leaves nothing pending: its approvals are denied and its questions cancelled, and every client hears so. */
-  private async settleParked(turn: Turn): Promise<void> {
-    const db = this.context.store.index;
-    for (const approval of listApprovals(db, { conversationId: this.id, status: "pending" })) {
-      if (approval.turnId !== turn.id) continue;
-      await this.context.store.appendMetadata(this.id, { type: "approval.decided", approvalId: approval.id, decision: "deny" });
-      const decided = getApproval(db, approval.id)!;
-      this.publish({ type: "approval.decided", sessionId: decided.sessionId, turnId: decided.turnId, approval: decided });
-      this.context.bus.publishList({ type: "approval.decided", conversationId: this.id, approval: decided });
-      this.decisionWaiters.delete(approval.id);
-    }
-    for (const question of listQuestions(db, { conversationId: this.id, status: "pending" })) {
-      if (question.turnId !== turn.id) continue;
-      await this.context.store.appendMetadata(this.id, { type: "question.answered", questionId: question.id, answer: "", cancelled: true });
-      const cancelled = getQuestion(db, question.id)!;
-      this.publish({ type: "question.answered", sessionId: cancelled.sessionId, turnId: cancelled.turnId, question: cancelled });
-      this.decisionWaiters.delete(question.id);
-    }
-  }
 
-  /** A turn found open at start with nothing to resume: keep what was written, flag what is unknown. */
-  closeTurnAfterCrash(session: SessionState, turn: Turn): Promise<void> {
-    return this.locked(async () => {
-      const unknown: string[] = [];
-      for (const item of session.items) {
-        if (item.turnId !== turn.id || (item.status !== "streaming" && item.status !== "waiting")) continue;
-        // A tool call that had started may or may not have had its effect.
-        const status = item.kind === "tool_call" && item.status === "streaming" ? "unknown" : "interrupted";
-        if (status === "unknown") unknown.push(`${item.toolName ?? "tool"} ${JSON.stringify(item.input ?? {})}`);
-        await this.completeItem(session, item, { status, text: item.text, output: item.output });
-      }
-      const details = unknown.length
-        ? ` These tool calls had started and their outcome is unknown: ${unknown.join("; ")}. Inspect the current state before repeating them.`
-        : "";
-      await this.createItem(session, { turnId: turn.id, kind: "notice", status: "completed", text: `${SERVER_STOPPED_NOTICE}${details}` });
-      const error = { code: "server_stopped", message: "The Atrium server stopped during this turn." };
-      const record = await this.context.store.appendMetadata(this.id, {
-        type: "turn.ended",
-        turnId: turn.id,
-        status: "interrupted",
-        error,
-        usage: turn.usage,
-      });
-      this.publishConversation();
-      this.publish({
-        type: "turn.ended",
-        sessionId: session.id,
-        turnId: turn.id,
-        turn: { ...turn, status: "interrupted", endedAt: record.at, error },
-      });
-    });
-  }
 
-  /**
-   * Waiting entries whose item was already written: the server stopped between the item
-   * and the records that start its turn. The turn is started now, on the item on disk.
-   */
-  resumeHalfStartedTurns(): Promise<void> {
-    return this.locked(async () => {
-      const knownTurns = new Set(listTurns(this.context.store.index, this.id).map((turn) => turn.id));
-      for (const session of this.sessions.values()) {
-        const entries = this.waiting.filter((entry) => entry.sessionId === session.id && session.byId.has(entry.id));
-        if (entries.length === 0) continue;
-        const item = session.byId.get(entries[0].id)!;
-        if (item.turnId && knownTurns.has(item.turnId)) {
-          for (const entry of entries) {
-            await this.context.store.appendMetadata(this.id, { type: "queue.removed", messageId: entry.id, reason: "started" });
-          }
-          const ids = new Set(entries.map((entry) => entry.id));
-          this.waiting = this.waiting.filter((entry) => !ids.has(entry.id));
-          this.publishQueue();
-        } else if (!session.runner) {
-          const sameTurn = entries.filter((entry) => session.byId.get(entry.id)!.turnId === item.turnId);
-          await this.startTurn(
-            session,
-            sameTurn.map((entry) => ({ id: entry.id, text: entry.text, origin: entry.origin, fromSessionId: entry.fromSessionId, fromWaiting: true })),
-            undefined,
-            item.turnId ?? undefined,
-          );
-        }
-      }
-    });
-  }
 
   /** Called by a runner when its turn is over: closes what is left open, records the end, starts what waits. */
   finishTurn(
@@ -596,7 +435,7 @@ export class ConversationActor {
           });
         }
       }
-      await this.settleParked(turn);
+      await settleParked(this, turn);
       if (status === "interrupted") {
         await this.createItem(session, {
           turnId: turn.id,
@@ -620,36 +459,12 @@ export class ConversationActor {
       this.publish({ type: "turn.ended", sessionId: session.id, turnId: turn.id, turn: cloneTurn(turn) });
       runner.settle();
       if (reason?.code === "server_stopped") return;
-      if (session.parentSessionId) await this.deliverReport(session, turn);
+      if (session.parentSessionId) await deliverReport(this, session, turn);
       if (session.id === this.rootSessionId) await afterRootTurn(this, status, error?.message ?? null);
       await this.pump(session);
     });
   }
 
-  /**
-   * A subagent reports to its parent after each turn (DESIGN §5): into a wait_agents in
-   * progress, or else into the parent's inbox behind the owner's messages.
-   */
-  private async deliverReport(child: SessionState, turn: Turn): Promise<void> {
-    const parent = this.sessions.get(child.parentSessionId ?? "");
-    if (!parent) return;
-    const text = reportText(child, turn);
-    const waiter = this.reportWaiters.get(parent.id);
-    if (waiter && waiter.ids.has(child.id) && parent.runner) {
-      await this.createItem(parent, {
-        turnId: parent.runner.turn.id,
-        kind: "subagent_report",
-        status: "completed",
-        text,
-        origin: "subagent",
-        fromSessionId: child.id,
-      });
-      waiter.onReport(child.id, text);
-      return;
-    }
-    await this.addWaiting(parent, this.context.store.newId(), { text, mode: "queue", sessionId: parent.id, origin: "subagent", fromSessionId: child.id }, "queue");
-    if (!parent.runner) await this.pump(parent);
-  }
 
   /** A message from the engine itself (an objective slice): persisted in the inbox, then started when the session is free. */
   async queueEngineMessage(session: SessionState, text: string, origin: MessageOrigin): Promise<void> {
@@ -657,32 +472,9 @@ export class ConversationActor {
     if (!session.runner) await this.pump(session);
   }
 
-  /** wait_agents: takes reports already waiting in the inbox, as report items of the running turn. */
-  takeReports(parent: SessionState, childIds: ReadonlySet<string>, turnId: string): Promise<Array<{ childId: string; text: string }>> {
-    return this.locked(async () => {
-      const taken: Array<{ childId: string; text: string }> = [];
-      for (const entry of this.ordered(parent)) {
-        if (entry.origin !== "subagent" || !entry.fromSessionId || !childIds.has(entry.fromSessionId)) continue;
-        await this.createItem(parent, {
-          id: entry.id,
-          turnId,
-          kind: "subagent_report",
-          status: "completed",
-          text: entry.text,
-          origin: "subagent",
-          fromSessionId: entry.fromSessionId,
-        });
-        await this.context.store.appendMetadata(this.id, { type: "queue.removed", messageId: entry.id, reason: "steered" });
-        this.waiting = this.waiting.filter((candidate) => candidate.id !== entry.id);
-        taken.push({ childId: entry.fromSessionId, text: entry.text });
-      }
-      if (taken.length > 0) this.publishQueue();
-      return taken;
-    });
-  }
 
   /** Starts the next turn from the waiting list: jumps, then the owner's messages, then the rest. */
-  private async pump(session: SessionState): Promise<void> {
+  async pump(session: SessionState): Promise<void> {
     if (session.runner || this.deleted || this.stopped) return;
     const candidates = this.ordered(session).filter((entry) => entry.origin === "owner" || !this.holdReports || session.id !== this.rootSessionId);
     const head = candidates[0];
@@ -707,13 +499,13 @@ export class ConversationActor {
     });
   }
 
-  private ordered(session: SessionState): WaitingEntry[] {
+  ordered(session: SessionState): WaitingEntry[] {
     const mine = this.waiting.filter((entry) => entry.sessionId === session.id);
     const rank = (entry: WaitingEntry) => (entry.mode === "jump" ? 0 : entry.origin === "owner" ? 1 : 2);
     return mine.sort((a, b) => rank(a) - rank(b) || a.position - b.position);
   }
 
-  private async addWaiting(
+  async addWaiting(
     session: SessionState,
     messageId: string,
     input: MessageInput,
@@ -751,16 +543,11 @@ export class ConversationActor {
     this.publish({ type: "queue.updated", waiting: this.waitingList() });
   }
 
-  private ensureAlive(): void {
+  ensureAlive(): void {
     if (this.deleted) throw new AtriumError("not_found", `conversation ${this.id} was deleted`);
   }
 
 }
 
-function reportText(child: SessionState, turn: Turn): string {
-  const last = [...child.items].reverse().find((item) => item.turnId === turn.id && item.kind === "assistant_message" && item.text);
-  const outcome = turn.error ? `${turn.status} (${turn.error.code}: ${turn.error.message})` : turn.status;
-  return `Subagent ${child.agent} (${child.id}) finished a turn: ${outcome}.\n\n${last?.text ?? "(no message)"}`;
-}
 
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
