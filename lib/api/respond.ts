@@ -4,6 +4,7 @@ import { isAtriumError, type ErrorCode } from "../errors";
 const STATUS: Record<ErrorCode, number> = {
   bad_request: 400,
   unauthorized: 401,
+  forbidden: 403,
   not_found: 404,
   turn_running: 409,
   not_idle: 409,
