@@ -1,3 +1,4 @@
+import { toolEnvironment } from "../tools/tool-environment";
 import type { Item } from "../events/entities";
 import { artifactPreview, readArtifactPage, writeArtifact } from "../context/artifacts";
 import { forget, memoryFolder, remember } from "../context/memories";
@@ -79,6 +80,7 @@ export async function handleToolCall(runner: TurnRunner, item: Item): Promise<vo
     cwd: actor.conversation().cwd,
     signal: runner.signal,
     onOutput: (delta) => runner.appendOutput(item, delta),
+    env: toolEnvironment(context.config.shell.env),
   });
   const limit = context.config.artifactBytes;
   if (Buffer.byteLength(result.output) > limit) {

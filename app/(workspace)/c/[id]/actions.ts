@@ -4,7 +4,7 @@ import { z } from "zod";
 import { idSchema } from "@/lib/store/ids";
 import { findConversation, loadConversationLive, signedInRuntime } from "../../workspace-data";
 
-const resyncArguments = z.tuple([idSchema, z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER)]);
+const resyncArguments = z.tuple([idSchema, z.unknown().transform((after) => (Number.isSafeInteger(after) && Number(after) > 0 ? Number(after) : 0))]);
 
 /**
  * After each SSE snapshot the view asks for what the snapshot does not carry: items of turns
