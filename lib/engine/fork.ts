@@ -1,5 +1,4 @@
 import fs from "node:fs";
-import path from "node:path";
 import { contextItems } from "../context/compaction";
 import { AtriumError } from "../errors";
 import type { DataPaths } from "../store/paths";
