@@ -4,4 +4,4 @@ import { apiRoute } from "@/lib/api/route";
 
 export const dynamic = "force-dynamic";
 
-export const GET = apiRoute(() => json(openApiDocument()));
+export const GET = apiRoute(({ request }) => json(openApiDocument(new URL(request.url).origin)));
