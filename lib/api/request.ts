@@ -46,10 +46,11 @@ export function parseWith<Schema extends z.ZodType>(schema: Schema, value: unkno
 
 /** Query parameters for a schema: a name given twice is refused rather than silently picking one. */
 export function queryParams(request: Request): Record<string, string> {
-  const params: Record<string, string> = {};
+  // A Map, so names like __proto__ stay plain keys that the strict schemas then refuse.
+  const params = new Map<string, string>();
   for (const [name, value] of new URL(request.url).searchParams.entries()) {
-    if (Object.hasOwn(params, name)) throw new AtriumError("bad_request", `query parameter ${name} is given more than once`);
-    params[name] = value;
+    if (params.has(name)) throw new AtriumError("bad_request", `query parameter ${name} is given more than once`);
+    params.set(name, value);
   }
-  return params;
+  return Object.fromEntries(params);
 }
