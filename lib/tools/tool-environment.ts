@@ -6,7 +6,7 @@ const ALLOWED_NAMES = ["PATH", "HOME", "LANG", "TERM", "TMPDIR", "USER", "SHELL"
  * plus the names the owner lists in config `shell.env`. Never `ATRIUM_*` (the access token
  * would let a command approve itself); provider keys and other secrets only when listed by name.
  */
-export function toolEnvironment(extraNames: readonly string[] = [], source: NodeJS.ProcessEnv = process.env): Record<string, string> {
+export function toolEnvironment(extraNames: readonly string[] = [], source: Record<string, string | undefined> = process.env): Record<string, string> {
   const environment: Record<string, string> = {};
   for (const name of ALLOWED_NAMES) {
     const value = source[name];
