@@ -3,6 +3,7 @@ import http from "node:http";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import next from "next";
+import { exposureWarning } from "./lib/auth/exposure-warning";
 import { gate } from "./lib/auth/gate";
 import { loadOrCreateToken } from "./lib/auth/token";
 import { loadConfig } from "./lib/config/config";
@@ -29,7 +30,6 @@ export interface RunningServer {
 
 const PROJECT_ROOT = import.meta.dirname;
 
-const LOOPBACK_HOSTS = new Set(["127.0.0.1", "::1", "localhost"]);
 
 /**
  * The process entry (DESIGN §1): take the data-directory lock, open the store, recover,
@@ -82,11 +82,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     const hostForUrl = options.host.includes(":") ? `[${options.host}]` : options.host;
     const url = `http://${hostForUrl}:${port}`;
     const signInUrl = `${url}/signin?token=${encodeURIComponent(token)}`;
-    if (!LOOPBACK_HOSTS.has(options.host)) {
-      log(
-        `Warning: Atrium is listening on ${options.host}, beyond this machine's loopback. Anyone who can reach it and learns the token can run commands here; put it behind a TLS reverse proxy (see README, Security).`,
-      );
-    }
+    const warning = exposureWarning(options.host);
+    if (warning) log(warning);
     log(`Atrium is running at ${url}`);
     log(`Sign in: ${signInUrl}`);
     let closing: Promise<void> | null = null;

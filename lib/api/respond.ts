@@ -35,11 +35,16 @@ export function errorResponse(error: unknown): Response {
   if (isAtriumError(error)) {
     return json({ error: { code: error.code, message: error.message } }, STATUS[error.code]);
   }
-  if (error instanceof z.ZodError) {
+  if (isZodError(error)) {
     return json({ error: { code: "bad_request", message: describeZodError(error) } }, 400);
   }
   console.error("unexpected error in request", error);
   return json({ error: { code: "internal_error", message: "Something went wrong inside Atrium; see the server log." } }, 500);
+}
+
+/** By shape, not instanceof: a ZodError thrown by server.ts's copy of zod is another class than this bundle's. */
+function isZodError(error: unknown): error is z.ZodError {
+  return error instanceof z.ZodError || (error instanceof Error && error.name === "ZodError" && Array.isArray((error as { issues?: unknown }).issues));
 }
 
 export function describeZodError(error: z.ZodError): string {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { exposureWarning } from "@/lib/auth/exposure-warning";
 import { gate } from "@/lib/auth/gate";
 import { sessionValue } from "@/lib/auth/session";
 import { normalizeRequestPath } from "@/lib/auth/request-path";
@@ -53,5 +54,12 @@ describe("gate", () => {
     expect(request("POST", "/api/conversations", { cookie: COOKIE, origin: "https://atrium.example", "x-forwarded-host": "atrium.example", "x-forwarded-proto": "https" }).kind).toBe("pass");
     expect(request("POST", "/api/conversations", { authorization: `Bearer ${TOKEN}`, origin: "http://evil.example" }).kind).toBe("pass");
     expect(request("GET", "/api/conversations", { cookie: COOKIE, origin: "http://127.0.0.1:8080" }).kind).toBe("pass");
+  });
+});
+
+describe("exposureWarning", () => {
+  it("says nothing on loopback and warns, pointing at a TLS proxy, on any other address", () => {
+    for (const host of ["127.0.0.1", "::1", "localhost", "127.0.0.2"]) expect(exposureWarning(host), host).toBeNull();
+    for (const host of ["0.0.0.0", "::", "192.168.1.10"]) expect(exposureWarning(host), host).toContain("TLS reverse proxy");
   });
 });
