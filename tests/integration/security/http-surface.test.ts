@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { openApiDocument } from "@/lib/api/openapi";
 import { sessionValue } from "@/lib/auth/session";
 import { pollUntil } from "../../support/poll";
 import { rawRequest } from "../../support/raw-http";
@@ -260,6 +261,13 @@ describe("bad input never becomes a 500", () => {
       expect(answer.status, id).toBe(404);
       expect(answer.body).toContain("This conversation is not here");
     }
+  });
+});
+
+describe("the served API document", () => {
+  it("is the generated document, naming this server", async () => {
+    const served = (await (await server.api("/api/openapi.json")).json()) as Record<string, unknown>;
+    expect(served).toEqual(openApiDocument(server.url));
   });
 });
 
