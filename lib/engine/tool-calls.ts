@@ -1,4 +1,3 @@
-import { toolEnvironment } from "../tools/tool-environment";
 import type { Item } from "../events/entities";
 import { artifactPreview, readArtifactPage, writeArtifact } from "../context/artifacts";
 import { forget, memoryFolder, remember } from "../context/memories";
@@ -9,6 +8,7 @@ import { runTool } from "../tools/tool";
 import { runCollaborationTool } from "./collaboration";
 import { runObjectiveTool } from "./objective-tools";
 import type { TurnRunner } from "./turn-runner";
+import { toolEnvironment } from "../tools/tool-environment";
 
 /**
  * Takes one tool call the model asked for from `waiting` to its outcome: policy,
