@@ -1,0 +1,81 @@
+import path from "node:path";
+import type { MetadataRecord } from "../store/records";
+import type { Store } from "../store/store";
+import { SnapshotStore, type ChangedFile, type SnapshotOutcome } from "./snapshot-store";
+
+export type CheckpointRecord = Extract<MetadataRecord, { type: "checkpoint" }>;
+export type CheckpointReason = CheckpointRecord["reason"];
+
+export interface TurnChanges {
+  files: ChangedFile[];
+  diff: string;
+}
+
+const NO_CHANGES: TurnChanges = { files: [], diff: "" };
+
+/**
+ * Checkpoints of conversations: snapshots of their cwd (a cache under $ATRIUM_HOME/snapshots)
+ * and the `checkpoint` records in metadata.jsonl naming them, so a turn's changes and a
+ * rewind's restore survive a restart. Losing the snapshots loses no conversation.
+ */
+export class Checkpoints {
+  readonly snapshots: SnapshotStore;
+  private readonly records = new Map<string, CheckpointRecord[]>();
+
+  constructor(
+    private readonly store: Store,
+    maxFiles: number,
+  ) {
+    this.snapshots = new SnapshotStore(path.join(store.paths.home, "snapshots"), maxFiles);
+  }
+
+  snapshot(cwd: string): Promise<SnapshotOutcome> {
+    return this.snapshots.snapshot(cwd);
+  }
+
+  /** Appends the record naming a tree; the caller makes sure the conversation still exists. */
+  async record(
+    conversationId: string,
+    fields: { turnId: string | null; itemId: string | null; cwd: string; tree: string; reason: CheckpointReason },
+  ): Promise<void> {
+    const list = this.list(conversationId);
+    const written = await this.store.appendMetadata(conversationId, { type: "checkpoint", ...fields });
+    if (written.type === "checkpoint") list.push(written);
+  }
+
+  list(conversationId: string): CheckpointRecord[] {
+    let list = this.records.get(conversationId);
+    if (!list) {
+      list = this.store
+        .readMetadata(conversationId)
+        .records.flatMap(({ record }) => (record.type === "checkpoint" ? [record] : []));
+      this.records.set(conversationId, list);
+    }
+    return list;
+  }
+
+  forget(conversationId: string): void {
+    this.records.delete(conversationId);
+  }
+
+  /** Between the turn's first and last checkpoint; with itemId, between the checkpoint before that tool call and the one after it. */
+  async turnChanges(conversationId: string, turnId: string, itemId?: string): Promise<TurnChanges> {
+    const ofTurn = this.list(conversationId).filter((record) => record.turnId === turnId);
+    if (ofTurn.length < 2) return NO_CHANGES;
+    let from = ofTurn[0];
+    let to = ofTurn[ofTurn.length - 1];
+    if (itemId) {
+      const index = ofTurn.findIndex((record) => record.itemId === itemId);
+      if (index < 1) return NO_CHANGES;
+      from = ofTurn[index - 1];
+      to = ofTurn[index];
+    }
+    if (from.cwd !== to.cwd || from.tree === to.tree) return NO_CHANGES;
+    try {
+      return await this.snapshots.changes(to.cwd, from.tree, to.tree);
+    } catch {
+      // The snapshot store is a cache: when it is gone, the turn simply shows no changes.
+      return NO_CHANGES;
+    }
+  }
+}
