@@ -50,7 +50,11 @@ const changedFile = z.object({
   deletions: z.number().int().nonnegative(),
 });
 /** GET /api/turns/:id/changes */
-export const turnChangesResponse = z.object({ files: z.array(changedFile), diff: z.string() });
+export const turnChangesResponse = z.object({
+  files: z.array(changedFile),
+  diff: z.string(),
+  items: z.array(z.object({ itemId: idSchema, paths: z.array(z.string()) })).optional(),
+});
 
 export const sendMessageBody = z.object({
   text,

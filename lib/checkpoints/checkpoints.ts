@@ -9,6 +9,8 @@ export type CheckpointReason = CheckpointRecord["reason"];
 export interface TurnChanges {
   files: ChangedFile[];
   diff: string;
+  /** For the whole turn: the paths each file-changing tool call changed (for "see the turn's changes" links). */
+  items?: Array<{ itemId: string; paths: string[] }>;
 }
 
 const NO_CHANGES: TurnChanges = { files: [], diff: "" };
@@ -72,10 +74,23 @@ export class Checkpoints {
     }
     if (from.cwd !== to.cwd || from.tree === to.tree) return NO_CHANGES;
     try {
-      return await this.snapshots.changes(to.cwd, from.tree, to.tree);
+      const changes: TurnChanges = await this.snapshots.changes(to.cwd, from.tree, to.tree);
+      if (!itemId) changes.items = await this.itemPaths(ofTurn);
+      return changes;
     } catch {
       // The snapshot store is a cache: when it is gone, the turn simply shows no changes.
       return NO_CHANGES;
     }
+  }
+
+  private async itemPaths(ofTurn: CheckpointRecord[]): Promise<Array<{ itemId: string; paths: string[] }>> {
+    const items: Array<{ itemId: string; paths: string[] }> = [];
+    for (let index = 1; index < ofTurn.length; index += 1) {
+      const [previous, record] = [ofTurn[index - 1], ofTurn[index]];
+      if (!record.itemId || previous.cwd !== record.cwd) continue;
+      const paths = await this.snapshots.changedPaths(record.cwd, previous.tree, record.tree);
+      if (paths.length > 0) items.push({ itemId: record.itemId, paths });
+    }
+    return items;
   }
 }

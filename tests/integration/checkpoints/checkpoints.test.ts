@@ -22,7 +22,11 @@ function tool(name: string, input: object): string {
 }
 
 function userGit(...args: string[]): string {
-  return execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@t", ...args], { cwd, encoding: "utf8", env: { PATH: process.env.PATH } });
+  return execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@t", ...args], {
+    cwd,
+    encoding: "utf8",
+    env: { PATH: process.env.PATH, NODE_ENV: process.env.NODE_ENV, GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null" },
+  });
 }
 
 function fileState(name: string): { bytes: string; mode: number } | null {
@@ -116,7 +120,7 @@ describe("checkpoints of the working directory", () => {
     expect(isAtriumError(refused) && refused.details).toEqual({ files: ["b.txt"] });
     expect(fs.readFileSync(path.join(cwd, "a.txt"), "utf8")).toBe("ALPHA\n");
     expect(fs.readFileSync(path.join(cwd, "b.txt"), "utf8")).toBe("the owner's own edit\n");
-    expect(harness.runtime.listConversations({ archived: "all" }).conversations).toHaveLength(1);
+    expect(harness.runtime.listConversations({ archived: "all", offset: 0, limit: 10 }).conversations).toHaveLength(1);
 
     const forced = await harness.runtime.rewind(turn.conversationId, turn.messageId, { restoreFiles: true, force: true });
     expect(forced.restored.sort()).toEqual(["a.txt", "b.txt"]);
