@@ -38,7 +38,7 @@ export class Checkpoints {
   /** Appends the record naming a tree; the caller makes sure the conversation still exists. */
   async record(
     conversationId: string,
-    fields: { turnId: string | null; itemId: string | null; cwd: string; tree: string; reason: CheckpointReason },
+    fields: { turnId: string | null; itemId: string | null; cwd: string; tree: string; reason: CheckpointReason; takenAt?: string },
   ): Promise<void> {
     const list = this.list(conversationId);
     const written = await this.store.appendMetadata(conversationId, { type: "checkpoint", ...fields });
@@ -54,6 +54,21 @@ export class Checkpoints {
       this.records.set(conversationId, list);
     }
     return list;
+  }
+
+  /**
+   * A fork carries its parent's checkpoints taken before `cut` (the createdAt of the first item
+   * it does not copy; null: all), so Restart from here keeps working on the copied messages.
+   */
+  async copy(fromId: string, toId: string, cut: string | null, skipTurnId: string | null): Promise<void> {
+    const copied = this.list(fromId).filter(
+      (record) => (cut === null || (record.takenAt ?? record.at) < cut) && (record.turnId === null || record.turnId !== skipTurnId),
+    );
+    await Promise.all(
+      copied.map(({ turnId, itemId, cwd, tree, reason, takenAt, at }) =>
+        this.record(toId, { turnId, itemId, cwd, tree, reason, takenAt: takenAt ?? at }),
+      ),
+    );
   }
 
   forget(conversationId: string): void {

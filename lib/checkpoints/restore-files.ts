@@ -14,9 +14,13 @@ export interface RestoreOutcome {
 
 /** The checkpoint that holds the files as they were before `message`. */
 export function checkpointBefore(records: readonly CheckpointRecord[], message: RestoreMessage): CheckpointRecord | null {
-  const start = records.find((record) => record.turnId === message.turnId && record.turnId !== null && record.at >= message.createdAt);
+  const start = records.find((record) => record.turnId === message.turnId && record.turnId !== null && takenAt(record) >= message.createdAt);
   if (start) return start;
-  return records.filter((record) => record.at <= message.createdAt).at(-1) ?? null;
+  return records.filter((record) => takenAt(record) <= message.createdAt).at(-1) ?? null;
+}
+
+export function takenAt(record: CheckpointRecord): string {
+  return record.takenAt ?? record.at;
 }
 
 /** The paths the conversation changed since `message` (what a restore would put back). */

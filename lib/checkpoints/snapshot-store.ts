@@ -96,6 +96,8 @@ export class SnapshotStore {
       }
       for (const relative of paths) {
         const absolute = resolveInside(cwd, relative);
+        // A nested repository is recorded as a gitlink, never as files: it is not ours to restore.
+        if (isDirectory(absolute)) continue;
         const entry = entries.get(relative);
         if (!entry) {
           fs.rmSync(absolute, { force: true });
@@ -204,6 +206,14 @@ function listFiles(target: GitTarget, limit: number): Promise<string[] | null> {
       else resolve([...files]);
     });
   });
+}
+
+function isDirectory(absolute: string): boolean {
+  try {
+    return fs.lstatSync(absolute).isDirectory();
+  } catch {
+    return false;
+  }
 }
 
 function escapeIgnorePattern(file: string): string {

@@ -86,3 +86,18 @@ function untilAborted(work: Promise<void>, signal: AbortSignal): Promise<void> {
     });
   });
 }
+
+/** After a fork or rewind: the new conversation gets the checkpoints taken before its cut. */
+export async function copyCheckpointsToFork(
+  source: ConversationActor,
+  forkedId: string,
+  options: { throughItemId?: string; beforeItemId?: string },
+): Promise<void> {
+  const checkpoints = source.context.checkpoints;
+  if (!checkpoints) return;
+  const items = source.root.items;
+  const target = options.beforeItemId ?? options.throughItemId;
+  const index = target ? items.findIndex((item) => item.id === target) : -1;
+  const firstLeftOut = index === -1 ? undefined : options.beforeItemId ? items[index] : items[index + 1];
+  await checkpoints.copy(source.id, forkedId, firstLeftOut?.createdAt ?? null, source.root.runner?.turn.id ?? null);
+}

@@ -15,7 +15,7 @@ import { attachmentPath, claimUploads, removeStaleUploads, saveUpload } from "..
 import { builtinFileAndShellTools } from "../tools/builtin-tools";
 import { Checkpoints, type TurnChanges } from "../checkpoints/checkpoints";
 import { EventBus } from "./bus";
-import { fileChangesSince, restoreBeforeMessage } from "./checkpoint-hooks";
+import { copyCheckpointsToFork, fileChangesSince, restoreBeforeMessage } from "./checkpoint-hooks";
 import { compactNow, rootContext, type CompactionOutcome } from "./compaction-step";
 import { ConversationActor, type MessageOutcome } from "./conversation-actor";
 import type { EngineContext } from "./engine-context";
@@ -272,6 +272,7 @@ export class Runtime {
       { fork: conversationId, ...options },
       async (keyed) => {
         const forkedId = await forkConversation(this.context, source, { ...options, keyed });
+        await copyCheckpointsToFork(source, forkedId, options);
         const conversation = this.getConversation(forkedId);
         this.bus.publishList({ type: "conversation.created", conversationId: forkedId, conversation });
         return conversation;

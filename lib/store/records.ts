@@ -248,6 +248,8 @@ export const metadataRecordSchema = z.discriminatedUnion("type", [
     cwd: z.string(),
     tree: z.string().regex(/^[0-9a-f]{40}$/),
     reason: z.enum(["turn_start", "tool", "before_restore", "after_restore"]),
+    /** When the snapshot was taken, if not `at`: a fork's copy of its parent's record keeps the original time. */
+    takenAt: z.string().optional(),
   }),
 ]);
 export type MetadataRecord = z.infer<typeof metadataRecordSchema>;

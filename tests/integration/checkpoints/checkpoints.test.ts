@@ -3,6 +3,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { errorResponse } from "@/lib/api/respond";
 import { isAtriumError } from "@/lib/errors";
 import { startHarness, type Harness } from "../../support/runtime-harness";
 
@@ -106,6 +107,17 @@ describe("checkpoints of the working directory", () => {
     expect(fs.readFileSync(path.join(cwd, "ignored.log"), "utf8")).toBe("log\nmore\n");
     expect(fs.statSync(path.join(cwd, "big.bin")).size).toBe(BIG_BYTES + 4);
     expect(userRepo()).toEqual(before);
+
+    // The new conversation carries the checkpoints taken before its cut: restarting it from its
+    // copied first message puts back what its own turns changed since.
+    const forkId = rewound.conversation.id;
+    await runTurn(forkId, tool("write_file", { path: "in-fork.txt", content: "forked\n" }));
+    const copiedFirst = harness.items(forkId).find((item) => item.kind === "user_message")!;
+    expect(await harness.runtime.filesChangedSince(forkId, copiedFirst.id)).toEqual(["in-fork.txt"]);
+    const again = await harness.runtime.rewind(forkId, copiedFirst.id, { restoreFiles: true });
+    expect(again.restored).toEqual(["in-fork.txt"]);
+    expect(fileState("in-fork.txt")).toBeNull();
+    expect(userRepo()).toEqual(before);
   });
 
   it("refuses with files_changed_outside, restoring nothing, when a file changed after the agent's last checkpoint; force restores", async () => {
@@ -118,6 +130,9 @@ describe("checkpoints of the working directory", () => {
     const refused = await harness.runtime.rewind(turn.conversationId, turn.messageId, { restoreFiles: true }).catch((error: unknown) => error);
     expect(isAtriumError(refused) && refused.code).toBe("files_changed_outside");
     expect(isAtriumError(refused) && refused.details).toEqual({ files: ["b.txt"] });
+    const answer = errorResponse(refused);
+    expect(answer.status).toBe(409);
+    expect(await answer.json()).toEqual({ error: { code: "files_changed_outside", message: expect.stringContaining("b.txt"), files: ["b.txt"] } });
     expect(fs.readFileSync(path.join(cwd, "a.txt"), "utf8")).toBe("ALPHA\n");
     expect(fs.readFileSync(path.join(cwd, "b.txt"), "utf8")).toBe("the owner's own edit\n");
     expect(harness.runtime.listConversations({ archived: "all", offset: 0, limit: 10 }).conversations).toHaveLength(1);
