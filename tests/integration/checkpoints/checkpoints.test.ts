@@ -154,4 +154,36 @@ describe("checkpoints of the working directory", () => {
     expect(notices[0].text).toContain("more than 3 files");
     expect(await harness.runtime.turnChanges(turn.turnId)).toEqual({ files: [], diff: "" });
   });
+
+  it("never hold up an interrupt or a delete: the turn ends while its checkpoint is still being taken, and a late checkpoint does not bring the deleted conversation back", async () => {
+    cwd = fs.mkdtempSync(path.join(os.tmpdir(), "atrium-cwd-"));
+    harness = await startHarness(AUTO);
+    const checkpoints = harness.runtime.context.checkpoints!;
+    const real = checkpoints.snapshot.bind(checkpoints);
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    // Wrapped in an object: resolving with the promise itself would wait for it.
+    let started!: (snapshot: { taken: Promise<unknown> }) => void;
+    const snapshotStarted = new Promise<{ taken: Promise<unknown> }>((resolve) => (started = resolve));
+    checkpoints.snapshot = (directory) => {
+      const taken = gate.then(() => real(directory));
+      started({ taken });
+      return taken;
+    };
+
+    const created = await harness.runtime.createConversation({ text: "slow checkpoint", cwd });
+    const { taken } = await snapshotStarted;
+    const actor = harness.runtime.actor(created.conversation.id);
+    await harness.runtime.interrupt(created.conversation.id);
+    const turn = await harness.turnEnded(created.conversation.id, created.turn.id);
+    expect(turn.status).toBe("interrupted");
+    await harness.runtime.deleteConversation(created.conversation.id);
+
+    release();
+    await taken;
+    // The hook's continuation queues its record on the (deleted) conversation's lock: let it run, then pass through the lock after it.
+    await new Promise((resolve) => setImmediate(resolve));
+    await actor.locked(() => undefined);
+    expect(fs.existsSync(harness.runtime.store.paths.conversation(created.conversation.id))).toBe(false);
+  });
 });
