@@ -53,7 +53,13 @@ export async function restoreFilesBefore(
   const last = before && records.filter((record) => record.cwd === before.cwd).at(-1);
   if (!before || !last) return { restored: [], undo: async () => {} };
   const cwd = before.cwd;
-  const paths = await checkpoints.snapshots.changedPaths(cwd, before.tree, last.tree);
+  let paths: string[];
+  try {
+    paths = await checkpoints.snapshots.changedPaths(cwd, before.tree, last.tree);
+  } catch {
+    // The snapshots are a cache (not exported, maybe deleted): without them there is nothing known to restore.
+    return { restored: [], undo: async () => {} };
+  }
   if (paths.length === 0) return { restored: [], undo: async () => {} };
   const now = await checkpoints.snapshot(cwd);
   if ("off" in now) throw new AtriumError("bad_request", `files cannot be restored: checkpoints are off because ${now.off}`);

@@ -6,6 +6,8 @@ import { cleanGitEnv, git, gitText, type GitTarget } from "./git";
 
 /** Files over this size are never snapshotted (opencode and Claude Code skip large files too). */
 export const MAX_SNAPSHOT_FILE_BYTES = 10 * 1024 * 1024;
+/** A diff is for reading: past this it is cut at a line end (the file list still counts everything). */
+export const MAX_DIFF_CHARACTERS = 1024 * 1024;
 
 export type SnapshotOutcome = { tree: string } | { off: string };
 
@@ -55,7 +57,7 @@ export class SnapshotStore {
         gitText(target, [...base, "-z", "--name-status", from, to]),
         gitText(target, [...base, "-p", "--no-color", from, to]),
       ]);
-      return { files: parseChanges(numstat, nameStatus), diff };
+      return { files: parseChanges(numstat, nameStatus), diff: capDiff(diff) };
     });
   }
 
@@ -206,6 +208,12 @@ function listFiles(target: GitTarget, limit: number): Promise<string[] | null> {
       else resolve([...files]);
     });
   });
+}
+
+function capDiff(diff: string): string {
+  if (diff.length <= MAX_DIFF_CHARACTERS) return diff;
+  const end = diff.lastIndexOf("\n", MAX_DIFF_CHARACTERS);
+  return `${diff.slice(0, end + 1)}[… the rest of the diff, ${diff.length - end - 1} characters, is not shown …]\n`;
 }
 
 function isDirectory(absolute: string): boolean {

@@ -143,6 +143,19 @@ describe("checkpoints of the working directory", () => {
     expect(fs.existsSync(path.join(cwd, "b.txt"))).toBe(false);
   });
 
+  it("are a cache: with the snapshots gone, a turn shows no changes and a rewind restores nothing, and the next turn starts a new store", async () => {
+    cwd = fs.mkdtempSync(path.join(os.tmpdir(), "atrium-cwd-"));
+    harness = await startHarness(AUTO);
+    const turn = await runTurn(null, tool("write_file", { path: "kept.txt", content: "kept\n" }));
+    fs.rmSync(path.join(harness.home, "snapshots"), { recursive: true, force: true });
+    expect(await harness.runtime.turnChanges(turn.turnId)).toEqual({ files: [], diff: "" });
+    const rewound = await harness.runtime.rewind(turn.conversationId, turn.messageId, { restoreFiles: true });
+    expect(rewound.restored).toEqual([]);
+    expect(fs.readFileSync(path.join(cwd, "kept.txt"), "utf8")).toBe("kept\n");
+    const next = await runTurn(turn.conversationId, tool("write_file", { path: "again.txt", content: "again\n" }));
+    expect((await harness.runtime.turnChanges(next.turnId)).files).toEqual([{ path: "again.txt", status: "added", additions: 1, deletions: 0 }]);
+  });
+
   it("turns checkpoints off with a notice, never a failed turn, when the cwd has more files than snapshots.maxFiles", async () => {
     cwd = fs.mkdtempSync(path.join(os.tmpdir(), "atrium-cwd-"));
     for (const name of ["1", "2", "3", "4"]) fs.writeFileSync(path.join(cwd, name), name);
