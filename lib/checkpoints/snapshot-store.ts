@@ -96,11 +96,12 @@ export class SnapshotStore {
           entries.set(match[4], { mode: match[1], content: await git(target, ["cat-file", "blob", match[3]]) });
         }
       }
-      for (const relative of paths) {
-        const absolute = resolveInside(cwd, relative);
-        // A nested repository is recorded as a gitlink, never as files: it is not ours to restore.
-        if (isDirectory(absolute)) continue;
-        const entry = entries.get(relative);
+      // A nested repository is recorded as a gitlink, never as files: it is not ours to restore.
+      const steps = paths
+        .map((relative) => ({ absolute: resolveInside(cwd, relative), entry: entries.get(relative) }))
+        .filter((step) => !isDirectory(step.absolute));
+      for (const step of steps) assertRealParentInside(cwd, step.absolute);
+      for (const { absolute, entry } of steps) {
         if (!entry) {
           fs.rmSync(absolute, { force: true });
           continue;
@@ -214,6 +215,15 @@ function capDiff(diff: string): string {
   if (diff.length <= MAX_DIFF_CHARACTERS) return diff;
   const end = diff.lastIndexOf("\n", MAX_DIFF_CHARACTERS);
   return `${diff.slice(0, end + 1)}[… the rest of the diff, ${diff.length - end - 1} characters, is not shown …]\n`;
+}
+
+/** A directory replaced by a symlink since the checkpoint must not carry a restore outside the cwd (git checks the same). */
+function assertRealParentInside(cwd: string, absolute: string): void {
+  const root = fs.realpathSync(cwd);
+  let existing = path.dirname(absolute);
+  while (!fs.existsSync(existing) && existing !== path.dirname(existing)) existing = path.dirname(existing);
+  const parent = fs.realpathSync(existing);
+  if (parent !== root && !parent.startsWith(root + path.sep)) throw new Error(`${absolute} leads outside ${cwd} through a symbolic link`);
 }
 
 function isDirectory(absolute: string): boolean {
