@@ -16,15 +16,15 @@ function stringField(input: unknown, name: string): string | null {
 }
 
 /**
- * The unified diff of one write_file or edit_file call. edit_file's comes from its input (so it
- * shows while the call waits for approval); write_file's from the checkpoints around the call
- * when they exist, else the whole new content.
+ * The unified diff of one write_file or edit_file call: once it ran, from the checkpoints around
+ * it (the file's real lines); before that (waiting for approval), or without checkpoints, from
+ * its input with the `diff` package.
  */
 export function ToolCallDiff({ item }: { item: Item }) {
   const name = item.toolName;
   const filePath = stringField(item.input, "path") ?? "file";
   const ended = item.status === "completed" || item.status === "failed";
-  const recorded = useTurnChanges(item.turnId, name === "write_file" && ended, item.id);
+  const recorded = useTurnChanges(item.turnId, ended, item.id);
   const fromInput = useMemo(() => {
     if (name === "edit_file") {
       const old = stringField(item.input, "old");

@@ -22,6 +22,8 @@ test("file edits show as diffs, the turn shows its changed files, and Restart fr
     const editDiff = conversation.history.getByLabel("Diff of notes.txt");
     await expect(editDiff).toContainText("-beta");
     await expect(editDiff).toContainText("+BETA");
+    await editDiff.scrollIntoViewIfNeeded();
+    await app.page.screenshot({ path: "test-results/checkpoints-edit-card.png" });
 
     const changed = conversation.history.getByRole("button", { name: "2 files changed +2 −1" });
     await expect(changed).toBeVisible();
@@ -74,6 +76,7 @@ test("with notifications on, an approval waiting in a hidden tab fires a desktop
   await visit(app.page, "/settings");
   await app.page.getByRole("checkbox", { name: /Desktop notifications/ }).check();
   await expect(app.page.getByRole("checkbox", { name: /Desktop notifications/ })).toBeChecked();
+  await app.page.screenshot({ path: "test-results/settings-notifications.png" });
   await visit(app.page, "/");
   await app.page.evaluate(() => sessionStorage.setItem("test.hidden", "1"));
 
