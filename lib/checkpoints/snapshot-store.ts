@@ -124,8 +124,9 @@ export class SnapshotStore {
   private async writeTree(cwd: string): Promise<SnapshotOutcome> {
     try {
       fs.accessSync(cwd, fs.constants.W_OK);
-    } catch {
-      return { off: `the working directory ${cwd} is not writable` };
+    } catch (error) {
+      const missing = (error as NodeJS.ErrnoException).code === "ENOENT";
+      return { off: `the working directory ${cwd} ${missing ? "does not exist" : "is not writable"}` };
     }
     const target = this.target(cwd);
     if (!fs.existsSync(path.join(target.gitDir, "HEAD"))) await this.init(target);
