@@ -45,7 +45,12 @@ export class SnapshotStore {
 
   /** Writes the cwd's current files as a tree, or says why checkpoints are off for it. */
   snapshot(cwd: string): Promise<SnapshotOutcome> {
-    return this.serial(cwd, () => this.writeTree(cwd));
+    return this.serial(cwd, () =>
+      this.writeTree(cwd).catch((error: unknown) => {
+        if (isGitMissing(error)) return { off: "git is not installed on this machine" };
+        throw error;
+      }),
+    );
   }
 
   changes(cwd: string, from: string, to: string): Promise<{ files: ChangedFile[]; diff: string }> {
@@ -210,6 +215,11 @@ function listFiles(target: GitTarget, limit: number): Promise<string[] | null> {
       else resolve([...files]);
     });
   });
+}
+
+function isGitMissing(error: unknown): boolean {
+  const cause = error instanceof Error ? (error.cause ?? error) : error;
+  return (cause as NodeJS.ErrnoException | undefined)?.code === "ENOENT" && (cause as { path?: string }).path === "git";
 }
 
 function capDiff(diff: string): string {
