@@ -18,7 +18,17 @@ const paths: Record<string, Record<string, Operation>> = {
     delete: { summary: "Delete (409 while a turn runs or when protected)", responses: { 204: "deleted" } },
   },
   [`/api/conversations/${ID}/fork`]: { post: { summary: "Fork", body: schemas.forkBody, responses: { 201: "{conversation}" } } },
-  [`/api/conversations/${ID}/rewind`]: { post: { summary: "Restart from an owner's message", body: schemas.rewindBody, responses: { 201: "{conversation, draft}" } } },
+  [`/api/conversations/${ID}/rewind`]: {
+    get: { summary: "Files changed since an owner's message (?itemId=): what restoreFiles would put back", responses: { 200: "{files: string[]}" } },
+    post: {
+      summary: "Restart from an owner's message; restoreFiles also puts the files changed since back",
+      body: schemas.rewindBody,
+      responses: { 201: "{conversation, draft, restored}", 409: "files_changed_outside (error.files names them) or turn_running" },
+    },
+  },
+  "/api/turns/{turnId}/changes": {
+    get: { summary: "Files the turn changed, with a unified diff (?item= for one tool call)", responses: { 200: "TurnChanges {files, diff}" } },
+  },
   [`/api/conversations/${ID}/items`]: { get: { summary: "History, paged by seq", responses: { 200: "{items, nextCursor}" } } },
   [`/api/conversations/${ID}/messages`]: { post: { summary: "Send a message (auto|steer|queue|jump)", body: schemas.sendMessageBody, responses: { 202: "{message, turn}" } } },
   [`/api/conversations/${ID}/queue`]: { get: { summary: "Waiting messages", responses: { 200: "{waiting}" } } },
@@ -66,6 +76,7 @@ export function openApiDocument(): Record<string, unknown> {
     TimelineEntry: z.toJSONSchema(entities.timelineEntrySchema),
     Context: z.toJSONSchema(entities.contextSchema),
     Objective: z.toJSONSchema(entities.objectiveSchema),
+    TurnChanges: z.toJSONSchema(schemas.turnChangesResponse),
     ConversationEvent: z.toJSONSchema(conversationEventSchema),
     ListEvent: z.toJSONSchema(listEventSchema),
     Error: {
