@@ -14,18 +14,22 @@ export type ErrorCode =
   | "missing_cwd"
   | "missing_model"
   | "missing_agent"
-  | "compaction_failed";
+  | "compaction_failed"
+  | "files_changed_outside";
 
 const ATRIUM_ERROR = Symbol.for("atrium.error");
 
 export class AtriumError extends Error {
   readonly code: ErrorCode;
   readonly [ATRIUM_ERROR] = true;
+  /** Extra fields of the error body, e.g. the files of files_changed_outside. */
+  readonly details?: Record<string, unknown>;
 
-  constructor(code: ErrorCode, message: string, options?: { cause?: unknown }) {
+  constructor(code: ErrorCode, message: string, options?: { cause?: unknown; details?: Record<string, unknown> }) {
     super(message, options);
     this.name = "AtriumError";
     this.code = code;
+    this.details = options?.details;
   }
 }
 

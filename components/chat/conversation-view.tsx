@@ -17,6 +17,7 @@ import { useEventSource } from "@/components/shared/use-event-source";
 import { AgentsButton } from "@/components/agents/agents-panel";
 import { AttachButton, AttachmentChips, useAttachmentTray } from "@/components/attachments/attachments";
 import { ContextRing } from "@/components/context/context-ring";
+import { RestartDialog, type RestartChoice } from "@/components/checkpoints/restart-dialog";
 import { ArchivedBanner, MissingBanner, ObjectiveBanner } from "./banners";
 import { Composer, type SendMode } from "./composer";
 import { ConversationMenu } from "./conversation-menu";
@@ -52,6 +53,8 @@ export function ConversationView(props: ConversationViewProps) {
   const [renaming, setRenaming] = useState(false);
   const [interrupting, setInterrupting] = useState(false);
   const [restartingItemId, setRestartingItemId] = useState<string | null>(null);
+  const [restartItem, setRestartItem] = useState<Item | null>(null);
+  const [restartOutside, setRestartOutside] = useState<string[] | null>(null);
   const [injected, setInjected] = useState<{ text: string; nonce: number } | null>(null);
   const [content, setContent] = useState<HTMLDivElement | null>(null);
   const attachments = useAttachmentTray();
@@ -142,19 +145,24 @@ export function ConversationView(props: ConversationViewProps) {
     }
   };
 
-  const restartFrom = async (item: Item) => {
+  const restartFrom = async (item: Item, choice: RestartChoice) => {
     setRestartingItemId(item.id);
     try {
-      const body = await apiFetch<{ conversation: Conversation; draft: string }>(`/api/conversations/${id}/rewind`, {
+      const body = await apiFetch<{ conversation: Conversation; draft: string; restored: string[] }>(`/api/conversations/${id}/rewind`, {
         method: "POST",
-        body: { itemId: item.id, requestKey: newRequestKey() },
+        body: { itemId: item.id, restoreFiles: choice.restoreFiles, force: choice.force, requestKey: newRequestKey() },
       });
       // The draft is stored before navigating so the new conversation's composer opens with it.
       writeDraft(conversationDraftKey(body.conversation.id), body.draft);
-      toast.success("Restarted in a new conversation; edit the message and send it");
+      setRestartItem(null);
+      setRestartOutside(null);
+      const restored = body.restored.length > 0 ? ` ${body.restored.length} ${body.restored.length === 1 ? "file" : "files"} restored.` : "";
+      toast.success(`Restarted in a new conversation; edit the message and send it.${restored}`);
       router.push(`/c/${body.conversation.id}`);
     } catch (error) {
-      toast.error(`Could not restart from here: ${errorMessage(error)}`);
+      const outside = error instanceof ApiError && error.code === "files_changed_outside" ? error.details.files : undefined;
+      if (Array.isArray(outside)) setRestartOutside(outside.map(String));
+      else toast.error(`Could not restart from here: ${errorMessage(error)}`);
     } finally {
       setRestartingItemId(null);
     }
@@ -352,7 +360,21 @@ export function ConversationView(props: ConversationViewProps) {
               retry={state.retry}
               forkedFrom={forkedFrom}
               restartingItemId={restartingItemId}
-              onRestart={(item) => void restartFrom(item)}
+              onRestart={(item) => {
+                setRestartOutside(null);
+                setRestartItem(item);
+              }}
+            />
+            <RestartDialog
+              conversationId={id}
+              item={restartItem}
+              busy={restartingItemId !== null}
+              outside={restartOutside}
+              onCancel={() => {
+                setRestartItem(null);
+                setRestartOutside(null);
+              }}
+              onConfirm={(choice) => restartItem && void restartFrom(restartItem, choice)}
             />
           </div>
         </div>

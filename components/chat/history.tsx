@@ -7,6 +7,7 @@ import type { Approval, Item, Question, Turn } from "@/lib/events/entities";
 import { Button } from "@/components/ui/button";
 import { Collapsible, CollapsibleContent, CollapsibleTrigger } from "@/components/ui/collapsible";
 import { SubagentReport } from "@/components/agents/subagent-report";
+import { TurnChangesLine } from "@/components/checkpoints/turn-changes-line";
 import { AssistantMessage } from "./assistant-message";
 import type { RetryNotice as RetryNoticeState } from "./conversation-state";
 import { Markdown } from "./markdown";
@@ -33,22 +34,34 @@ interface HistoryProps {
   onRestart: (item: Item) => void;
 }
 
-type Entry = { key: string; item: Item } | { key: string; failedTurn: Turn };
+type Entry = { key: string; item: Item } | { key: string; failedTurn: Turn } | { key: string; changesOfTurn: string };
+
+/** Tools whose steps are checkpointed (lib/engine/checkpoint-hooks.ts). */
+function changesFiles(item: Item): boolean {
+  const name = item.toolName ?? "";
+  return item.kind === "tool_call" && (name === "shell" || name === "write_file" || name === "edit_file" || name.startsWith("mcp__"));
+}
 
 export function History({ items, turns, approvals, questions, openTurn, retry, forkedFrom, restartingItemId, onRestart }: HistoryProps) {
   const [shown, setShown] = useState(PAGE);
+  const openTurnId = openTurn?.id ?? null;
 
   const entries = useMemo(() => {
     const lastItemOfTurn = new Map<string, string>();
     for (const item of items) if (item.turnId) lastItemOfTurn.set(item.turnId, item.id);
+    const changingTurns = new Set(items.filter(changesFiles).map((item) => item.turnId));
     const list: Entry[] = [];
     for (const item of items) {
       list.push({ key: item.id, item });
       const turn = item.turnId ? turns[item.turnId] : undefined;
-      if (turn?.status === "failed" && lastItemOfTurn.get(turn.id) === item.id) list.push({ key: `error-${turn.id}`, failedTurn: turn });
+      const last = item.turnId !== null && lastItemOfTurn.get(item.turnId) === item.id;
+      if (turn?.status === "failed" && last) list.push({ key: `error-${turn.id}`, failedTurn: turn });
+      if (last && item.turnId && changingTurns.has(item.turnId) && item.turnId !== openTurnId) {
+        list.push({ key: `changes-${item.turnId}`, changesOfTurn: item.turnId });
+      }
     }
     return list;
-  }, [items, turns]);
+  }, [items, turns, openTurnId]);
 
   const approvalByItem = useMemo(() => new Map(Object.values(approvals).map((approval) => [approval.itemId, approval])), [approvals]);
   const questionByItem = useMemo(() => new Map(Object.values(questions).map((question) => [question.itemId, question])), [questions]);
@@ -75,6 +88,8 @@ export function History({ items, turns, approvals, questions, openTurn, retry, f
         <div key={entry.key} className="history-entry" data-item-id={"item" in entry ? entry.item.id : undefined}>
           {"failedTurn" in entry ? (
             <TurnError turn={entry.failedTurn} />
+          ) : "changesOfTurn" in entry ? (
+            <TurnChangesLine turnId={entry.changesOfTurn} />
           ) : (
             <ItemView
               item={entry.item}

@@ -18,6 +18,7 @@ import { Badge } from "@/components/ui/badge";
 import { Collapsible, CollapsibleContent, CollapsibleTrigger } from "@/components/ui/collapsible";
 import { describeToolInput } from "@/components/shared/format";
 import { cn } from "@/lib/utils";
+import { ShellChangesLink, ToolCallDiff } from "@/components/checkpoints/tool-call-diff";
 import { ApprovalPrompt } from "./approval-prompt";
 import { ItemStatusBadge } from "./item-status-badge";
 import { QuestionPrompt } from "./question-prompt";
@@ -41,12 +42,14 @@ export function ToolCallCard({ item, approval, question }: ToolCallCardProps) {
   const name = item.toolName ?? "tool";
   const running = item.status === "streaming";
   const needsOwner = approval !== undefined || question !== undefined;
-  const [open, setOpen] = useState(running);
+  const editsFile = name === "write_file" || name === "edit_file";
+  // File edits open on their diff (DESIGN §9: "file edits show as diffs").
+  const [open, setOpen] = useState(running || editsFile);
   useEffect(() => {
     if (running) setOpen(true);
   }, [running]);
   const summary = describeToolInput(name, item.input);
-  const showInput = name !== "shell" && name !== "ask_user" && item.input !== undefined;
+  const showInput = name !== "shell" && name !== "ask_user" && !editsFile && item.input !== undefined;
   const hasOutput = (item.output ?? "") !== "";
 
   return (
@@ -78,6 +81,7 @@ export function ToolCallCard({ item, approval, question }: ToolCallCardProps) {
         </CollapsibleTrigger>
         <CollapsibleContent>
           <div className="grid gap-2 border-t bg-muted/30 px-3 py-2">
+            {editsFile && <ToolCallDiff item={item} />}
             {showInput && (
               <pre className="max-h-48 overflow-auto font-mono text-xs whitespace-pre-wrap text-muted-foreground">
                 {JSON.stringify(item.input, null, 2)}
@@ -94,6 +98,7 @@ export function ToolCallCard({ item, approval, question }: ToolCallCardProps) {
           </div>
         </CollapsibleContent>
       </Collapsible>
+      {name === "shell" && <ShellChangesLink item={item} />}
       {item.status === "unknown" && (
         <p role="note" className="flex items-start gap-2 rounded-md border border-warning/50 bg-warning/10 px-3 py-2 text-xs">
           <AlertTriangleIcon className="mt-0.5 size-3.5 shrink-0 text-warning-foreground" />

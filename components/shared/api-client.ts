@@ -5,6 +5,8 @@ export class ApiError extends Error {
     readonly status: number,
     readonly code: string,
     message: string,
+    /** Other fields of the error body, e.g. the files of files_changed_outside. */
+    readonly details: Record<string, unknown> = {},
   ) {
     super(message);
     this.name = "ApiError";
@@ -34,11 +36,11 @@ export async function apiFetch<T>(path: string, init: { method?: string; body?: 
     body = null;
   }
   if (!response.ok) {
-    const error = (body as { error?: { code?: string; message?: string } } | null)?.error;
+    const error = (body as { error?: { code?: string; message?: string; [field: string]: unknown } } | null)?.error;
     if (response.status === 401) {
       throw new ApiError(401, "unauthorized", "Your session has ended. Sign in again.");
     }
-    throw new ApiError(response.status, error?.code ?? "http_error", error?.message ?? `The server answered ${response.status}.`);
+    throw new ApiError(response.status, error?.code ?? "http_error", error?.message ?? `The server answered ${response.status}.`, error ?? {});
   }
   return body as T;
 }

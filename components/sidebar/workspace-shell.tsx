@@ -8,6 +8,7 @@ import { Sheet, SheetContent, SheetDescription, SheetTitle } from "@/components/
 import { apiFetch } from "@/components/shared/api-client";
 import { clearConversationDraft } from "@/components/shared/drafts";
 import { useEventSource } from "@/components/shared/use-event-source";
+import { useDesktopNotifications } from "@/components/notifications/use-desktop-notifications";
 import { SidebarContext } from "./sidebar-context";
 import { SidebarPanel } from "./sidebar-panel";
 
@@ -56,7 +57,9 @@ export function WorkspaceShell({ initialConversations, initialPendingApprovals, 
     refreshApprovals();
   }, [refreshApprovals]);
 
+  const notify = useDesktopNotifications(pendingApprovals, conversations);
   useEventSource<ListEvent>("/api/events", LIST_EVENT_TYPES, (event) => {
+    notify(event);
     switch (event.type) {
       case "conversation.created":
       case "conversation.updated": {

@@ -74,11 +74,22 @@ export const OPERATIONS: Record<string, Record<string, Operation>> = {
     post: { operationId: "forkConversation", summary: "Fork", body: schemas.forkBody, answers: { 201: { description: "the new conversation", schema: one("conversation", "Conversation") } }, errors: [409] },
   },
   "/api/conversations/{id}/rewind": {
+    get: {
+      operationId: "previewRewind",
+      summary: "Files changed since an owner's message (?itemId=): what restoreFiles would put back",
+      query: schemas.rewindPreviewQuery,
+      answers: { 200: { description: "the paths", schema: object({ files: { type: "array", items: { type: "string" } } }) } },
+    },
     post: {
       operationId: "rewindConversation",
-      summary: "Restart from an owner's message",
+      summary: "Restart from an owner's message; restoreFiles also puts the files changed since back",
       body: schemas.rewindBody,
-      answers: { 201: { description: "the new conversation and the message's text as a draft", schema: object({ conversation: ref("Conversation"), draft: { type: "string" } }) } },
+      answers: {
+        201: {
+          description: "the new conversation, the message's text as a draft, and the restored paths",
+          schema: object({ conversation: ref("Conversation"), draft: { type: "string" }, restored: { type: "array", items: { type: "string" } } }),
+        },
+      },
       errors: [409],
     },
   },
@@ -101,6 +112,14 @@ export const OPERATIONS: Record<string, Record<string, Operation>> = {
   "/api/conversations/{id}/turns": { get: { operationId: "listTurns", summary: "Turns", answers: { 200: { description: "the turns", schema: object({ turns: arrayOf("Turn") }) } } } },
   "/api/turns/{turnId}": {
     get: { operationId: "getTurn", summary: "Run status and timeline", answers: { 200: { description: "the turn", schema: object({ turn: ref("Turn"), timeline: arrayOf("TimelineEntry") }) } } },
+  },
+  "/api/turns/{turnId}/changes": {
+    get: {
+      operationId: "getTurnChanges",
+      summary: "Files the turn changed, with a unified diff (?item= for one tool call)",
+      query: schemas.turnChangesQuery,
+      answers: { 200: { description: "the changes", schema: ref("TurnChanges") } },
+    },
   },
   "/api/conversations/{id}/sessions": {
     get: { operationId: "listSessions", summary: "Agent sessions (tree by parentSessionId)", answers: { 200: { description: "the sessions", schema: object({ sessions: arrayOf("Session") }) } } },

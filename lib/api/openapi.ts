@@ -4,13 +4,14 @@ import { conversationEventSchema, listEventSchema } from "../events/events";
 import { SESSION_COOKIE } from "../auth/token";
 import { idSchema } from "../store/ids";
 import { OPERATIONS, type Answer, type Operation } from "./openapi-operations";
+import { turnChangesResponse } from "./schemas";
 
 const ERROR_ANSWERS: Record<number, string> = {
   400: "bad_request: malformed JSON, wrong types, a malformed id or a query parameter that does not parse",
   401: "unauthorized: no valid token or session cookie (for the webhook: a missing or wrong signature)",
   403: "forbidden: a write authenticated by the session cookie that came from another origin",
   404: "not_found",
-  409: "turn_running | not_idle | idempotency_conflict | lock_held | protected | files_changed_outside",
+  409: "turn_running | not_idle | idempotency_conflict | lock_held | protected | files_changed_outside (error.files names them)",
   413: "payload_too_large: the body passed its limit (JSON 1 MiB, webhooks 5 MiB, uploads 20 MiB)",
   415: "unsupported_media_type: a JSON body sent without content-type application/json, or an upload type not allowed",
   422: "missing_cwd | missing_model | missing_agent",
@@ -104,6 +105,7 @@ export function openApiDocument(serverUrl = "http://127.0.0.1:3000"): Record<str
     TimelineEntry: jsonSchema(entities.timelineEntrySchema),
     Context: jsonSchema(entities.contextSchema),
     Objective: jsonSchema(entities.objectiveSchema),
+    TurnChanges: jsonSchema(turnChangesResponse),
     ConversationEvent: jsonSchema(conversationEventSchema),
     ListEvent: jsonSchema(listEventSchema),
     Error: {

@@ -17,6 +17,7 @@ const STATUS: Record<ErrorCode, number> = {
   missing_model: 422,
   missing_agent: 422,
   compaction_failed: 502,
+  files_changed_outside: 409,
 };
 
 export function json(body: object, status = 200, headers: Record<string, string> = {}): Response {
@@ -33,7 +34,7 @@ export function noContent(): Response {
 /** The one place errors become HTTP answers: typed errors keep their code, anything else is a 500. */
 export function errorResponse(error: unknown): Response {
   if (isAtriumError(error)) {
-    return json({ error: { code: error.code, message: error.message } }, STATUS[error.code]);
+    return json({ error: { ...error.details, code: error.code, message: error.message } }, STATUS[error.code]);
   }
   if (isZodError(error)) {
     return json({ error: { code: "bad_request", message: describeZodError(error) } }, 400);

@@ -32,7 +32,29 @@ export const updateConversationBody = z
   .strict();
 
 export const forkBody = z.object({ throughItemId: idSchema.optional(), requestKey });
-export const rewindBody = z.object({ itemId: idSchema, requestKey });
+export const rewindBody = z.object({
+  itemId: idSchema,
+  /** Also put the files changed since that message back to how they were before it. */
+  restoreFiles: z.boolean().optional(),
+  /** Restore even over files changed outside Atrium since the agent's last checkpoint. */
+  force: z.boolean().optional(),
+  requestKey,
+});
+export const rewindPreviewQuery = z.strictObject({ itemId: idSchema });
+export const turnChangesQuery = z.strictObject({ item: idSchema.optional() });
+
+const changedFile = z.object({
+  path: z.string(),
+  status: z.enum(["added", "modified", "deleted"]),
+  additions: z.number().int().nonnegative(),
+  deletions: z.number().int().nonnegative(),
+});
+/** GET /api/turns/:id/changes */
+export const turnChangesResponse = z.object({
+  files: z.array(changedFile),
+  diff: z.string(),
+  items: z.array(z.object({ itemId: idSchema, paths: z.array(z.string()) })).optional(),
+});
 
 export const sendMessageBody = z.object({
   text,

@@ -80,6 +80,8 @@ export const configSchema = z
       .refine((directory) => path.isAbsolute(directory), "must be an absolute path")
       .default(() => process.cwd()),
     memoryBudgetTokens: nonNegativeInteger.default(2000),
+    // Checkpoints of working directories (lib/checkpoints): a bigger cwd has them turned off.
+    snapshots: z.strictObject({ maxFiles: positiveInteger.default(20000) }).prefault({}),
   })
   .superRefine((config, context) => {
     const byId = new Map<string, { id: string; contextWindow: number }>([[OFFLINE_MODEL_ENTRY.id, OFFLINE_MODEL_ENTRY]]);

@@ -1,5 +1,6 @@
 import type { AgentDefinition } from "../agents/definitions";
 import type { TimelineEntry } from "../events/entities";
+import type { Checkpoints } from "../checkpoints/checkpoints";
 import type { AtriumConfig } from "../config/config";
 import type { ModelRegistry } from "../models/registry";
 import type { Store } from "../store/store";
@@ -18,6 +19,8 @@ export interface EngineContext {
   tools: readonly AnyToolDefinition[];
   engineTools: readonly AnyToolDefinition[];
   log(message: string): void;
+  /** Snapshots of working directories; absent in engine tests that build a context by hand. */
+  checkpoints?: Checkpoints;
   /** Timeline entries only this process saw (model-call retries), merged into GET /api/turns/:id. */
   noteTimeline(turnId: string, entry: TimelineEntry): void;
 }

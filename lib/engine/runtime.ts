@@ -13,7 +13,9 @@ import type { Effort } from "../store/records";
 import type { Store } from "../store/store";
 import { attachmentPath, claimUploads, removeStaleUploads, saveUpload } from "../store/uploads";
 import { builtinFileAndShellTools } from "../tools/builtin-tools";
+import { Checkpoints, type TurnChanges } from "../checkpoints/checkpoints";
 import { EventBus } from "./bus";
+import { copyCheckpointsToFork, fileChangesSince, restoreBeforeMessage } from "./checkpoint-hooks";
 import { compactNow, rootContext, type CompactionOutcome } from "./compaction-step";
 import { ConversationActor, type MessageOutcome } from "./conversation-actor";
 import type { EngineContext } from "./engine-context";
@@ -87,6 +89,7 @@ export class Runtime {
       tools: builtinFileAndShellTools,
       engineTools,
       log,
+      checkpoints: new Checkpoints(this.store, this.config.snapshots.maxFiles),
       noteTimeline: (turnId, entry) => {
         const entries = this.timelineNotes.get(turnId) ?? [];
         entries.push(entry);
@@ -256,6 +259,7 @@ export class Runtime {
       fs.rmSync(this.store.paths.conversation(conversationId), { recursive: true, force: true });
     });
     this.actors.delete(conversationId);
+    this.context.checkpoints?.forget(conversationId);
     this.bus.forget(conversationId);
     this.bus.publishList({ type: "conversation.deleted", conversationId });
   }
@@ -268,6 +272,7 @@ export class Runtime {
       { fork: conversationId, ...options },
       async (keyed) => {
         const forkedId = await forkConversation(this.context, source, { ...options, keyed });
+        await copyCheckpointsToFork(source, forkedId, options);
         const conversation = this.getConversation(forkedId);
         this.bus.publishList({ type: "conversation.created", conversationId: forkedId, conversation });
         return conversation;
@@ -276,13 +281,39 @@ export class Runtime {
     );
   }
 
-  async rewind(conversationId: string, itemId: string, requestKey?: string): Promise<{ conversation: Conversation; draft: string }> {
+  async rewind(
+    conversationId: string,
+    itemId: string,
+    options: { requestKey?: string; restoreFiles?: boolean; force?: boolean } = {},
+  ): Promise<{ conversation: Conversation; draft: string; restored: string[] }> {
     const actor = this.actor(conversationId);
     const item = actor.root.byId.get(itemId);
     if (!item) throw new AtriumError("not_found", `item ${itemId} was not found in this conversation`);
     if (item.kind !== "user_message") throw new AtriumError("bad_request", "only the owner's messages can be restarted from");
-    const conversation = await this.fork(conversationId, { beforeItemId: itemId, requestKey });
-    return { conversation, draft: item.text ?? "" };
+    // Files first (checked, then restored), so a refused restore forks nothing; a failed fork puts the files back.
+    const files = options.restoreFiles ? await restoreBeforeMessage(actor, item, options.force ?? false) : null;
+    let conversation: Conversation;
+    try {
+      conversation = await this.fork(conversationId, { beforeItemId: itemId, requestKey: options.requestKey });
+    } catch (error) {
+      await files?.undo();
+      throw error;
+    }
+    return { conversation, draft: item.text ?? "", restored: files?.restored ?? [] };
+  }
+
+  /** The files changed since an owner's message: what a rewind with restoreFiles would put back. */
+  async filesChangedSince(conversationId: string, itemId: string): Promise<string[]> {
+    const actor = this.actor(conversationId);
+    const item = actor.root.byId.get(itemId);
+    if (!item) throw new AtriumError("not_found", `item ${itemId} was not found in this conversation`);
+    return fileChangesSince(actor, item);
+  }
+
+  /** GET /api/turns/:id/changes; with itemId, the changes of that one tool call. */
+  async turnChanges(turnId: string, itemId?: string): Promise<TurnChanges> {
+    const turn = this.getTurn(turnId);
+    return this.context.checkpoints?.turnChanges(turn.conversationId, turnId, itemId) ?? { files: [], diff: "" };
   }
 
   // ---- messages and the inbox ------------------------------------------------

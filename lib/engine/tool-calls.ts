@@ -5,6 +5,7 @@ import { isId } from "../store/ids";
 import { listApprovals, listQuestions } from "../store/queries";
 import { resolveApprovalPolicy } from "../tools/approval-policy";
 import { runTool } from "../tools/tool";
+import { checkpointAfterTool } from "./checkpoint-hooks";
 import { runCollaborationTool } from "./collaboration";
 import { runObjectiveTool } from "./objective-tools";
 import type { TurnRunner } from "./turn-runner";
@@ -82,6 +83,7 @@ export async function handleToolCall(runner: TurnRunner, item: Item): Promise<vo
     onOutput: (delta) => runner.appendOutput(item, delta),
     env: toolEnvironment(context.config.shell.env),
   });
+  await checkpointAfterTool(runner, item);
   const limit = context.config.artifactBytes;
   if (Buffer.byteLength(result.output) > limit) {
     // Stored once under artifacts/; the JSONL and the model get a preview and the id.

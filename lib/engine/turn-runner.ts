@@ -2,6 +2,7 @@ import type { Item, Turn } from "../events/entities";
 import { TURN_ID_HEADER } from "../models/offline-plan";
 import type { TurnError } from "../store/records";
 import type { ConversationActor } from "./conversation-actor";
+import { checkpointTurnStart } from "./checkpoint-hooks";
 import { ensureRoom, publishContext } from "./compaction-step";
 import { nextRequest } from "./context-usage";
 import { runModelStep, type StepResult } from "./model-step";
@@ -90,6 +91,7 @@ export class TurnRunner {
       this.checkpoint().catch((error: unknown) => this.actor.context.log(`checkpoint of turn ${this.turn.id} failed: ${messageOf(error)}`));
     }, CHECKPOINT_INTERVAL_MS);
     try {
+      await checkpointTurnStart(this);
       for (;;) {
         if (this.signal.aborted) break;
         await this.actor.takeSteers(this.session, this.turn);

@@ -240,6 +240,19 @@ export const metadataRecordSchema = z.discriminatedUnion("type", [
     tokensAfter: z.number().int().nonnegative(),
     firstKeptItemId: idSchema.nullable(),
   }),
+  // A snapshot of the cwd (lib/checkpoints): at a turn's start, after a tool that can change
+  // files, and around a rewind that restored files. Not indexed; read from this log.
+  z.object({
+    ...base,
+    type: z.literal("checkpoint"),
+    turnId: idSchema.nullable(),
+    itemId: idSchema.nullable(),
+    cwd: z.string(),
+    tree: z.string().regex(/^[0-9a-f]{40}$/),
+    reason: z.enum(["turn_start", "tool", "before_restore", "after_restore"]),
+    /** When the snapshot was taken, if not `at`: a fork's copy of its parent's record keeps the original time. */
+    takenAt: z.string().optional(),
+  }),
 ]);
 export type MetadataRecord = z.infer<typeof metadataRecordSchema>;
 

@@ -10,6 +10,9 @@ test("Restart from here opens a new conversation with that message in the compos
   const second = original.userMessages.filter({ hasText: "second message" });
   await second.hover();
   await second.getByRole("button", { name: "Restart from here" }).click();
+  const dialog = app.page.getByRole("alertdialog", { name: "Restart from here" });
+  await expect(dialog).toContainText("No files were changed since this message.");
+  await dialog.getByRole("button", { name: "Restart", exact: true }).click();
   await expect(app.page).not.toHaveURL(new RegExp(created.id));
   await expect(app.page).toHaveURL(/\/c\/[0-9A-Z]{26}$/);
 

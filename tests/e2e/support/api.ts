@@ -33,6 +33,26 @@ export class AtriumApi {
     return ((await response.json()) as { items: Array<{ kind: string; text?: string; status: string }> }).items;
   }
 
+  async sendMessage(id: string, text: string): Promise<void> {
+    const response = await this.request.post(`/api/conversations/${id}/messages`, { headers: this.headers(), data: { text } });
+    if (response.status() !== 202) throw new Error(`sending a message answered ${response.status()}: ${await response.text()}`);
+  }
+
+  /** Decides every approval of the conversation as it comes, until no turn is open. */
+  async decideUntilIdle(id: string, decision: "approve" | "deny", timeoutMs = 30_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const response = await this.request.get("/api/approvals?status=pending", { headers: this.headers() });
+      const { approvals } = (await response.json()) as { approvals: Array<{ id: string; conversationId: string }> };
+      for (const approval of approvals.filter((candidate) => candidate.conversationId === id)) {
+        await this.request.post(`/api/approvals/${approval.id}`, { headers: this.headers(), data: { decision } });
+      }
+      if ((await this.getConversation(id)).status === "idle") return;
+      if (Date.now() > deadline) throw new Error(`conversation ${id} did not settle`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+
   /** Resolves once no turn of the conversation is open (polls the API; nothing is slept on). */
   async waitUntilIdle(id: string, timeoutMs = 30_000): Promise<void> {
     const deadline = Date.now() + timeoutMs;

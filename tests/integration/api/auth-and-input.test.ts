@@ -16,6 +16,8 @@ const ROUTES: Array<[string, string]> = [
   ["DELETE", `/api/conversations/${FAKE_ID}`],
   ["POST", `/api/conversations/${FAKE_ID}/fork`],
   ["POST", `/api/conversations/${FAKE_ID}/rewind`],
+  ["GET", `/api/conversations/${FAKE_ID}/rewind?itemId=${FAKE_ID}`],
+  ["GET", `/api/turns/${FAKE_ID}/changes`],
   ["GET", `/api/conversations/${FAKE_ID}/items`],
   ["POST", `/api/conversations/${FAKE_ID}/messages`],
   ["GET", `/api/conversations/${FAKE_ID}/queue`],
@@ -101,6 +103,17 @@ describe("bad input", () => {
   it("rejects bad query parameters with 400", async () => {
     const response = await server.api("/api/conversations?archived=maybe");
     expect(response.status).toBe(400);
+  });
+
+  it("checks the checkpoint routes' input: rewind flags, the item query, unknown turns", async () => {
+    const flags = await server.api(`/api/conversations/${FAKE_ID}/rewind`, { method: "POST", body: JSON.stringify({ itemId: FAKE_ID, restoreFiles: "yes" }) });
+    expect(flags.status).toBe(400);
+    expect((await flags.json()).error.message).toContain("restoreFiles");
+    expect((await server.api(`/api/conversations/${FAKE_ID}/rewind?itemId=nope`)).status).toBe(400);
+    expect((await server.api(`/api/turns/${FAKE_ID}/changes?item=nope`)).status).toBe(400);
+    const unknown = await server.api(`/api/turns/${FAKE_ID}/changes`);
+    expect(unknown.status).toBe(404);
+    expect((await unknown.json()).error.code).toBe("not_found");
   });
 
   it("keeps path traversal ids away from the file system", async () => {

@@ -94,7 +94,7 @@ function expectNothingLeaked(answer: { status: number; headers: Record<string, u
 }
 
 describe("signed out, every page and API read is refused however the path is written", () => {
-  const targets = () => ["", `c/${conversationId}`, "archive", "approvals", "new", "api/conversations", `api/conversations/${conversationId}`, `api/conversations/${conversationId}/items`, "api/approvals", "api/openapi.json"];
+  const targets = () => ["", `c/${conversationId}`, "archive", "approvals", "new", "settings", "api/conversations", `api/conversations/${conversationId}`, `api/conversations/${conversationId}/items`, "api/approvals", "api/openapi.json"];
 
   it("pages and API routes through raw, dot-segment and percent-encoded paths", async () => {
     let checked = 0;

@@ -183,6 +183,7 @@ export async function appendEveryRecordType(store: Store, title = "Every record"
     type: "compaction", sessionId: rootSessionId, itemId: summaryId, tokensBefore: 900, tokensAfter: 120,
     firstKeptItemId: answerId,
   });
+  await meta({ type: "checkpoint", turnId, itemId: toolCallId, cwd: "/srv/zebra", tree: "4b825dc642cb6eb9a060e54bf8d69288fbee4904", reason: "tool" });
   await meta({ type: "objective.opened", objectiveId, text: "tidy the zebra project", sliceLimit: 20 });
   await meta({
     type: "objective.updated", objectiveId, status: "waiting_event", slices: 2, reason: null,

@@ -31,6 +31,7 @@ describe("parseConfig", () => {
       webhooks: {},
       defaultCwd: process.cwd(),
       memoryBudgetTokens: 2000,
+      snapshots: { maxFiles: 20000 },
     });
   });
 

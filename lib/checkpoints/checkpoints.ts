@@ -1,0 +1,111 @@
+import path from "node:path";
+import type { MetadataRecord } from "../store/records";
+import type { Store } from "../store/store";
+import { SnapshotStore, type ChangedFile, type SnapshotOutcome } from "./snapshot-store";
+
+export type CheckpointRecord = Extract<MetadataRecord, { type: "checkpoint" }>;
+export type CheckpointReason = CheckpointRecord["reason"];
+
+export interface TurnChanges {
+  files: ChangedFile[];
+  diff: string;
+  /** For the whole turn: the paths each file-changing tool call changed (for "see the turn's changes" links). */
+  items?: Array<{ itemId: string; paths: string[] }>;
+}
+
+const NO_CHANGES: TurnChanges = { files: [], diff: "" };
+
+/**
+ * Checkpoints of conversations: snapshots of their cwd (a cache under $ATRIUM_HOME/snapshots)
+ * and the `checkpoint` records in metadata.jsonl naming them, so a turn's changes and a
+ * rewind's restore survive a restart. Losing the snapshots loses no conversation.
+ */
+export class Checkpoints {
+  readonly snapshots: SnapshotStore;
+  private readonly records = new Map<string, CheckpointRecord[]>();
+
+  constructor(
+    private readonly store: Store,
+    maxFiles: number,
+  ) {
+    this.snapshots = new SnapshotStore(path.join(store.paths.home, "snapshots"), maxFiles);
+  }
+
+  snapshot(cwd: string): Promise<SnapshotOutcome> {
+    return this.snapshots.snapshot(cwd);
+  }
+
+  /** Appends the record naming a tree; the caller makes sure the conversation still exists. */
+  async record(
+    conversationId: string,
+    fields: { turnId: string | null; itemId: string | null; cwd: string; tree: string; reason: CheckpointReason; takenAt?: string },
+  ): Promise<void> {
+    const list = this.list(conversationId);
+    const written = await this.store.appendMetadata(conversationId, { type: "checkpoint", ...fields });
+    if (written.type === "checkpoint") list.push(written);
+  }
+
+  list(conversationId: string): CheckpointRecord[] {
+    let list = this.records.get(conversationId);
+    if (!list) {
+      list = this.store
+        .readMetadata(conversationId)
+        .records.flatMap(({ record }) => (record.type === "checkpoint" ? [record] : []));
+      this.records.set(conversationId, list);
+    }
+    return list;
+  }
+
+  /**
+   * A fork carries its parent's checkpoints taken before `cut` (the createdAt of the first item
+   * it does not copy; null: all), so Restart from here keeps working on the copied messages.
+   */
+  async copy(fromId: string, toId: string, cut: string | null, skipTurnId: string | null): Promise<void> {
+    const copied = this.list(fromId).filter(
+      (record) => (cut === null || (record.takenAt ?? record.at) < cut) && (record.turnId === null || record.turnId !== skipTurnId),
+    );
+    await Promise.all(
+      copied.map(({ turnId, itemId, cwd, tree, reason, takenAt, at }) =>
+        this.record(toId, { turnId, itemId, cwd, tree, reason, takenAt: takenAt ?? at }),
+      ),
+    );
+  }
+
+  forget(conversationId: string): void {
+    this.records.delete(conversationId);
+  }
+
+  /** Between the turn's first and last checkpoint; with itemId, between the checkpoint before that tool call and the one after it. */
+  async turnChanges(conversationId: string, turnId: string, itemId?: string): Promise<TurnChanges> {
+    const ofTurn = this.list(conversationId).filter((record) => record.turnId === turnId);
+    if (ofTurn.length < 2) return NO_CHANGES;
+    let from = ofTurn[0];
+    let to = ofTurn[ofTurn.length - 1];
+    if (itemId) {
+      const index = ofTurn.findIndex((record) => record.itemId === itemId);
+      if (index < 1) return NO_CHANGES;
+      from = ofTurn[index - 1];
+      to = ofTurn[index];
+    }
+    if (from.cwd !== to.cwd || from.tree === to.tree) return NO_CHANGES;
+    try {
+      const changes: TurnChanges = await this.snapshots.changes(to.cwd, from.tree, to.tree);
+      if (!itemId) changes.items = await this.itemPaths(ofTurn);
+      return changes;
+    } catch {
+      // The snapshot store is a cache: when it is gone, the turn simply shows no changes.
+      return NO_CHANGES;
+    }
+  }
+
+  private async itemPaths(ofTurn: CheckpointRecord[]): Promise<Array<{ itemId: string; paths: string[] }>> {
+    const items: Array<{ itemId: string; paths: string[] }> = [];
+    for (let index = 1; index < ofTurn.length; index += 1) {
+      const [previous, record] = [ofTurn[index - 1], ofTurn[index]];
+      if (!record.itemId || previous.cwd !== record.cwd) continue;
+      const paths = await this.snapshots.changedPaths(record.cwd, previous.tree, record.tree);
+      if (paths.length > 0) items.push({ itemId: record.itemId, paths });
+    }
+    return items;
+  }
+}

@@ -1,0 +1,89 @@
+import { AtriumError } from "../errors";
+import type { CheckpointRecord, Checkpoints } from "./checkpoints";
+
+export interface RestoreMessage {
+  turnId: string | null;
+  createdAt: string;
+}
+
+export interface RestoreOutcome {
+  restored: string[];
+  /** Puts the files back to how they were just before the restore (used when the rewind fails after it). */
+  undo(): Promise<void>;
+}
+
+/** The checkpoint that holds the files as they were before `message`. */
+export function checkpointBefore(records: readonly CheckpointRecord[], message: RestoreMessage): CheckpointRecord | null {
+  const start = records.find((record) => record.turnId === message.turnId && record.turnId !== null && takenAt(record) >= message.createdAt);
+  if (start) return start;
+  return records.filter((record) => takenAt(record) <= message.createdAt).at(-1) ?? null;
+}
+
+export function takenAt(record: CheckpointRecord): string {
+  return record.takenAt ?? record.at;
+}
+
+/** The paths the conversation changed since `message` (what a restore would put back). */
+export async function filesChangedSince(checkpoints: Checkpoints, conversationId: string, message: RestoreMessage): Promise<string[]> {
+  const records = checkpoints.list(conversationId);
+  const before = checkpointBefore(records, message);
+  const last = before && records.filter((record) => record.cwd === before.cwd).at(-1);
+  if (!before || !last) return [];
+  try {
+    return await checkpoints.snapshots.changedPaths(before.cwd, before.tree, last.tree);
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * Restores the files changed since `message` to how they were before it. Checks first
+ * (a file changed since the agent's last checkpoint → files_changed_outside unless `force`),
+ * checkpoints the current state, then writes; a failure midway puts back what it wrote.
+ * `record` appends a checkpoint record unless the conversation was deleted meanwhile.
+ */
+export async function restoreFilesBefore(
+  checkpoints: Checkpoints,
+  conversationId: string,
+  message: RestoreMessage,
+  options: { force: boolean; record: (fields: Parameters<Checkpoints["record"]>[1]) => Promise<void> },
+): Promise<RestoreOutcome> {
+  const records = checkpoints.list(conversationId);
+  const before = checkpointBefore(records, message);
+  const last = before && records.filter((record) => record.cwd === before.cwd).at(-1);
+  if (!before || !last) return { restored: [], undo: async () => {} };
+  const cwd = before.cwd;
+  let paths: string[];
+  try {
+    paths = await checkpoints.snapshots.changedPaths(cwd, before.tree, last.tree);
+  } catch {
+    // The snapshots are a cache (not exported, maybe deleted): without them there is nothing known to restore.
+    return { restored: [], undo: async () => {} };
+  }
+  if (paths.length === 0) return { restored: [], undo: async () => {} };
+  const now = await checkpoints.snapshot(cwd);
+  if ("off" in now) throw new AtriumError("bad_request", `files cannot be restored: checkpoints are off because ${now.off}`);
+  const outside = await checkpoints.snapshots.changedPaths(cwd, last.tree, now.tree, paths);
+  if (outside.length > 0 && !options.force) {
+    throw new AtriumError(
+      "files_changed_outside",
+      `these files changed after the agent's last checkpoint: ${outside.join(", ")}; restore with force to overwrite them`,
+      { details: { files: outside } },
+    );
+  }
+  await options.record({ turnId: null, itemId: null, cwd, tree: now.tree, reason: "before_restore" });
+  const undo = async () => {
+    await checkpoints.snapshots.restore(cwd, now.tree, paths);
+    const back = await checkpoints.snapshot(cwd);
+    if ("tree" in back) await options.record({ turnId: null, itemId: null, cwd, tree: back.tree, reason: "after_restore" });
+  };
+  try {
+    await checkpoints.snapshots.restore(cwd, before.tree, paths);
+  } catch (error) {
+    await undo();
+    throw error;
+  }
+  const after = await checkpoints.snapshot(cwd);
+  if ("tree" in after) await options.record({ turnId: null, itemId: null, cwd, tree: after.tree, reason: "after_restore" });
+  return { restored: paths, undo };
+}

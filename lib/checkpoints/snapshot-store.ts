@@ -1,0 +1,277 @@
+import { spawn } from "node:child_process";
+import { createHash } from "node:crypto";
+import fs from "node:fs";
+import path from "node:path";
+import { cleanGitEnv, git, gitText, type GitTarget } from "./git";
+
+/** Files over this size are never snapshotted (opencode and Claude Code skip large files too). */
+export const MAX_SNAPSHOT_FILE_BYTES = 10 * 1024 * 1024;
+/** A diff is for reading: past this it is cut at a line end (the file list still counts everything). */
+export const MAX_DIFF_CHARACTERS = 1024 * 1024;
+
+export type SnapshotOutcome = { tree: string } | { off: string };
+
+export interface ChangedFile {
+  path: string;
+  status: "added" | "modified" | "deleted";
+  additions: number;
+  deletions: number;
+}
+
+/** Trees come from our own records; anything else never reaches git's argument list. */
+export function isTreeId(value: unknown): value is string {
+  return typeof value === "string" && /^[0-9a-f]{40}$/.test(value);
+}
+
+/**
+ * Checkpoints of working directories kept in a private git directory per cwd
+ * (`$ATRIUM_HOME/snapshots/<cwd-hash>.git`), never the cwd's own `.git`.
+ * Commands on one store run one at a time: they share its index file.
+ */
+export class SnapshotStore {
+  private readonly queues = new Map<string, Promise<unknown>>();
+
+  constructor(
+    private readonly root: string,
+    private readonly maxFiles: number,
+    /** Atrium's data directory: left out when a cwd contains it. */
+    private readonly dataHome: string = path.dirname(root),
+  ) {}
+
+  target(cwd: string): GitTarget {
+    const hash = createHash("sha256").update(cwd).digest("hex").slice(0, 32);
+    return { gitDir: path.join(this.root, `${hash}.git`), workTree: cwd };
+  }
+
+  /** Writes the cwd's current files as a tree, or says why checkpoints are off for it. */
+  snapshot(cwd: string): Promise<SnapshotOutcome> {
+    return this.serial(cwd, () =>
+      this.writeTree(cwd).catch((error: unknown) => {
+        if (isGitMissing(error)) return { off: "git is not installed on this machine" };
+        throw error;
+      }),
+    );
+  }
+
+  changes(cwd: string, from: string, to: string): Promise<{ files: ChangedFile[]; diff: string }> {
+    return this.serial(cwd, async () => {
+      const target = this.target(cwd);
+      const base = ["diff-tree", "-r", "--no-renames", "--no-ext-diff"];
+      const [numstat, nameStatus, diff] = await Promise.all([
+        gitText(target, [...base, "-z", "--numstat", from, to]),
+        gitText(target, [...base, "-z", "--name-status", from, to]),
+        gitText(target, [...base, "-p", "--no-color", from, to]),
+      ]);
+      return { files: parseChanges(numstat, nameStatus), diff: capDiff(diff) };
+    });
+  }
+
+  /** Paths whose content or mode differ between two trees. */
+  async changedPaths(cwd: string, from: string, to: string, paths?: string[]): Promise<string[]> {
+    if (from === to || paths?.length === 0) return [];
+    return this.serial(cwd, async () => {
+      const output = await gitText(this.target(cwd), [
+        "--literal-pathspecs",
+        "diff-tree",
+        "-r",
+        "-z",
+        "--no-renames",
+        "--name-only",
+        from,
+        to,
+        ...(paths ? ["--", ...paths] : []),
+      ]);
+      return output.split("\0").filter(Boolean);
+    });
+  }
+
+  /**
+   * Puts `paths` back to how they are in `tree` (bytes and the executable bit), deleting
+   * those absent from it. Every blob is read before the first file is touched.
+   */
+  restore(cwd: string, tree: string, paths: string[]): Promise<void> {
+    return this.serial(cwd, async () => {
+      const target = this.target(cwd);
+      const entries = new Map<string, { mode: string; content: Buffer }>();
+      if (paths.length > 0) {
+        const listing = await gitText(target, ["--literal-pathspecs", "ls-tree", "-r", "-z", "--full-tree", tree, "--", ...paths]);
+        for (const line of listing.split("\0").filter(Boolean)) {
+          const match = /^(\d+) (\w+) ([0-9a-f]+)\t(.*)$/s.exec(line);
+          if (!match || match[2] !== "blob") continue;
+          entries.set(match[4], { mode: match[1], content: await git(target, ["cat-file", "blob", match[3]]) });
+        }
+      }
+      // A nested repository is recorded as a gitlink, never as files: it is not ours to restore.
+      const steps = paths
+        .map((relative) => ({ absolute: resolveInside(cwd, relative), entry: entries.get(relative) }))
+        .filter((step) => !isDirectory(step.absolute));
+      for (const step of steps) assertRealParentInside(cwd, step.absolute);
+      for (const { absolute, entry } of steps) {
+        if (!entry) {
+          fs.rmSync(absolute, { force: true });
+          continue;
+        }
+        fs.mkdirSync(path.dirname(absolute), { recursive: true });
+        if (entry.mode === "120000") {
+          fs.rmSync(absolute, { force: true });
+          fs.symlinkSync(entry.content.toString("utf8"), absolute);
+          continue;
+        }
+        // A temporary name and a rename, so a reader never sees half a file.
+        const temporary = `${absolute}.atrium-restore-${process.pid}`;
+        fs.writeFileSync(temporary, entry.content, { mode: entry.mode === "100755" ? 0o755 : 0o644 });
+        fs.chmodSync(temporary, entry.mode === "100755" ? 0o755 : 0o644);
+        fs.renameSync(temporary, absolute);
+      }
+    });
+  }
+
+  private async writeTree(cwd: string): Promise<SnapshotOutcome> {
+    try {
+      fs.accessSync(cwd, fs.constants.W_OK);
+    } catch (error) {
+      const missing = (error as NodeJS.ErrnoException).code === "ENOENT";
+      return { off: `the working directory ${cwd} ${missing ? "does not exist" : "is not writable"}` };
+    }
+    const target = this.target(cwd);
+    if (!fs.existsSync(path.join(target.gitDir, "HEAD"))) await this.init(target);
+    const home = path.relative(cwd, this.dataHome);
+    const homeExclude = home !== "" && !home.startsWith("..") && !path.isAbsolute(home) ? [`/${escapeIgnorePattern(home)}/\n`] : [];
+    const excludeFile = path.join(target.gitDir, "info", "exclude");
+    fs.writeFileSync(excludeFile, homeExclude.join(""));
+    const listed = await listFiles(target, this.maxFiles);
+    if (listed === null) return { off: `the working directory ${cwd} has more than ${this.maxFiles} files (config snapshots.maxFiles)` };
+    const large: string[] = [];
+    for (const relative of listed) {
+      try {
+        const stat = fs.lstatSync(path.join(cwd, relative));
+        if (stat.isFile() && stat.size > MAX_SNAPSHOT_FILE_BYTES) large.push(relative);
+      } catch {
+        // Gone between listing and stat: git add will see it gone too.
+      }
+    }
+    if (large.length > 0) fs.writeFileSync(excludeFile, [...homeExclude, ...large.map((file) => `/${escapeIgnorePattern(file)}\n`)].join(""));
+    if (large.length > 0) await git(target, ["--literal-pathspecs", "rm", "-q", "--cached", "--ignore-unmatch", "--", ...large]);
+    await git(target, ["add", "-A", "--ignore-errors", "--", "."]).catch((error: Error) => {
+      // --ignore-errors still exits 1 after adding everything it could read (an unreadable file).
+      if (!/Permission denied|unable to index/.test(error.message)) throw error;
+    });
+    return { tree: (await gitText(target, ["write-tree"])).trim() };
+  }
+
+  private async init(target: GitTarget): Promise<void> {
+    fs.mkdirSync(this.root, { recursive: true });
+    await git(target, ["init", "-q"]);
+    for (const [key, value] of [
+      ["core.autocrlf", "false"],
+      ["core.filemode", "true"],
+      ["core.symlinks", "true"],
+      ["core.preloadindex", "true"],
+      ["gc.auto", "0"],
+    ]) {
+      await git(target, ["config", key, value]);
+    }
+    fs.mkdirSync(path.join(target.gitDir, "info"), { recursive: true });
+  }
+
+  private serial<T>(cwd: string, work: () => Promise<T>): Promise<T> {
+    const key = this.target(cwd).gitDir;
+    const previous = this.queues.get(key) ?? Promise.resolve();
+    const next = previous.then(work, work);
+    const settled = next.catch(() => undefined);
+    this.queues.set(key, settled);
+    void settled.then(() => {
+      if (this.queues.get(key) === settled) this.queues.delete(key);
+    });
+    return next;
+  }
+}
+
+/** Tracked and untracked, not ignored; null as soon as there are more than `limit` (a home directory must not be walked to the end). */
+function listFiles(target: GitTarget, limit: number): Promise<string[] | null> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(
+      "git",
+      [`--git-dir=${target.gitDir}`, `--work-tree=${target.workTree}`, "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+      { cwd: target.workTree, env: cleanGitEnv(), stdio: ["ignore", "pipe", "ignore"] },
+    );
+    const files = new Set<string>();
+    let rest = "";
+    let over = false;
+    child.stdout.setEncoding("utf8");
+    child.stdout.on("data", (chunk: string) => {
+      const parts = (rest + chunk).split("\0");
+      rest = parts.pop() ?? "";
+      for (const part of parts) files.add(part);
+      if (files.size > limit && !over) {
+        over = true;
+        child.kill("SIGKILL");
+      }
+    });
+    child.on("error", reject);
+    child.on("close", (code) => {
+      if (over) resolve(null);
+      else if (code !== 0) reject(new Error(`git ls-files failed with exit code ${code}`));
+      else resolve([...files]);
+    });
+  });
+}
+
+function isGitMissing(error: unknown): boolean {
+  const cause = error instanceof Error ? (error.cause ?? error) : error;
+  return (cause as NodeJS.ErrnoException | undefined)?.code === "ENOENT" && (cause as { path?: string }).path === "git";
+}
+
+function capDiff(diff: string): string {
+  if (diff.length <= MAX_DIFF_CHARACTERS) return diff;
+  const end = diff.lastIndexOf("\n", MAX_DIFF_CHARACTERS);
+  return `${diff.slice(0, end + 1)}[… the rest of the diff, ${diff.length - end - 1} characters, is not shown …]\n`;
+}
+
+/** A directory replaced by a symlink since the checkpoint must not carry a restore outside the cwd (git checks the same). */
+function assertRealParentInside(cwd: string, absolute: string): void {
+  const root = fs.realpathSync(cwd);
+  let existing = path.dirname(absolute);
+  while (!fs.existsSync(existing) && existing !== path.dirname(existing)) existing = path.dirname(existing);
+  const parent = fs.realpathSync(existing);
+  if (parent !== root && !parent.startsWith(root + path.sep)) throw new Error(`${absolute} leads outside ${cwd} through a symbolic link`);
+}
+
+function isDirectory(absolute: string): boolean {
+  try {
+    return fs.lstatSync(absolute).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+function escapeIgnorePattern(file: string): string {
+  return file.replace(/[\\*?[\]!#]/g, (character) => `\\${character}`).replace(/ $/, "\\ ");
+}
+
+function resolveInside(cwd: string, relative: string): string {
+  const absolute = path.resolve(cwd, relative);
+  if (!absolute.startsWith(cwd.endsWith(path.sep) ? cwd : cwd + path.sep)) throw new Error(`${relative} is outside ${cwd}`);
+  return absolute;
+}
+
+function parseChanges(numstat: string, nameStatus: string): ChangedFile[] {
+  const statuses = new Map<string, ChangedFile["status"]>();
+  const parts = nameStatus.split("\0");
+  for (let index = 0; index + 1 < parts.length; index += 2) {
+    const letter = parts[index];
+    statuses.set(parts[index + 1], letter === "A" ? "added" : letter === "D" ? "deleted" : "modified");
+  }
+  const files: ChangedFile[] = [];
+  for (const line of numstat.split("\0").filter(Boolean)) {
+    const [additions, deletions, ...rest] = line.split("\t");
+    const file = rest.join("\t");
+    files.push({
+      path: file,
+      status: statuses.get(file) ?? "modified",
+      additions: additions === "-" ? 0 : Number(additions),
+      deletions: deletions === "-" ? 0 : Number(deletions),
+    });
+  }
+  return files;
+}

@@ -1,0 +1,103 @@
+import path from "node:path";
+import type { CheckpointReason } from "../checkpoints/checkpoints";
+import { filesChangedSince, restoreFilesBefore, type RestoreOutcome } from "../checkpoints/restore-files";
+import { AtriumError } from "../errors";
+import type { Item } from "../events/entities";
+import type { ConversationActor } from "./conversation-actor";
+import type { TurnRunner } from "./turn-runner";
+
+/**
+ * Where the engine meets lib/checkpoints: a snapshot at each turn's start and after each
+ * tool that can change files, and the file side of a rewind. Snapshots are slow I/O, so
+ * they run outside the conversation's lock; a turn stops waiting for one when interrupted.
+ */
+
+const FILE_TOOLS = new Set(["shell", "write_file", "edit_file"]);
+
+export function changesFiles(toolName: string | undefined): boolean {
+  return toolName !== undefined && (FILE_TOOLS.has(toolName) || toolName.startsWith("mcp__"));
+}
+
+export function checkpointTurnStart(runner: TurnRunner): Promise<void> {
+  return checkpoint(runner, null, "turn_start");
+}
+
+export function checkpointAfterTool(runner: TurnRunner, item: Item): Promise<void> {
+  return changesFiles(item.toolName) ? checkpoint(runner, item.id, "tool") : Promise.resolve();
+}
+
+async function checkpoint(runner: TurnRunner, itemId: string | null, reason: CheckpointReason): Promise<void> {
+  const { actor, session } = runner;
+  const checkpoints = actor.context.checkpoints;
+  if (!checkpoints) return;
+  const cwd = actor.conversation().cwd;
+  // A cwd inside Atrium's data directory is never snapshotted (the snapshots would contain themselves).
+  if (isInside(cwd, actor.context.store.paths.home)) return;
+  const work = (async () => {
+    const outcome = await checkpoints.snapshot(cwd);
+    if ("tree" in outcome) {
+      await recordUnlessDeleted(actor, { turnId: runner.turn.id, itemId, cwd, tree: outcome.tree, reason });
+      return;
+    }
+    const text = `Checkpoints are off: ${outcome.off}. Files changed in this conversation cannot be restored by "Restart from here".`;
+    if (runner.signal.aborted || session.items.some((item) => item.kind === "notice" && item.text === text)) return;
+    await actor.createItem(session, { turnId: runner.turn.id, kind: "notice", status: "completed", text });
+  })().catch((error: unknown) => actor.context.log(`checkpoint of ${cwd} failed: ${error instanceof Error ? error.message : String(error)}`));
+  await untilAborted(work, runner.signal);
+}
+
+export async function fileChangesSince(actor: ConversationActor, message: Item): Promise<string[]> {
+  const checkpoints = actor.context.checkpoints;
+  if (!checkpoints) return [];
+  return filesChangedSince(checkpoints, actor.id, message);
+}
+
+/** The file side of a rewind with restoreFiles; refused while a turn could still be changing files. */
+export async function restoreBeforeMessage(actor: ConversationActor, message: Item, force: boolean): Promise<RestoreOutcome> {
+  const checkpoints = actor.context.checkpoints;
+  if (!checkpoints) return { restored: [], undo: async () => {} };
+  if (actor.hasOpenTurn()) {
+    throw new AtriumError("turn_running", "a turn of this conversation is running; interrupt it before restoring files");
+  }
+  return restoreFilesBefore(checkpoints, actor.id, message, {
+    force,
+    record: (fields) => recordUnlessDeleted(actor, fields),
+  });
+}
+
+function recordUnlessDeleted(actor: ConversationActor, fields: Parameters<NonNullable<ConversationActor["context"]["checkpoints"]>["record"]>[1]): Promise<void> {
+  return actor.locked(async () => {
+    if (!actor.deleted) await actor.context.checkpoints?.record(actor.id, fields);
+  });
+}
+
+function isInside(child: string, parent: string): boolean {
+  return child === parent || child.startsWith(parent.endsWith(path.sep) ? parent : parent + path.sep);
+}
+
+function untilAborted(work: Promise<void>, signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.resolve();
+  return new Promise((resolve) => {
+    const onAbort = () => resolve();
+    signal.addEventListener("abort", onAbort, { once: true });
+    void work.then(() => {
+      signal.removeEventListener("abort", onAbort);
+      resolve();
+    });
+  });
+}
+
+/** After a fork or rewind: the new conversation gets the checkpoints taken before its cut. */
+export async function copyCheckpointsToFork(
+  source: ConversationActor,
+  forkedId: string,
+  options: { throughItemId?: string; beforeItemId?: string },
+): Promise<void> {
+  const checkpoints = source.context.checkpoints;
+  if (!checkpoints) return;
+  const items = source.root.items;
+  const target = options.beforeItemId ?? options.throughItemId;
+  const index = target ? items.findIndex((item) => item.id === target) : -1;
+  const firstLeftOut = index === -1 ? undefined : options.beforeItemId ? items[index] : items[index + 1];
+  await checkpoints.copy(source.id, forkedId, firstLeftOut?.createdAt ?? null, source.root.runner?.turn.id ?? null);
+}
