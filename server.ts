@@ -3,7 +3,8 @@ import http from "node:http";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import next from "next";
-import { isAuthorized } from "./lib/auth/session";
+import { exposureWarning } from "./lib/auth/exposure-warning";
+import { gate } from "./lib/auth/gate";
 import { loadOrCreateToken } from "./lib/auth/token";
 import { loadConfig } from "./lib/config/config";
 import { Runtime } from "./lib/engine/runtime";
@@ -29,8 +30,6 @@ export interface RunningServer {
 
 const PROJECT_ROOT = import.meta.dirname;
 
-/** Paths a signed-out browser may load: the sign-in page and Next's static assets. */
-const PUBLIC_PATHS = [/^\/signin(\/|$|\?)/, /^\/auth\//, /^\/_next\/static\//, /^\/favicon\.ico$/, /^\/icon\.svg$/, /^\/api\/webhooks\//];
 
 /**
  * The process entry (DESIGN §1): take the data-directory lock, open the store, recover,
@@ -55,19 +54,20 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     await app.prepare();
     const handle = app.getRequestHandler();
     const server = http.createServer((request, response) => {
-      const url = request.url ?? "/";
-      if (!PUBLIC_PATHS.some((pattern) => pattern.test(url))) {
-        const allowed = isAuthorized(token, { authorization: request.headers.authorization, cookie: request.headers.cookie });
-        if (!allowed) {
-          if (url.startsWith("/api/")) {
-            response.writeHead(401, { "content-type": "application/json; charset=utf-8" });
-            response.end(JSON.stringify({ error: { code: "unauthorized", message: "a valid access token is required (Authorization: Bearer <token>)" } }));
-          } else {
-            response.writeHead(302, { location: "/signin" });
-            response.end();
-          }
-          return;
-        }
+      const answer = gate(
+        { method: request.method ?? "GET", url: request.url ?? "/", headers: headerBag(request), encrypted: "encrypted" in request.socket },
+        token,
+      );
+      if (answer.kind === "redirect") {
+        response.writeHead(302, { location: answer.location, "cache-control": "no-store" });
+        response.end();
+        return;
+      }
+      if (answer.kind === "refuse") {
+        // The body is not read: say so, so the client does not keep sending it on this connection.
+        response.writeHead(answer.status, { "content-type": "application/json; charset=utf-8", "cache-control": "no-store", connection: "close" });
+        response.end(JSON.stringify({ error: { code: answer.code, message: answer.message } }));
+        return;
       }
       void handle(request, response);
     });
@@ -82,6 +82,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     const hostForUrl = options.host.includes(":") ? `[${options.host}]` : options.host;
     const url = `http://${hostForUrl}:${port}`;
     const signInUrl = `${url}/signin?token=${encodeURIComponent(token)}`;
+    const warning = exposureWarning(options.host);
+    if (warning) log(warning);
     log(`Atrium is running at ${url}`);
     log(`Sign in: ${signInUrl}`);
     let closing: Promise<void> | null = null;
@@ -102,6 +104,22 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     lock.release();
     throw error;
   }
+}
+
+function headerBag(request: http.IncomingMessage) {
+  const single = (name: string): string | null => {
+    const value = request.headers[name];
+    return Array.isArray(value) ? (value[0] ?? null) : (value ?? null);
+  };
+  return {
+    authorization: single("authorization"),
+    cookie: single("cookie"),
+    host: single("host"),
+    origin: single("origin"),
+    "sec-fetch-site": single("sec-fetch-site"),
+    "x-forwarded-host": single("x-forwarded-host"),
+    "x-forwarded-proto": single("x-forwarded-proto"),
+  };
 }
 
 async function main(): Promise<void> {

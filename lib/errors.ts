@@ -2,6 +2,7 @@
 export type ErrorCode =
   | "bad_request"
   | "unauthorized"
+  | "forbidden"
   | "not_found"
   | "turn_running"
   | "not_idle"

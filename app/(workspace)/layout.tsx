@@ -3,8 +3,8 @@ import { loadSidebar } from "./workspace-data";
 
 export const dynamic = "force-dynamic";
 
-export default function WorkspaceLayout({ children }: { children: React.ReactNode }) {
-  const { conversations, pendingApprovals } = loadSidebar();
+export default async function WorkspaceLayout({ children }: { children: React.ReactNode }) {
+  const { conversations, pendingApprovals } = await loadSidebar();
   return (
     <WorkspaceShell initialConversations={conversations} initialPendingApprovals={pendingApprovals}>
       {children}

@@ -2,8 +2,10 @@ import Link from "next/link";
 import { MessageSquarePlusIcon } from "lucide-react";
 import { PageHeader } from "@/components/sidebar/page-header";
 import { Button } from "@/components/ui/button";
+import { assertSignedIn } from "./workspace-data";
 
-export default function HomePage() {
+export default async function HomePage() {
+  await assertSignedIn();
   return (
     <>
       <PageHeader title="Atrium" />

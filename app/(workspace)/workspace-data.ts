@@ -1,7 +1,7 @@
 import { headers } from "next/headers";
 import { notFound, redirect } from "next/navigation";
 import { isAuthorized } from "@/lib/auth/session";
-import { AtriumError } from "@/lib/errors";
+import { isAtriumError } from "@/lib/errors";
 import type { Conversation, Item } from "@/lib/events/entities";
 import { getAccessToken, getRuntime } from "@/lib/engine/runtime-registry";
 import type { Runtime } from "@/lib/engine/runtime";
@@ -11,7 +11,10 @@ import { isId } from "@/lib/store/ids";
 
 export const SIDEBAR_LIMIT = 100;
 
-/** server.ts gates pages already; server actions are plain POSTs, so each checks again. */
+/**
+ * server.ts gates every page already; each page, layout and server action checks again where
+ * it reads, so a mistake in the gate cannot hand out conversations (DESIGN §10).
+ */
 export async function assertSignedIn(): Promise<void> {
   const requestHeaders = await headers();
   const allowed = isAuthorized(getAccessToken(), {
@@ -21,8 +24,14 @@ export async function assertSignedIn(): Promise<void> {
   if (!allowed) redirect("/signin");
 }
 
-export function loadSidebar() {
-  const runtime = getRuntime();
+/** The Runtime, for a request that is signed in; anything else is sent to the sign-in page. */
+export async function signedInRuntime(): Promise<Runtime> {
+  await assertSignedIn();
+  return getRuntime();
+}
+
+export async function loadSidebar() {
+  const runtime = await signedInRuntime();
   const { conversations } = runtime.listConversations({ archived: "false", offset: 0, limit: SIDEBAR_LIMIT, sort: "updated", direction: "desc" });
   const pendingApprovals = runtime.listApprovals("pending").length;
   return { conversations, pendingApprovals };
@@ -33,7 +42,8 @@ export function findConversation(runtime: Runtime, id: string): Conversation | n
   try {
     return runtime.getConversation(id);
   } catch (error) {
-    if (error instanceof AtriumError && error.code === "not_found") return null;
+    // Not instanceof: the Runtime's errors come from server.ts's copy of the class, not this bundle's.
+    if (isAtriumError(error) && error.code === "not_found") return null;
     throw error;
   }
 }
@@ -59,8 +69,8 @@ export function loadConversationLive(runtime: Runtime, conversation: Conversatio
   };
 }
 
-export function loadConversationPage(id: string) {
-  const runtime = getRuntime();
+export async function loadConversationPage(id: string) {
+  const runtime = await signedInRuntime();
   const conversation = findConversation(runtime, id);
   if (!conversation) notFound();
   const live = loadConversationLive(runtime, conversation, 0);

@@ -1,5 +1,6 @@
 import { verify } from "@octokit/webhooks-methods";
 import { AtriumError } from "../errors";
+import { readBodyLimited } from "./body";
 
 /** GitHub sends payloads up to 25 MB; Atrium only needs small events and refuses more than this. */
 export const WEBHOOK_BODY_LIMIT = 5 * 1024 * 1024;
@@ -9,14 +10,10 @@ export const WEBHOOK_BODY_LIMIT = 5 * 1024 * 1024;
  * constant time by @octokit/webhooks-methods). Throws unauthorized on a missing or wrong signature.
  */
 export async function readGithubWebhook(request: Request, secret: string | undefined): Promise<{ name: string; delivery: string | null; payload: Record<string, unknown> }> {
-  const declared = Number(request.headers.get("content-length") ?? "0");
-  if (declared > WEBHOOK_BODY_LIMIT) throw new AtriumError("payload_too_large", `webhook bodies are limited to ${WEBHOOK_BODY_LIMIT} bytes`);
-  const body = Buffer.from(await request.arrayBuffer());
-  if (body.length > WEBHOOK_BODY_LIMIT) throw new AtriumError("payload_too_large", `webhook bodies are limited to ${WEBHOOK_BODY_LIMIT} bytes`);
   if (!secret) throw new AtriumError("unauthorized", "no GitHub webhook secret is configured (config.webhooks.github.secret)");
   const signature = request.headers.get("x-hub-signature-256");
   if (!signature) throw new AtriumError("unauthorized", "the X-Hub-Signature-256 header is missing");
-  const text = body.toString("utf8");
+  const text = new TextDecoder().decode(await readBodyLimited(request, WEBHOOK_BODY_LIMIT, `webhook bodies are limited to ${WEBHOOK_BODY_LIMIT} bytes`));
   let valid = false;
   try {
     valid = await verify(secret, text, signature);

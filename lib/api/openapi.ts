@@ -1,112 +1,141 @@
 import { z } from "zod";
 import * as entities from "../events/entities";
 import { conversationEventSchema, listEventSchema } from "../events/events";
-import * as schemas from "./schemas";
+import { SESSION_COOKIE } from "../auth/token";
+import { idSchema } from "../store/ids";
+import { OPERATIONS, type Answer, type Operation } from "./openapi-operations";
+import { turnChangesResponse } from "./schemas";
 
-type Operation = { summary: string; body?: z.ZodType; responses: Record<string, string> };
-
-const ID = "{id}";
-const paths: Record<string, Record<string, Operation>> = {
-  "/api/health": { get: { summary: "Health check (the server listens only after recovery)", responses: { 200: "ok" } } },
-  "/api/conversations": {
-    get: { summary: "List or search conversations", responses: { 200: "{conversations, nextCursor, total}" } },
-    post: { summary: "Create a conversation and send its first message", body: schemas.createConversationBody, responses: { 201: "{conversation, message, turn}" } },
-  },
-  [`/api/conversations/${ID}`]: {
-    get: { summary: "Get a conversation", responses: { 200: "{conversation}" } },
-    patch: { summary: "Rename, archive, protect, change model/effort/cwd", body: schemas.updateConversationBody, responses: { 200: "{conversation}" } },
-    delete: { summary: "Delete (409 while a turn runs or when protected)", responses: { 204: "deleted" } },
-  },
-  [`/api/conversations/${ID}/fork`]: { post: { summary: "Fork", body: schemas.forkBody, responses: { 201: "{conversation}" } } },
-  [`/api/conversations/${ID}/rewind`]: {
-    get: { summary: "Files changed since an owner's message (?itemId=): what restoreFiles would put back", responses: { 200: "{files: string[]}" } },
-    post: {
-      summary: "Restart from an owner's message; restoreFiles also puts the files changed since back",
-      body: schemas.rewindBody,
-      responses: { 201: "{conversation, draft, restored}", 409: "files_changed_outside (error.files names them) or turn_running" },
-    },
-  },
-  "/api/turns/{turnId}/changes": {
-    get: { summary: "Files the turn changed, with a unified diff (?item= for one tool call)", responses: { 200: "TurnChanges {files, diff}" } },
-  },
-  [`/api/conversations/${ID}/items`]: { get: { summary: "History, paged by seq", responses: { 200: "{items, nextCursor}" } } },
-  [`/api/conversations/${ID}/messages`]: { post: { summary: "Send a message (auto|steer|queue|jump)", body: schemas.sendMessageBody, responses: { 202: "{message, turn}" } } },
-  [`/api/conversations/${ID}/queue`]: { get: { summary: "Waiting messages", responses: { 200: "{waiting}" } } },
-  [`/api/conversations/${ID}/queue/{msgId}`]: {
-    patch: { summary: "Edit a waiting message or change its mode", body: schemas.updateWaitingBody, responses: { 200: "{message}" } },
-    delete: { summary: "Withdraw a waiting message", responses: { 204: "withdrawn" } },
-  },
-  [`/api/conversations/${ID}/interrupt`]: { post: { summary: "Interrupt the running turn", body: schemas.interruptBody, responses: { 202: "{turn}" } } },
-  [`/api/conversations/${ID}/turns`]: { get: { summary: "Turns", responses: { 200: "{turns}" } } },
-  "/api/turns/{turnId}": { get: { summary: "Run status and timeline", responses: { 200: "{turn, timeline}" } } },
-  [`/api/conversations/${ID}/sessions`]: { get: { summary: "Agent sessions (tree by parentSessionId)", responses: { 200: "{sessions}" } } },
-  [`/api/conversations/${ID}/events`]: { get: { summary: "SSE: snapshot then live events; resumable with Last-Event-ID", responses: { 200: "text/event-stream" } } },
-  "/api/events": { get: { summary: "SSE: list-level changes", responses: { 200: "text/event-stream" } } },
-  "/api/approvals": { get: { summary: "Approvals", responses: { 200: "{approvals}" } } },
-  "/api/approvals/{id}": { post: { summary: "Approve or deny", body: schemas.decisionBody, responses: { 200: "{approval}" } } },
-  "/api/questions/{id}/answer": { post: { summary: "Answer an ask_user question", body: schemas.answerBody, responses: { 200: "{question}" } } },
-  [`/api/conversations/${ID}/context`]: { get: { summary: "Context usage", responses: { 200: "{context}" } } },
-  [`/api/conversations/${ID}/compact`]: { post: { summary: "Compact now (409 not_idle while anything runs or waits)", responses: { 202: "{compacted: true, itemId}", 200: "{compacted: false, reason}" } } },
-  [`/api/conversations/${ID}/artifacts/{artifactId}`]: { get: { summary: "A page of a stored tool output (?page=N, from 1)", responses: { 200: "{artifact, page, text}" } } },
-  [`/api/conversations/${ID}/attachments/{attachmentId}`]: { get: { summary: "An attached file, with its media type", responses: { 200: "the file" } } },
-  [`/api/conversations/${ID}/objective`]: {
-    get: { summary: "The conversation's objective", responses: { 200: "{objective}" } },
-    post: { summary: "Open an objective (starts the first slice when idle)", body: schemas.objectiveBody, responses: { 201: "{objective}" } },
-    patch: { summary: "Complete, cancel, block, pause or reopen it", body: schemas.objectivePatchBody, responses: { 200: "{objective}" } },
-  },
-  "/api/attachments": { post: { summary: "Upload a file (multipart, field file; 20 MiB; images, text, PDF, JSON)", responses: { 201: "{attachment}", 413: "too large", 415: "type not allowed" } } },
-  "/api/questions": { get: { summary: "Questions (?status=pending&conversation=)", responses: { 200: "{questions}" } } },
-  "/api/webhooks/github": { post: { summary: "GitHub webhook, authenticated by X-Hub-Signature-256", responses: { 202: "{matched}", 401: "missing or wrong signature" } } },
-  "/api/models": { get: { summary: "Configured models", responses: { 200: "{models}" } } },
-  "/api/agents": { get: { summary: "Agent definitions", responses: { 200: "{agents}" } } },
+const ERROR_ANSWERS: Record<number, string> = {
+  400: "bad_request: malformed JSON, wrong types, a malformed id or a query parameter that does not parse",
+  401: "unauthorized: no valid token or session cookie (for the webhook: a missing or wrong signature)",
+  403: "forbidden: a write authenticated by the session cookie that came from another origin",
+  404: "not_found",
+  409: "turn_running | not_idle | idempotency_conflict | lock_held | protected | files_changed_outside (error.files names them)",
+  413: "payload_too_large: the body passed its limit (JSON 1 MiB, webhooks 5 MiB, uploads 20 MiB)",
+  415: "unsupported_media_type: a JSON body sent without content-type application/json, or an upload type not allowed",
+  422: "missing_cwd | missing_model | missing_agent",
+  502: "compaction_failed: the model could not summarize",
 };
 
-/** The OpenAPI document, generated from the same zod schemas the routes validate with. */
-export function openApiDocument(): Record<string, unknown> {
+type JsonSchema = Record<string, unknown>;
+
+/** zod's JSON Schema with the dialect marker dropped: OpenAPI 3.1 declares the dialect once for the document. */
+function jsonSchema(schema: z.ZodType, io: "input" | "output" = "output"): JsonSchema {
+  const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: "any" }) as JsonSchema;
+  return rest;
+}
+
+function pathParameters(route: string): JsonSchema[] {
+  const idPattern = jsonSchema(idSchema);
+  return [...route.matchAll(/\{(\w+)\}/g)].map(([, name]) => ({ name, in: "path", required: true, description: `${name}: a ULID`, schema: idPattern }));
+}
+
+/** Query parameters from the very zod object the route parses with. */
+function queryParameters(query: z.ZodObject | undefined): JsonSchema[] {
+  if (!query) return [];
+  const schema = jsonSchema(query, "input") as { properties?: Record<string, JsonSchema>; required?: string[] };
+  return Object.entries(schema.properties ?? {}).map(([name, property]) => ({
+    name,
+    in: "query",
+    required: schema.required?.includes(name) ?? false,
+    schema: property,
+  }));
+}
+
+function errorStatuses(route: string, method: string, operation: Operation): number[] {
+  const statuses = new Set<number>(operation.errors ?? []);
+  const hasPathIds = route.includes("{");
+  if (hasPathIds || operation.query || operation.body || operation.multipart || operation.public) statuses.add(400);
+  statuses.add(401);
+  if (method !== "get" && !operation.public) statuses.add(403);
+  if (hasPathIds) statuses.add(404);
+  if (operation.body || operation.multipart || operation.public) {
+    statuses.add(413);
+    statuses.add(415);
+  }
+  return [...statuses].sort((a, b) => a - b);
+}
+
+function answer(status: number, value: Answer): [string, JsonSchema] {
+  if (!value.schema || status === 204) return [String(status), { description: value.description }];
+  return [String(status), { description: value.description, content: { [value.contentType ?? "application/json"]: { schema: value.schema } } }];
+}
+
+function buildOperation(route: string, method: string, operation: Operation): JsonSchema {
+  const parameters = [...pathParameters(route), ...queryParameters(operation.query)];
+  const requestBody = operation.body
+    ? { required: true, content: { "application/json": { schema: jsonSchema(operation.body, "input") } } }
+    : operation.multipart
+      ? {
+          required: true,
+          content: { "multipart/form-data": { schema: { type: "object", properties: { file: { type: "string", contentMediaType: "application/octet-stream" } }, required: ["file"] } } },
+        }
+      : undefined;
+  const responses = Object.fromEntries([
+    ...Object.entries(operation.answers).map(([status, value]) => answer(Number(status), value)),
+    ...errorStatuses(route, method, operation).map((status) => [
+      String(status),
+      { description: ERROR_ANSWERS[status] ?? "error", content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } } },
+    ]),
+  ]);
+  return {
+    operationId: operation.operationId,
+    summary: operation.summary,
+    ...(operation.public ? { security: [] } : {}),
+    ...(parameters.length ? { parameters } : {}),
+    ...(requestBody ? { requestBody } : {}),
+    responses,
+  };
+}
+
+/** The OpenAPI document, generated from the same zod schemas the routes validate with (DESIGN §8). */
+export function openApiDocument(serverUrl = "http://127.0.0.1:3000"): Record<string, unknown> {
   const componentSchemas: Record<string, unknown> = {
-    Conversation: z.toJSONSchema(entities.conversationSchema),
-    Session: z.toJSONSchema(entities.sessionSchema),
-    Item: z.toJSONSchema(entities.itemSchema),
-    Turn: z.toJSONSchema(entities.turnSchema),
-    Waiting: z.toJSONSchema(entities.waitingSchema),
-    Approval: z.toJSONSchema(entities.approvalSchema),
-    Question: z.toJSONSchema(entities.questionSchema),
-    Agent: z.toJSONSchema(entities.agentSchema),
-    Model: z.toJSONSchema(entities.modelInfoSchema),
-    TimelineEntry: z.toJSONSchema(entities.timelineEntrySchema),
-    Context: z.toJSONSchema(entities.contextSchema),
-    Objective: z.toJSONSchema(entities.objectiveSchema),
-    TurnChanges: z.toJSONSchema(schemas.turnChangesResponse),
-    ConversationEvent: z.toJSONSchema(conversationEventSchema),
-    ListEvent: z.toJSONSchema(listEventSchema),
+    Conversation: jsonSchema(entities.conversationSchema),
+    Session: jsonSchema(entities.sessionSchema),
+    Item: jsonSchema(entities.itemSchema),
+    Turn: jsonSchema(entities.turnSchema),
+    Waiting: jsonSchema(entities.waitingSchema),
+    Approval: jsonSchema(entities.approvalSchema),
+    Question: jsonSchema(entities.questionSchema),
+    Agent: jsonSchema(entities.agentSchema),
+    Model: jsonSchema(entities.modelInfoSchema),
+    Attachment: jsonSchema(entities.attachmentSchema),
+    TimelineEntry: jsonSchema(entities.timelineEntrySchema),
+    Context: jsonSchema(entities.contextSchema),
+    Objective: jsonSchema(entities.objectiveSchema),
+    TurnChanges: jsonSchema(turnChangesResponse),
+    ConversationEvent: jsonSchema(conversationEventSchema),
+    ListEvent: jsonSchema(listEventSchema),
     Error: {
       type: "object",
       properties: { error: { type: "object", properties: { code: { type: "string" }, message: { type: "string" } }, required: ["code", "message"] } },
       required: ["error"],
     },
   };
-  const openApiPaths: Record<string, unknown> = {};
-  for (const [route, operations] of Object.entries(paths)) {
-    openApiPaths[route] = Object.fromEntries(
-      Object.entries(operations).map(([method, operation]) => [
-        method,
-        {
-          summary: operation.summary,
-          security: [{ bearer: [] }],
-          ...(operation.body
-            ? { requestBody: { content: { "application/json": { schema: z.toJSONSchema(operation.body, { io: "input" }) } } } }
-            : {}),
-          responses: Object.fromEntries(
-            Object.entries(operation.responses).map(([status, description]) => [status, { description }]),
-          ),
-        },
-      ]),
-    );
-  }
+  const paths = Object.fromEntries(
+    Object.entries(OPERATIONS).map(([route, operations]) => [
+      route,
+      Object.fromEntries(Object.entries(operations).map(([method, operation]) => [method, buildOperation(route, method, operation)])),
+    ]),
+  );
   return {
     openapi: "3.1.0",
-    info: { title: "Atrium", version: "1" },
-    components: { schemas: componentSchemas, securitySchemes: { bearer: { type: "http", scheme: "bearer" } } },
-    paths: openApiPaths,
+    info: {
+      title: "Atrium",
+      version: "1",
+      description: "Self-hosted runtime for AI agent conversations. Errors are {error: {code, message}}.",
+    },
+    servers: [{ url: serverUrl, description: "this Atrium server" }],
+    security: [{ bearer: [] }, { cookie: [] }],
+    components: {
+      schemas: componentSchemas,
+      securitySchemes: {
+        bearer: { type: "http", scheme: "bearer", description: "the access token (atrium token)" },
+        cookie: { type: "apiKey", in: "cookie", name: SESSION_COOKIE, description: "the browser session set by /auth/signin" },
+      },
+    },
+    paths,
   };
 }

@@ -4,6 +4,7 @@ import { isAtriumError, type ErrorCode } from "../errors";
 const STATUS: Record<ErrorCode, number> = {
   bad_request: 400,
   unauthorized: 401,
+  forbidden: 403,
   not_found: 404,
   turn_running: 409,
   not_idle: 409,
@@ -35,11 +36,16 @@ export function errorResponse(error: unknown): Response {
   if (isAtriumError(error)) {
     return json({ error: { ...error.details, code: error.code, message: error.message } }, STATUS[error.code]);
   }
-  if (error instanceof z.ZodError) {
+  if (isZodError(error)) {
     return json({ error: { code: "bad_request", message: describeZodError(error) } }, 400);
   }
   console.error("unexpected error in request", error);
   return json({ error: { code: "internal_error", message: "Something went wrong inside Atrium; see the server log." } }, 500);
+}
+
+/** By shape, not instanceof: a ZodError thrown by server.ts's copy of zod is another class than this bundle's. */
+function isZodError(error: unknown): error is z.ZodError {
+  return error instanceof z.ZodError || (error instanceof Error && error.name === "ZodError" && Array.isArray((error as { issues?: unknown }).issues));
 }
 
 export function describeZodError(error: z.ZodError): string {

@@ -1,4 +1,5 @@
-import { isAuthorized } from "../auth/session";
+import { isSameOrigin } from "../auth/gate";
+import { authenticate } from "../auth/session";
 import { AtriumError } from "../errors";
 import type { Runtime } from "../engine/runtime";
 import { getAccessToken, getRuntime } from "../engine/runtime-registry";
@@ -30,10 +31,23 @@ export function apiRoute<P extends Params = Params>(handler: (context: RouteCont
   };
 }
 
+const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
+
+/** The same decision as server.ts's gate, made again where the data is touched (DESIGN §10). */
 export function authorize(request: Request): void {
-  const allowed = isAuthorized(getAccessToken(), {
-    authorization: request.headers.get("authorization"),
-    cookie: request.headers.get("cookie"),
-  });
-  if (!allowed) throw new AtriumError("unauthorized", "a valid access token is required (Authorization: Bearer <token>)");
+  const header = (name: string) => request.headers.get(name);
+  const credential = authenticate(getAccessToken(), { authorization: header("authorization"), cookie: header("cookie") });
+  if (credential === null) throw new AtriumError("unauthorized", "a valid access token is required (Authorization: Bearer <token>)");
+  if (credential === "cookie" && !SAFE_METHODS.has(request.method.toUpperCase())) {
+    const headers = {
+      host: header("host"),
+      origin: header("origin"),
+      "sec-fetch-site": header("sec-fetch-site"),
+      "x-forwarded-host": header("x-forwarded-host"),
+      "x-forwarded-proto": header("x-forwarded-proto"),
+    };
+    if (!isSameOrigin({ headers })) {
+      throw new AtriumError("forbidden", "a write authenticated by the session cookie must come from Atrium's own pages");
+    }
+  }
 }

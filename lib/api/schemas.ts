@@ -40,8 +40,8 @@ export const rewindBody = z.object({
   force: z.boolean().optional(),
   requestKey,
 });
-export const rewindPreviewQuery = z.object({ itemId: idSchema });
-export const turnChangesQuery = z.object({ item: idSchema.optional() });
+export const rewindPreviewQuery = z.strictObject({ itemId: idSchema });
+export const turnChangesQuery = z.strictObject({ item: idSchema.optional() });
 
 const changedFile = z.object({
   path: z.string(),
@@ -72,30 +72,35 @@ export const interruptBody = z.object({ session: idSchema.optional(), requestKey
 export const decisionBody = z.object({ decision: z.enum(["approve", "deny"]), requestKey });
 export const answerBody = z.object({ text: z.string().max(20_000), requestKey });
 
+/** Whole numbers as query strings: at most 15 digits, so they stay exact doubles and SQLite integers. */
 const integerParam = (minimum: number) =>
   z
     .string()
-    .regex(/^\d+$/, "must be a whole number")
+    .regex(/^\d{1,15}$/, "must be a whole number")
     .transform(Number)
     .pipe(z.number().int().min(minimum));
 
-export const listConversationsQuery = z.object({
+/** Query schemas are strict: a misspelt parameter is a 400 naming it, not a silently ignored filter. */
+export const listConversationsQuery = z.strictObject({
   archived: z.enum(["true", "false", "all"]).default("false"),
   q: z.string().max(500).optional(),
-  cursor: z.string().regex(/^\d+$/, "is not a cursor this server gave").optional(),
+  cursor: z.string().regex(/^\d{1,15}$/, "is not a cursor this server gave").optional(),
   limit: integerParam(1).optional(),
   sort: z.enum(["updated", "created", "title", "model"]).optional(),
   direction: z.enum(["asc", "desc"]).optional(),
   model: z.string().max(200).optional(),
 });
 
-export const listItemsQuery = z.object({
+export const listItemsQuery = z.strictObject({
   session: idSchema.optional(),
   after: integerParam(0).optional(),
   limit: integerParam(1).optional(),
 });
 
-export const approvalsQuery = z.object({ status: z.enum(["pending", "approved", "denied"]).optional() });
+export const artifactQuery = z.strictObject({ page: z.string().regex(/^[1-9]\d{0,8}$/, "must be a page number from 1").transform(Number).optional() });
+export const conversationEventsQuery = z.strictObject({ session: idSchema.optional(), lastEventId: z.string().regex(/^\d{1,15}$/, "must be an event id").optional() });
+
+export const approvalsQuery = z.strictObject({ status: z.enum(["pending", "approved", "denied"]).optional() });
 
 export const objectiveBody = z.object({ text: z.string().max(500, "an objective is at most 500 characters"), requestKey });
 export const objectivePatchBody = z.object({
@@ -104,7 +109,7 @@ export const objectivePatchBody = z.object({
   requestKey,
 });
 
-export const questionsQuery = z.object({
+export const questionsQuery = z.strictObject({
   status: z.enum(["pending", "answered", "cancelled"]).optional(),
   conversation: idSchema.optional(),
 });

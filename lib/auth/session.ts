@@ -11,17 +11,31 @@ export function readCookie(header: string | null | undefined, name: string): str
   for (const part of header.split(";")) {
     const separator = part.indexOf("=");
     if (separator === -1) continue;
-    if (part.slice(0, separator).trim() === name) return decodeURIComponent(part.slice(separator + 1).trim());
+    if (part.slice(0, separator).trim() !== name) continue;
+    try {
+      return decodeURIComponent(part.slice(separator + 1).trim());
+    } catch {
+      return null;
+    }
   }
   return null;
 }
 
-/** Bearer token or session cookie (DESIGN §10). */
-export function isAuthorized(token: string, headers: { authorization?: string | null; cookie?: string | null }): boolean {
+export interface HeaderBag {
+  authorization?: string | null;
+  cookie?: string | null;
+}
+
+/** Which credential authenticates the request: a Bearer header decides on its own, else the session cookie (DESIGN §10). */
+export function authenticate(token: string, headers: HeaderBag): "bearer" | "cookie" | null {
   const authorization = headers.authorization ?? "";
-  if (authorization.startsWith("Bearer ")) return tokensMatch(token, authorization.slice(7).trim());
+  if (authorization.startsWith("Bearer ")) return tokensMatch(token, authorization.slice(7).trim()) ? "bearer" : null;
   const cookie = readCookie(headers.cookie, SESSION_COOKIE);
-  return cookie !== null && tokensMatch(sessionValue(token), cookie);
+  return cookie !== null && tokensMatch(sessionValue(token), cookie) ? "cookie" : null;
+}
+
+export function isAuthorized(token: string, headers: HeaderBag): boolean {
+  return authenticate(token, headers) !== null;
 }
 
 export function sessionCookie(token: string, secure: boolean): string {

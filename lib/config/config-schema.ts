@@ -1,5 +1,6 @@
 import path from "node:path";
 import { z } from "zod";
+import { isListableEnvName } from "../tools/tool-environment";
 
 /** The built-in model's entry, added when config.json does not list one (DESIGN §7). */
 export const OFFLINE_MODEL_ENTRY = {
@@ -62,6 +63,13 @@ export const configSchema = z
     artifactBytes: positiveInteger.default(16384),
     objectiveSliceLimit: positiveInteger.default(20),
     subagentDepthLimit: nonNegativeInteger.default(3),
+    subagentConcurrencyLimit: positiveInteger.default(8),
+    // Tool processes start from a clean environment; these names are passed through as well (DESIGN §10).
+    shell: z
+      .strictObject({
+        env: z.array(z.string().refine(isListableEnvName, "must be a variable name, and not one of ATRIUM_*")).default([]),
+      })
+      .prefault({}),
     webhooks: z
       .strictObject({
         github: z.strictObject({ secret: z.string().min(1).optional() }).optional(),

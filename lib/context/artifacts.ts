@@ -1,5 +1,6 @@
 import fs from "node:fs";
-import path from "node:path";
+import { assertId } from "../store/ids";
+import { pathInside } from "../store/safe-path";
 
 export const ARTIFACT_PAGE_BYTES = 64 * 1024;
 const PREVIEW_BYTES = 2048;
@@ -7,7 +8,7 @@ const PREVIEW_BYTES = 2048;
 /** Writes a large tool output once under artifacts/ (DESIGN §4). */
 export function writeArtifact(directory: string, artifactId: string, text: string): void {
   fs.mkdirSync(directory, { recursive: true });
-  const target = path.join(directory, artifactId);
+  const target = pathInside(directory, assertId(artifactId, "artifact id"));
   const temporary = `${target}.tmp`;
   const handle = fs.openSync(temporary, "w", 0o600);
   try {
@@ -55,7 +56,7 @@ export interface ArtifactPage {
 export function readArtifactPage(directory: string, artifactId: string, page: number): ArtifactPage | null {
   let buffer: Buffer;
   try {
-    buffer = fs.readFileSync(path.join(directory, artifactId));
+    buffer = fs.readFileSync(pathInside(directory, assertId(artifactId, "artifact id")));
   } catch {
     return null;
   }

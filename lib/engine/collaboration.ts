@@ -53,7 +53,13 @@ async function spawnAgent(runner: TurnRunner, input: Record<string, unknown>): P
   const agent = context.agent(agentName);
   if (!agent) return failed(`Unknown agent "${agentName}". Pick one of the agents listed in the tool description.`);
   const model = agent.model && context.models.get(agent.model) ? agent.model : runner.turn.model;
-  const child = await actor.spawnSession(session, { agent: agent.name, model, task, history: input.history === true });
+  const concurrencyLimit = context.config.subagentConcurrencyLimit;
+  const child = await actor.spawnSession(session, { agent: agent.name, model, task, history: input.history === true, concurrencyLimit });
+  if (!child) {
+    return failed(
+      `Cannot spawn: ${concurrencyLimit} subagents are already running in this conversation (subagentConcurrencyLimit). Wait for some with wait_agents, or do the work yourself.`,
+    );
+  }
   return ok(JSON.stringify({ agentId: child.id }));
 }
 

@@ -389,7 +389,7 @@ export class ConversationActor {
 
 
   /** spawn_agent: a new session in this conversation, started on its task at once. */
-  spawnSession(parent: SessionState, options: SpawnOptions): Promise<SessionState> {
+  spawnSession(parent: SessionState, options: SpawnOptions): Promise<SessionState | null> {
     return spawnSession(this, parent, options);
   }
 

@@ -1,10 +1,11 @@
 import fs from "node:fs";
-import path from "node:path";
 import { contextItems } from "../context/compaction";
 import { AtriumError } from "../errors";
 import type { DataPaths } from "../store/paths";
 import type { Item } from "../events/entities";
+import { isId } from "../store/ids";
 import type { StoredItem } from "../store/records";
+import { attachmentPath } from "../store/uploads";
 import type { ConversationActor } from "./conversation-actor";
 import type { EngineContext } from "./engine-context";
 
@@ -112,11 +113,12 @@ async function copyReferencedFiles(paths: DataPaths, fromId: string, toId: strin
       }
     }
     for (const attachment of item.attachments ?? []) {
-      const name = `${attachment.id}-${attachment.name}`;
-      const from = path.join(paths.attachments(fromId), name);
+      // The record may come from an import: its id and name decide a path only through attachmentPath's checks.
+      if (!isId(attachment.id)) continue;
+      const from = attachmentPath(paths, fromId, attachment);
       if (fs.existsSync(from)) {
         fs.mkdirSync(paths.attachments(toId), { recursive: true });
-        fs.copyFileSync(from, path.join(paths.attachments(toId), name));
+        fs.copyFileSync(from, attachmentPath(paths, toId, attachment));
       }
     }
   }

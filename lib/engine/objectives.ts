@@ -22,8 +22,9 @@ export async function setObjective(
   actor: ConversationActor,
   objective: Objective,
   change: { status?: ObjectiveStatus; slices?: number; reason?: string | null; listener?: unknown },
+  keyed: Keyed = {},
 ): Promise<Objective> {
-  await actor.context.store.appendMetadata(actor.id, { type: "objective.updated", objectiveId: objective.id, ...change });
+  await actor.context.store.appendMetadata(actor.id, { type: "objective.updated", objectiveId: objective.id, ...change, ...keyed });
   const updated = currentObjective(actor)!;
   actor.publish({ type: "objective.updated", objective: updated });
   actor.publishConversation();
@@ -70,7 +71,10 @@ export function assertObjectiveText(text: string): string {
 }
 
 /** POST …/objective: opens a goal (an open one is cancelled first); idle conversations start the first slice at once. */
-export async function openObjective(actor: ConversationActor, text: string): Promise<Objective> {
+/** The requestKey and body hash kept with the record a keyed request wrote (DESIGN §8). */
+export type Keyed = { requestKey?: string; requestHash?: string };
+
+export async function openObjective(actor: ConversationActor, text: string, keyed: Keyed = {}): Promise<Objective> {
   const objectiveText = assertObjectiveText(text);
   return actor.locked(async () => {
     const store = actor.context.store;
@@ -84,6 +88,7 @@ export async function openObjective(actor: ConversationActor, text: string): Pro
       objectiveId,
       text: objectiveText,
       sliceLimit: actor.context.config.objectiveSliceLimit,
+      ...keyed,
     });
     let objective = currentObjective(actor)!;
     actor.publish({ type: "objective.updated", objective });
@@ -100,6 +105,7 @@ export async function openObjective(actor: ConversationActor, text: string): Pro
 export async function changeObjective(
   actor: ConversationActor,
   change: { status: "open" | "completed" | "blocked" | "cancelled" | "paused"; note?: string },
+  keyed: Keyed = {},
 ): Promise<Objective> {
   return actor.locked(async () => {
     const objective = currentObjective(actor);
@@ -109,13 +115,13 @@ export async function changeObjective(
       throw new AtriumError("not_idle", `the objective is already ${objective.status}; open a new one instead`);
     }
     if (change.status === "open") {
-      const reopened = await setObjective(actor, objective, { status: "open", reason: null, listener: null, slices: 0 });
+      const reopened = await setObjective(actor, objective, { status: "open", reason: null, listener: null, slices: 0 }, keyed);
       if (!actor.root.runner && !actor.waiting.some((entry) => entry.sessionId === actor.rootSessionId)) {
         await queueSlice(actor, reopened);
       }
       return currentObjective(actor)!;
     }
-    return setObjective(actor, objective, { status: change.status, reason: change.note ?? null, listener: null });
+    return setObjective(actor, objective, { status: change.status, reason: change.note ?? null, listener: null }, keyed);
   });
 }
 

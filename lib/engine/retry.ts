@@ -56,9 +56,12 @@ function parseRetryAfter(headers: Record<string, string> | undefined): number | 
   return Number.isNaN(date) ? null : Math.max(0, date - Date.now());
 }
 
-/** 1, 2, 4, 8, 16, 30, 30 … s with the defaults; Retry-After, when given, decides instead. */
+/** A provider's Retry-After is honoured up to this, so a bad header cannot park a turn for hours (DESIGN §10). */
+export const RETRY_AFTER_CEILING_MS = 5 * 60 * 1000;
+
+/** 1, 2, 4, 8, 16, 30, 30 … s with the defaults; Retry-After, when given, decides instead, within its cap. */
 export function retryDelay(attempt: number, retry: AtriumConfig["retry"], retryAfterMs: number | null): number {
-  if (retryAfterMs !== null) return Math.round(retryAfterMs);
+  if (retryAfterMs !== null) return Math.round(Math.min(retryAfterMs, retry.maxDelayMs * 10, RETRY_AFTER_CEILING_MS));
   return Math.min(retry.maxDelayMs, retry.baseDelayMs * 2 ** (attempt - 1));
 }
 

@@ -470,14 +470,41 @@ export class Runtime {
 
   // ---- objectives and webhooks -----------------------------------------------
 
-  openObjective(conversationId: string, text: string): Promise<Objective> {
+  openObjective(conversationId: string, text: string, requestKey?: string): Promise<Objective> {
     const actor = this.actor(conversationId);
-    this.assertUsable(actor);
-    return openObjective(actor, text);
+    return this.keys.run(
+      conversationId,
+      requestKey,
+      { objective: "open", text },
+      (keyed) => {
+        this.assertUsable(actor);
+        return openObjective(actor, text, keyed);
+      },
+      () => this.replayObjective(actor),
+    );
   }
 
-  changeObjective(conversationId: string, status: "open" | "completed" | "blocked" | "cancelled" | "paused", note?: string): Promise<Objective> {
-    return changeObjective(this.actor(conversationId), { status, note });
+  changeObjective(
+    conversationId: string,
+    status: "open" | "completed" | "blocked" | "cancelled" | "paused",
+    note?: string,
+    requestKey?: string,
+  ): Promise<Objective> {
+    const actor = this.actor(conversationId);
+    return this.keys.run(
+      conversationId,
+      requestKey,
+      { objective: "change", status, note },
+      (keyed) => changeObjective(actor, { status, note }, keyed),
+      () => this.replayObjective(actor),
+    );
+  }
+
+  /** A repeated objective request answers with the objective as it stands; nothing is written again. */
+  private replayObjective(actor: ConversationActor): Objective {
+    const objective = actor.conversation().objective;
+    if (!objective) throw new AtriumError("not_found", "this conversation has no objective");
+    return objective;
   }
 
   /** A verified GitHub webhook: wakes every objective whose listener matches. */

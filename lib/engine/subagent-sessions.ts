@@ -8,12 +8,24 @@ export interface SpawnOptions {
   model: string;
   task: string;
   history: boolean;
+  /** Subagents that may run at once in this conversation (config subagentConcurrencyLimit). */
+  concurrencyLimit: number;
 }
 
-/** spawn_agent: a new session in this conversation, started on its task at once. */
-export function spawnSession(actor: ConversationActor, parent: SessionState, options: SpawnOptions): Promise<SessionState> {
+/** Subagent sessions of the conversation with a turn running now. */
+export function runningSubagents(actor: ConversationActor): number {
+  return [...actor.sessions.values()].filter((session) => session.parentSessionId !== null && session.runner !== null).length;
+}
+
+/**
+ * spawn_agent: a new session in this conversation, started on its task at once; null when
+ * the conversation already runs its limit of subagents. Counted inside the lock, so two
+ * agents spawning together cannot both take the last place.
+ */
+export function spawnSession(actor: ConversationActor, parent: SessionState, options: SpawnOptions): Promise<SessionState | null> {
   return actor.locked(async () => {
     actor.ensureAlive();
+    if (runningSubagents(actor) >= options.concurrencyLimit) return null;
     const store = actor.context.store;
     const sessionId = store.newId();
     const record = await store.appendMetadata(actor.id, {

@@ -9,6 +9,7 @@ import { checkpointAfterTool } from "./checkpoint-hooks";
 import { runCollaborationTool } from "./collaboration";
 import { runObjectiveTool } from "./objective-tools";
 import type { TurnRunner } from "./turn-runner";
+import { toolEnvironment } from "../tools/tool-environment";
 
 /**
  * Takes one tool call the model asked for from `waiting` to its outcome: policy,
@@ -80,6 +81,7 @@ export async function handleToolCall(runner: TurnRunner, item: Item): Promise<vo
     cwd: actor.conversation().cwd,
     signal: runner.signal,
     onOutput: (delta) => runner.appendOutput(item, delta),
+    env: toolEnvironment(context.config.shell.env),
   });
   await checkpointAfterTool(runner, item);
   const limit = context.config.artifactBytes;

@@ -259,6 +259,7 @@ export class IndexWriter {
           sliceLimit: record.sliceLimit,
           at: record.at,
         });
+        this.rememberKey(conversationId, record.requestKey, record.requestHash, record.at, { kind: "objective.opened", objectiveId: record.objectiveId });
         break;
       case "objective.updated":
         s.updateObjective.run({
@@ -271,6 +272,7 @@ export class IndexWriter {
           listener: record.listener !== undefined ? JSON.stringify(record.listener) : null,
           at: record.at,
         });
+        this.rememberKey(conversationId, record.requestKey, record.requestHash, record.at, { kind: "objective.updated", objectiveId: record.objectiveId });
         break;
       case "compaction":
         s.insertCompaction.run({

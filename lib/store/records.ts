@@ -219,6 +219,7 @@ export const metadataRecordSchema = z.discriminatedUnion("type", [
     objectiveId: idSchema,
     text: z.string(),
     sliceLimit: z.number().int().positive(),
+    ...requestKeyFields,
   }),
   z.object({
     ...base,
@@ -228,6 +229,7 @@ export const metadataRecordSchema = z.discriminatedUnion("type", [
     slices: z.number().int().nonnegative().optional(),
     reason: z.string().nullable().optional(),
     listener: z.unknown().optional(),
+    ...requestKeyFields,
   }),
   z.object({
     ...base,

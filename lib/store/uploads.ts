@@ -5,6 +5,7 @@ import { AtriumError } from "../errors";
 import { assertId } from "./ids";
 import type { DataPaths } from "./paths";
 import type { AttachmentRef } from "./records";
+import { pathInside, safeFileName } from "./safe-path";
 
 export const ATTACHMENT_BYTE_LIMIT = 20 * 1024 * 1024;
 const UNUSED_UPLOAD_MS = 24 * 60 * 60 * 1000;
@@ -34,11 +35,7 @@ export function allowedMediaType(declared: string, name: string): string | null 
   return null;
 }
 
-/** A name safe to put in a path: no separators, no leading dots, bounded length. */
-export function safeFileName(name: string): string {
-  const base = path.basename(name.replace(/\\/g, "/")).replace(/[^\p{L}\p{N}._ -]/gu, "_").replace(/^\.+/, "").trim();
-  return (base || "file").slice(0, 120);
-}
+export { safeFileName };
 
 const uploadSchema = z.object({
   id: z.string(),
@@ -79,7 +76,8 @@ export function claimUploads(paths: DataPaths, conversationId: string, ids: read
     }
     const directory = paths.attachments(conversationId);
     fs.mkdirSync(directory, { recursive: true });
-    fs.renameSync(path.join(paths.uploads, `${id}-${meta.name}`), path.join(directory, `${id}-${meta.name}`));
+    const fileName = `${id}-${meta.name}`;
+    fs.renameSync(pathInside(paths.uploads, fileName), pathInside(directory, fileName));
     fs.rmSync(metaPath, { force: true });
     claimed.push({ id, name: meta.name, mediaType: meta.mediaType, bytes: meta.bytes });
   }
@@ -87,7 +85,7 @@ export function claimUploads(paths: DataPaths, conversationId: string, ids: read
 }
 
 export function attachmentPath(paths: DataPaths, conversationId: string, attachment: { id: string; name: string }): string {
-  return path.join(paths.attachments(conversationId), `${assertId(attachment.id, "attachment id")}-${safeFileName(attachment.name)}`);
+  return pathInside(paths.attachments(conversationId), `${assertId(attachment.id, "attachment id")}-${safeFileName(attachment.name)}`);
 }
 
 /** Uploads no message claimed within 24 hours are removed. */
@@ -103,7 +101,7 @@ export function removeStaleUploads(paths: DataPaths, now: Date): number {
     try {
       const meta = uploadSchema.parse(JSON.parse(fs.readFileSync(path.join(paths.uploads, name), "utf8")));
       if (now.getTime() - Date.parse(meta.createdAt) < UNUSED_UPLOAD_MS) continue;
-      fs.rmSync(path.join(paths.uploads, `${meta.id}-${meta.name}`), { force: true });
+      fs.rmSync(pathInside(paths.uploads, `${assertId(meta.id)}-${meta.name}`), { force: true });
       fs.rmSync(path.join(paths.uploads, name), { force: true });
       removed += 1;
     } catch {

@@ -3,6 +3,7 @@ import { promises as fs } from "node:fs";
 import { CappedOutput } from "./capped-output";
 import { killProcessGroup } from "./kill-process-group";
 import type { ToolResult } from "./tool";
+import { toolEnvironment } from "./tool-environment";
 
 export interface ShellCommand {
   command: string;
@@ -10,6 +11,7 @@ export interface ShellCommand {
   timeoutMs: number;
   signal: AbortSignal;
   onOutput(delta: string): void;
+  env?: Record<string, string>;
 }
 
 /**
@@ -30,6 +32,7 @@ type StopReason = "timeout" | "interrupt";
 
 export async function runShellCommand(shellCommand: ShellCommand): Promise<ToolResult> {
   const { command, cwd, timeoutMs, signal, onOutput } = shellCommand;
+  const env = shellCommand.env ?? toolEnvironment();
   if (signal.aborted) return { status: "interrupted", output: "interrupted before it started" };
   await assertDirectory(cwd);
 
@@ -38,7 +41,8 @@ export async function runShellCommand(shellCommand: ShellCommand): Promise<ToolR
       cwd,
       detached: true,
       stdio: ["ignore", "pipe", "pipe"],
-      env: { ...process.env, ATRIUM: "1" },
+      // Next's global types declare NODE_ENV always set; a tool's environment leaves it out on purpose.
+      env: env as NodeJS.ProcessEnv,
     });
     const output = new CappedOutput();
     let stopReason: StopReason | undefined;

@@ -34,5 +34,6 @@ export const shellTool = defineTool({
       timeoutMs: input.timeoutMs ?? defaultShellTimeoutMs,
       signal: context.signal,
       onOutput: (delta) => context.onOutput(delta),
+      env: context.env,
     }),
 });

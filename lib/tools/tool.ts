@@ -7,6 +7,8 @@ export interface ToolContext {
   signal: AbortSignal;
   /** Receives output as it is produced, before the tool finishes. */
   onOutput(delta: string): void;
+  /** The environment of processes the tool starts; defaults to toolEnvironment() without extra names. */
+  env?: Record<string, string>;
 }
 
 export type ToolStatus = "completed" | "failed" | "interrupted";

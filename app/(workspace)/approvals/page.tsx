@@ -1,13 +1,12 @@
 import type { Metadata } from "next";
 import { ApprovalsList } from "@/components/approvals/approvals-list";
-import { getRuntime } from "@/lib/engine/runtime-registry";
-import { findConversation } from "../workspace-data";
+import { findConversation, signedInRuntime } from "../workspace-data";
 
 export const metadata: Metadata = { title: "Approvals" };
 export const dynamic = "force-dynamic";
 
-export default function ApprovalsPage() {
-  const runtime = getRuntime();
+export default async function ApprovalsPage() {
+  const runtime = await signedInRuntime();
   const approvals = runtime.listApprovals();
   const titles: Record<string, string> = {};
   for (const approval of approvals) {

@@ -1,12 +1,13 @@
 import type { Metadata } from "next";
 import { NewChat } from "@/components/new-chat/new-chat";
-import { getRuntime } from "@/lib/engine/runtime-registry";
+import { signedInRuntime } from "../workspace-data";
 
 export const metadata: Metadata = { title: "New chat" };
+
 export const dynamic = "force-dynamic";
 
-export default function NewChatPage() {
-  const runtime = getRuntime();
+export default async function NewChatPage() {
+  const runtime = await signedInRuntime();
   return (
     <NewChat
       agents={runtime.listAgents()}

@@ -1,10 +1,12 @@
 import type { Metadata } from "next";
 import { PageHeader } from "@/components/sidebar/page-header";
 import { NotificationSettings } from "@/components/settings/notification-settings";
+import { assertSignedIn } from "../workspace-data";
 
 export const metadata: Metadata = { title: "Settings" };
 
-export default function SettingsPage() {
+export default async function SettingsPage() {
+  await assertSignedIn();
   return (
     <>
       <PageHeader title="Settings" />

@@ -1,3 +1,4 @@
+import { readBodyLimited } from "@/lib/api/body";
 import { json } from "@/lib/api/respond";
 import { apiRoute } from "@/lib/api/route";
 import { AtriumError } from "@/lib/errors";
@@ -7,13 +8,11 @@ export const dynamic = "force-dynamic";
 
 /** Multipart upload (field `file`); held until a message names it in `attachments`. */
 export const POST = apiRoute(async ({ request, runtime }) => {
-  const declared = Number(request.headers.get("content-length") ?? "0");
-  if (declared > ATTACHMENT_BYTE_LIMIT + 64 * 1024) {
-    throw new AtriumError("payload_too_large", `attachments are limited to ${ATTACHMENT_BYTE_LIMIT / 1024 / 1024} MiB`);
-  }
+  // The multipart envelope (boundaries, part headers) gets a little room above the file's own limit.
+  const body = await readBodyLimited(request, ATTACHMENT_BYTE_LIMIT + 64 * 1024, `attachments are limited to ${ATTACHMENT_BYTE_LIMIT / 1024 / 1024} MiB`);
   let form: FormData;
   try {
-    form = await request.formData();
+    form = await new Response(body, { headers: { "content-type": request.headers.get("content-type") ?? "" } }).formData();
   } catch {
     throw new AtriumError("bad_request", "send the file as multipart/form-data in a field named file");
   }

@@ -4,4 +4,9 @@ import { apiRoute } from "@/lib/api/route";
 
 export const dynamic = "force-dynamic";
 
-export const GET = apiRoute(() => json(openApiDocument()));
+/** Names the server as the client reached it: Next's request.url carries the configured host, not the Host header. */
+export const GET = apiRoute(({ request }) => {
+  const host = request.headers.get("x-forwarded-host") ?? request.headers.get("host");
+  const scheme = request.headers.get("x-forwarded-proto") === "https" ? "https" : "http";
+  return json(openApiDocument(host ? `${scheme}://${host}` : undefined));
+});

@@ -1,8 +1,11 @@
+import { readBodyLimited } from "@/lib/api/body";
 import { sessionCookie } from "@/lib/auth/session";
 import { tokensMatch } from "@/lib/auth/token";
 import { getAccessToken } from "@/lib/engine/runtime-registry";
 
 export const dynamic = "force-dynamic";
+
+const SIGN_IN_FORM_LIMIT = 16 * 1024;
 
 /** Trades the access token for the HttpOnly session cookie (DESIGN §10). Relative Location: the Host is the browser's. */
 function signIn(request: Request, token: string | null): Response {
@@ -23,7 +26,8 @@ export function GET(request: Request): Response {
 export async function POST(request: Request): Promise<Response> {
   let token: string | null = null;
   try {
-    const form = await request.formData();
+    const body = await readBodyLimited(request, SIGN_IN_FORM_LIMIT, "the sign-in form is too large");
+    const form = await new Response(body, { headers: { "content-type": request.headers.get("content-type") ?? "" } }).formData();
     const value = form.get("token");
     token = typeof value === "string" ? value.trim() : null;
   } catch {

@@ -143,6 +143,18 @@ describe("subagents", () => {
     expect(refused.output).toContain("nest 2 levels deep");
   });
 
+  it("runs at most subagentConcurrencyLimit subagents at once; spawn_agent past it answers the model with a clear error", async () => {
+    harness = await startHarness({ subagentConcurrencyLimit: 2 });
+    const slow = (name: string) => spawnDirective(`${name} [[delay:50]] [[stream:20]]`);
+    const created = await harness.runtime.createConversation({ text: `${slow("one")} ${slow("two")} ${slow("three")}` });
+    const id = created.conversation.id;
+    await idle(id);
+    expect(harness.runtime.listSessions(id)).toHaveLength(3);
+    const calls = harness.runtime.listItems(id, {}).items.filter((item) => item.toolName === "spawn_agent");
+    expect(calls.map((item) => item.status)).toEqual(["completed", "completed", "failed"]);
+    expect(calls[2].output).toContain("2 subagents are already running in this conversation (subagentConcurrencyLimit)");
+  });
+
   it("puts the owner's messages before subagent reports, and holds reports after the owner interrupts", async () => {
     harness = await startHarness();
     const created = await harness.runtime.createConversation({ text: `${spawnDirective("quick child")} then wait [[delay:60]] [[stream:20]]` });

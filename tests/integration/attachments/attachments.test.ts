@@ -85,4 +85,23 @@ describe("attachments", () => {
     const fork = await harness.runtime.fork(created.conversation.id, {});
     expect(fs.readFileSync(harness.runtime.attachmentFile(fork.id, image.id).path)).toEqual(PNG);
   });
+
+  it("a fork never follows an attachment name from a record out of the attachments folder", async () => {
+    harness = await startHarness();
+    const image = harness.runtime.uploadAttachment("dot.png", "image/png", PNG);
+    const created = await harness.runtime.createConversation({ text: "keep this", attachments: [image.id] });
+    const sourceId = created.conversation.id;
+    await harness.turnEnded(sourceId, created.turn.id);
+    // A crafted import names a path that climbs to the conversation's own metadata.jsonl.
+    const crafted = JSON.stringify([{ id: image.id, name: "../../../metadata.jsonl", mediaType: "image/png", bytes: PNG.length }]);
+    harness.runtime.store.index.$client.prepare("UPDATE items SET attachments = ? WHERE conversation_id = ? AND kind = 'user_message'").run(crafted, sourceId);
+    await harness.restart();
+
+    const fork = await harness.runtime.fork(sourceId, {});
+    const forkMetadata = fs.readFileSync(path.join(harness.home, "conversations", fork.id, "metadata.jsonl"), "utf8");
+    const sourceMetadata = fs.readFileSync(path.join(harness.home, "conversations", sourceId, "metadata.jsonl"), "utf8");
+    expect(forkMetadata).not.toBe(sourceMetadata);
+    expect(JSON.parse(forkMetadata.split("\n")[0])).toMatchObject({ type: "conversation.created", forkedFrom: { conversationId: sourceId } });
+    expect(fs.readdirSync(path.join(harness.home, "conversations", fork.id)).filter((name) => name.includes(".."))).toEqual([]);
+  });
 });

@@ -46,7 +46,8 @@ describe("model call retries against an OpenAI-compatible provider", () => {
   });
 
   it("honours Retry-After on a 429, then succeeds", async () => {
-    await start();
+    // The cap is 10 × maxDelayMs: 1 s fits under 10 × 200 ms.
+    await start({ retry: { ...FAST_RETRY, maxDelayMs: 200 } });
     server.enqueue({ type: "error", status: 429, message: "slow down", retryAfterSeconds: 1 }, { type: "text", text: "after the wait" });
 
     const { turn, items, retries } = await runTurn();
@@ -56,6 +57,16 @@ describe("model call retries against an OpenAI-compatible provider", () => {
     expect(retries[0]).toMatchObject({ attempt: 1, delayMs: 1000, error: { code: "provider_error" } });
     expect(items.at(-1)).toMatchObject({ kind: "assistant_message", text: "after the wait" });
     expect(server.requests).toHaveLength(2);
+  });
+
+  it("caps a Retry-After of an hour at 10 × retry.maxDelayMs", async () => {
+    await start();
+    server.enqueue({ type: "error", status: 429, message: "come back tomorrow", retryAfterSeconds: 3600 }, { type: "text", text: "soon after all" });
+
+    const { turn, retries } = await runTurn();
+
+    expect(turn.status).toBe("completed");
+    expect(retries.map((event) => event.delayMs)).toEqual([FAST_RETRY.maxDelayMs * 10]);
   });
 
   it("retries 503 three times with growing waits, then succeeds", async () => {
@@ -109,12 +120,13 @@ describe("model call retries against an OpenAI-compatible provider", () => {
   });
 
   it("ends the turn at once when interrupted during a retry wait", async () => {
-    await start();
+    await start({ retry: { ...FAST_RETRY, maxDelayMs: 60_000 } });
     server.enqueue({ type: "error", status: 503, message: "come back later", retryAfterSeconds: 600 });
     const created = await harness.runtime.createConversation({ text: "hi" });
     const conversationId = created.conversation.id;
     const retrying = await harness.waitForEvent(conversationId, "turn.retrying");
-    expect(retrying.delayMs).toBe(600_000);
+    // 10 × 60 s would allow 600 s; the absolute ceiling is 5 minutes.
+    expect(retrying.delayMs).toBe(300_000);
 
     await harness.runtime.interrupt(conversationId);
     const turn = await harness.turnEnded(conversationId, created.turn.id, 2_000);

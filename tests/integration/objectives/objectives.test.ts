@@ -1,3 +1,5 @@
+import fs from "node:fs";
+import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { pollUntil } from "../../support/poll";
 import { startHarness, type Harness } from "../../support/runtime-harness";
@@ -62,6 +64,27 @@ describe("objectives", () => {
     await pollUntil(() => harness.runtime.getConversation(id).status === "idle", { what: "idle" });
     expect(harness.runtime.listTurns(id).length).toBe(turnsAfterDone + 1);
     await expect(harness.runtime.openObjective(id, "x".repeat(501))).rejects.toMatchObject({ code: "bad_request" });
+  });
+
+  it("honours requestKey on open and change, across a restart: the same key answers again and writes nothing", async () => {
+    harness = await startHarness();
+    const id = await startConversation();
+    const metadata = () => fs.readFileSync(path.join(harness.home, "conversations", id, "metadata.jsonl"), "utf8");
+    const count = (type: string) => metadata().split("\n").filter((line) => line.includes(`"type":"${type}"`)).length;
+
+    const opened = await harness.runtime.openObjective(id, "keyed goal [[stream:2]]", "open-1");
+    const again = await harness.runtime.openObjective(id, "keyed goal [[stream:2]]", "open-1");
+    expect(again.id).toBe(opened.id);
+    expect(count("objective.opened")).toBe(1);
+    await expect(harness.runtime.openObjective(id, "another goal", "open-1")).rejects.toMatchObject({ code: "idempotency_conflict" });
+
+    await harness.runtime.changeObjective(id, "cancelled", undefined, "cancel-1");
+    const updates = count("objective.updated");
+    await harness.restart();
+    expect((await harness.runtime.changeObjective(id, "cancelled", undefined, "cancel-1")).status).toBe("cancelled");
+    expect((await harness.runtime.openObjective(id, "keyed goal [[stream:2]]", "open-1")).id).toBe(opened.id);
+    expect(count("objective.updated")).toBe(updates);
+    expect(count("objective.opened")).toBe(1);
   });
 
   it("survives a restart and continues", async () => {

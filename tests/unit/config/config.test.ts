@@ -26,6 +26,8 @@ describe("parseConfig", () => {
       artifactBytes: 16384,
       objectiveSliceLimit: 20,
       subagentDepthLimit: 3,
+      subagentConcurrencyLimit: 8,
+      shell: { env: [] },
       webhooks: {},
       defaultCwd: process.cwd(),
       memoryBudgetTokens: 2000,

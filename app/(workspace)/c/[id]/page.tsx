@@ -1,7 +1,6 @@
 import type { Metadata } from "next";
 import { ConversationView } from "@/components/chat/conversation-view";
-import { getRuntime } from "@/lib/engine/runtime-registry";
-import { findConversation, loadConversationPage } from "../../workspace-data";
+import { findConversation, loadConversationPage, signedInRuntime } from "../../workspace-data";
 
 export const dynamic = "force-dynamic";
 
@@ -9,12 +8,12 @@ type Params = Promise<{ id: string }>;
 
 export async function generateMetadata({ params }: { params: Params }): Promise<Metadata> {
   const { id } = await params;
-  const conversation = findConversation(getRuntime(), id);
+  const conversation = findConversation(await signedInRuntime(), id);
   return { title: conversation?.title ?? "Not found" };
 }
 
 export default async function ConversationPage({ params }: { params: Params }) {
   const { id } = await params;
-  const data = loadConversationPage(id);
+  const data = await loadConversationPage(id);
   return <ConversationView key={id} {...data} />;
 }

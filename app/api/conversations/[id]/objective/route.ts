@@ -9,10 +9,10 @@ export const GET = apiRoute<{ id: string }>(({ params, runtime }) => json({ obje
 
 export const POST = apiRoute<{ id: string }>(async ({ request, params, runtime }) => {
   const body = await readJson(request, objectiveBody);
-  return json({ objective: await runtime.openObjective(params.id, body.text) }, 201);
+  return json({ objective: await runtime.openObjective(params.id, body.text, body.requestKey) }, 201);
 });
 
 export const PATCH = apiRoute<{ id: string }>(async ({ request, params, runtime }) => {
   const body = await readJson(request, objectivePatchBody);
-  return json({ objective: await runtime.changeObjective(params.id, body.status, body.note) });
+  return json({ objective: await runtime.changeObjective(params.id, body.status, body.note, body.requestKey) });
 });
