@@ -52,8 +52,8 @@ export function nextRequest(actor: ConversationActor, session: SessionState, rea
 }
 
 /** The parts of the next request that do not depend on the history: what `fixedTokens` counts, without converting the history. */
-export function requestFrame(actor: ConversationActor, session: SessionState): Pick<RequestShape, "system" | "tools"> {
-  return {
+export function requestFrame(actor: ConversationActor, session: SessionState): Pick<RequestShape, "system" | "tools"> & { catalogTokens?: { skills: number; tools: number } } {
+  const base = {
     system: buildSystemPrompt({
       agent: actor.context.agent(session.agent),
       cwd: actor.conversation().cwd,
@@ -66,6 +66,18 @@ export function requestFrame(actor: ConversationActor, session: SessionState): P
     }),
     tools: toolsFor(actor, session),
   };
+  // Issue 14 hook: the skill catalog, skills loaded before a compaction, MCP tools or their catalog.
+  const extensions = actor.context.extensions;
+  if (!extensions) return base;
+  const model = actor.context.models.get(modelIdOf(actor, session));
+  return extensions.frame(base, {
+    allowedSkills: actor.context.agent(session.agent)?.skills ?? null,
+    cwd: actor.conversation().cwd,
+    items: session.items,
+    kept: contextItems(session.items, session.compaction),
+    input: lastUserText(session),
+    counter: tokenCounterFor(model?.provider),
+  });
 }
 
 function modelIdOf(actor: ConversationActor, session: SessionState): string {
@@ -83,7 +95,10 @@ function lastUserText(session: SessionState): string {
 /** Each tool schema as counted, converted once: the zod schemas never change, and converting them was a tenth of a model call. */
 const countedSchemas = new WeakMap<AnyToolDefinition["inputSchema"], string>();
 
-function countedSchema(schema: AnyToolDefinition["inputSchema"]): string {
+function countedSchema(tool: AnyToolDefinition): string {
+  // Issue 14 hook: an MCP tool is counted by its server's JSON Schema, the one that is sent.
+  if (tool.inputJsonSchema) return JSON.stringify(tool.inputJsonSchema);
+  const schema = tool.inputSchema;
   let text = countedSchemas.get(schema);
   if (text === undefined) {
     text = JSON.stringify(z.toJSONSchema(schema));
@@ -93,7 +108,7 @@ function countedSchema(schema: AnyToolDefinition["inputSchema"]): string {
 }
 
 export function fixedTokens(request: Pick<RequestShape, "system" | "tools">, counter: TokenCounter): number {
-  const catalog = request.tools.map((tool) => `${tool.name}: ${tool.description} ${countedSchema(tool.inputSchema)}`);
+  const catalog = request.tools.map((tool) => `${tool.name}: ${tool.description} ${countedSchema(tool)}`);
   return counter(request.system) + counter(catalog.join("\n"));
 }
 

@@ -14,6 +14,7 @@ import type { Store } from "../store/store";
 import { attachmentPath, claimUploads, removeStaleUploads, saveUpload } from "../store/uploads";
 import { builtinFileAndShellTools } from "../tools/builtin-tools";
 import { Checkpoints, type TurnChanges } from "../checkpoints/checkpoints";
+import { RequestExtensions } from "../context/request-extensions";
 import { EventBus } from "./bus";
 import { copyCheckpointsToFork, fileChangesSince, restoreBeforeMessage } from "./checkpoint-hooks";
 import { compactNow, rootContext, type CompactionOutcome } from "./compaction-step";
@@ -34,6 +35,8 @@ export interface RuntimeOptions {
   config: AtriumConfig;
   models?: ModelRegistry;
   log?: (message: string) => void;
+  /** Where MCP servers' secrets (envFrom, headersEnv) are read; default process.env. */
+  env?: Readonly<Record<string, string | undefined>>;
 }
 
 export interface CreateConversationInput {
@@ -66,6 +69,7 @@ export class Runtime {
   readonly models: ModelRegistry;
   readonly context: EngineContext;
   readonly keys: RequestKeys;
+  readonly extensions: RequestExtensions;
   private readonly actors = new Map<string, ConversationActor>();
   private agents = new Map<string, AgentDefinition>();
   private readonly timelineNotes = new Map<string, TimelineEntry[]>();
@@ -79,6 +83,15 @@ export class Runtime {
     this.keys = new RequestKeys(this.store);
     const log = options.log ?? ((message: string) => console.log(message));
     this.reloadAgents(log);
+    // Issue 14 hook: skills and MCP servers.
+    const extensions = new RequestExtensions({
+      home: this.store.paths.home,
+      config: this.config,
+      env: options.env ?? process.env,
+      log,
+      allowedSkills: (agent) => (agent ? (this.agents.get(agent)?.skills ?? null) : null),
+    });
+    this.extensions = extensions;
     this.context = {
       store: this.store,
       bus: this.bus,
@@ -86,8 +99,11 @@ export class Runtime {
       models: this.models,
       agent: (name) => this.agents.get(name),
       agents: () => [...this.agents.values()],
-      tools: builtinFileAndShellTools,
+      get tools() {
+        return [...builtinFileAndShellTools, ...extensions.tools()];
+      },
       engineTools,
+      extensions,
       log,
       checkpoints: new Checkpoints(this.store, this.config.snapshots.maxFiles),
       noteTimeline: (turnId, entry) => {
@@ -108,6 +124,7 @@ export class Runtime {
     }
     await recoverOpenTurns(this.context, (conversationId) => this.actor(conversationId));
     removeStaleUploads(this.store.paths, this.store.now());
+    await this.extensions.start();
     this.uploadSweep = setInterval(() => removeStaleUploads(this.store.paths, this.store.now()), 60 * 60 * 1000);
     this.uploadSweep.unref();
   }
@@ -127,6 +144,7 @@ export class Runtime {
       }
     }
     await Promise.race([Promise.all(finishing), new Promise((resolve) => setTimeout(resolve, 10_000).unref())]);
+    await this.extensions.stop();
     await this.store.close();
   }
 

@@ -82,6 +82,7 @@ export async function handleToolCall(runner: TurnRunner, item: Item): Promise<vo
     signal: runner.signal,
     onOutput: (delta) => runner.appendOutput(item, delta),
     env: toolEnvironment(context.config.shell.env),
+    agent: session.agent,
   });
   await checkpointAfterTool(runner, item);
   const limit = context.config.artifactBytes;
