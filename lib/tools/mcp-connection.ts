@@ -2,6 +2,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { isStdioServer, type McpServerConfig } from "../config/mcp-servers-schema";
 import { httpHeaders, stdioEnvironment } from "./mcp-environment";
 import { mcpResultToToolResult } from "./mcp-result";
@@ -77,18 +78,23 @@ export class McpConnection {
       return { status: "failed", output: `The MCP server "${this.name}" is not available: ${messageOf(error)}` };
     }
     const timeout = this.config.callTimeoutSeconds * 1000;
+    // A notification handled after the result resolved must not add output to a finished item.
+    let finished = false;
     try {
       const result = await client.callTool({ name: tool, arguments: args }, undefined, {
         signal: options.signal,
         timeout,
         resetTimeoutOnProgress: true,
         onprogress: (progress) => {
+          if (finished) return;
           const total = progress.total !== undefined ? `/${progress.total}` : "";
           options.onProgress(`progress ${progress.progress}${total}${progress.message ? `: ${progress.message}` : ""}\n`);
         },
       });
+      finished = true;
       return mcpResultToToolResult(result);
     } catch (error) {
+      finished = true;
       if (options.signal.aborted) throw error;
       if (this.client !== client) {
         const tail = this.stderrTail.at(-1);
@@ -141,6 +147,11 @@ export class McpConnection {
       }
     };
     client.onerror = (error) => this.deps.log(`mcp ${this.name}: ${messageOf(error)}`);
+    client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
+      if (this.client !== client) return;
+      this.tools = await listAllTools(client);
+      this.deps.onChange();
+    });
     try {
       await client.connect(transport, { timeout: this.deps.connectTimeoutMs ?? 20_000 });
       this.tools = await listAllTools(client);
