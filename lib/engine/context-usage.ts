@@ -147,5 +147,7 @@ export function contextInfo(actor: ConversationActor, session: SessionState, mod
     totalTokens: totals,
     lastCompaction,
     reasoningContext: configured ? { configured, applied: session.reasoningContextApplied } : null,
+    // Issue 14 hook: what the skill and tool catalogs take, for the context ring.
+    catalogTokens: requestFrame(actor, session).catalogTokens ?? { skills: 0, tools: 0 },
   };
 }

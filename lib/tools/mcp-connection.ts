@@ -122,7 +122,7 @@ export class McpConnection {
       .catch((error: unknown) => {
         this.failures += 1;
         const tail = this.stderrTail.at(-1);
-        this.setStatus("failed", `${messageOf(error)}${tail ? ` (stderr: ${tail})` : ""}`);
+        this.setStatus("failed", `${startFailure(error)}${tail ? ` (stderr: ${tail})` : ""}`);
         this.scheduleRetry();
         throw error;
       })
@@ -226,6 +226,12 @@ async function listAllTools(client: Client): Promise<McpRemoteTool[]> {
     cursor = page.nextCursor;
   } while (cursor);
   return tools;
+}
+
+/** The SDK reports a server that exits while starting as "Connection closed"; say what happened. */
+function startFailure(error: unknown): string {
+  const message = messageOf(error);
+  return /Connection closed/i.test(message) ? "the server exited while starting" : message;
 }
 
 function messageOf(error: unknown): string {

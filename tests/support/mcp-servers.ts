@@ -27,7 +27,7 @@ export async function freePort(): Promise<number> {
 export async function startEverythingHttp(): Promise<{ url: string; child: ChildProcess; stop(): Promise<void> }> {
   const port = await freePort();
   const child = spawn(process.execPath, [EVERYTHING_SERVER, "streamableHttp"], {
-    env: { PATH: process.env.PATH, PORT: String(port) },
+    env: { NODE_ENV: "production", PATH: process.env.PATH ?? "", PORT: String(port) },
     stdio: ["ignore", "pipe", "pipe"],
   });
   child.stdout?.resume();
