@@ -34,7 +34,7 @@ export interface RequestExtensionsOptions {
   env: Readonly<Record<string, string | undefined>>;
   log(message: string): void;
   /** `skills:` of an agent by name (null: all skills). */
-  allowedSkills(agent: string | undefined): readonly string[] | null;
+  allowedSkills(agent: string | undefined, cwd: string): readonly string[] | null;
   mcpRetryDelayMs?(attempt: number): number;
 }
 

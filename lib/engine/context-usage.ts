@@ -32,10 +32,11 @@ export interface Usage {
 /** The agent's tools, as the model is offered them. */
 export function toolsFor(actor: ConversationActor, session: SessionState): readonly AnyToolDefinition[] {
   const context = actor.context;
-  const agent = context.agent(session.agent);
+  const cwd = actor.conversation().cwd;
+  const agent = context.agent(session.agent, cwd);
   return [...context.tools, ...context.engineTools]
     .filter((tool) => !agent?.tools || agent.tools.includes(tool.name))
-    .map((tool) => (tool.name === "spawn_agent" ? spawnAgentFor(context.agents()) : tool));
+    .map((tool) => (tool.name === "spawn_agent" ? spawnAgentFor(context.agents(cwd)) : tool));
 }
 
 /** The request the session's next model call would send, before the new input is read. */
@@ -55,7 +56,7 @@ export function nextRequest(actor: ConversationActor, session: SessionState, rea
 export function requestFrame(actor: ConversationActor, session: SessionState): Pick<RequestShape, "system" | "tools"> & { catalogTokens?: { skills: number; tools: number } } {
   const base = {
     system: buildSystemPrompt({
-      agent: actor.context.agent(session.agent),
+      agent: actor.context.agent(session.agent, actor.conversation().cwd),
       cwd: actor.conversation().cwd,
       memories: selectMemories(
         readMemories(memoryFolder(actor.context.store.paths.home, session.agent)),
@@ -71,7 +72,7 @@ export function requestFrame(actor: ConversationActor, session: SessionState): P
   if (!extensions) return base;
   const model = actor.context.models.get(modelIdOf(actor, session));
   return extensions.frame(base, {
-    allowedSkills: actor.context.agent(session.agent)?.skills ?? null,
+    allowedSkills: actor.context.agent(session.agent, actor.conversation().cwd)?.skills ?? null,
     cwd: actor.conversation().cwd,
     items: session.items,
     kept: contextItems(session.items, session.compaction),

@@ -14,8 +14,9 @@ export interface EngineContext {
   bus: EventBus;
   config: AtriumConfig;
   models: ModelRegistry;
-  agent(name: string): AgentDefinition | undefined;
-  agents(): AgentDefinition[];
+  /** With `cwd`, that project's `.atrium/agents` are seen too and win by name (issue 14). */
+  agent(name: string, cwd?: string): AgentDefinition | undefined;
+  agents(cwd?: string): AgentDefinition[];
   /** Tools run by lib/tools; engine tools (ask_user, …) are handled by the turn runner. */
   tools: readonly AnyToolDefinition[];
   engineTools: readonly AnyToolDefinition[];

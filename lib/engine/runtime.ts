@@ -1,6 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
-import { loadAgentDefinitions, type AgentDefinition } from "../agents/definitions";
+import { AgentCatalog } from "../agents/agent-catalog";
 import type { AtriumConfig } from "../config/config";
 import { AtriumError } from "../errors";
 import { readArtifactPage, type ArtifactPage } from "../context/artifacts";
@@ -71,7 +71,7 @@ export class Runtime {
   readonly keys: RequestKeys;
   readonly extensions: RequestExtensions;
   private readonly actors = new Map<string, ConversationActor>();
-  private agents = new Map<string, AgentDefinition>();
+  private readonly agents: AgentCatalog;
   private readonly timelineNotes = new Map<string, TimelineEntry[]>();
   private stopping = false;
   private uploadSweep: NodeJS.Timeout | null = null;
@@ -82,6 +82,7 @@ export class Runtime {
     this.models = options.models ?? createModelRegistry(options.config);
     this.keys = new RequestKeys(this.store);
     const log = options.log ?? ((message: string) => console.log(message));
+    this.agents = new AgentCatalog(this.store.paths.agents, log);
     this.reloadAgents(log);
     // Issue 14 hook: skills and MCP servers.
     const extensions = new RequestExtensions({
@@ -89,7 +90,7 @@ export class Runtime {
       config: this.config,
       env: options.env ?? process.env,
       log,
-      allowedSkills: (agent) => (agent ? (this.agents.get(agent)?.skills ?? null) : null),
+      allowedSkills: (agent, cwd) => (agent ? (this.agents.get(agent, cwd)?.skills ?? null) : null),
     });
     this.extensions = extensions;
     this.context = {
@@ -97,8 +98,8 @@ export class Runtime {
       bus: this.bus,
       config: this.config,
       models: this.models,
-      agent: (name) => this.agents.get(name),
-      agents: () => [...this.agents.values()],
+      agent: (name, cwd) => this.agents.get(name, cwd),
+      agents: (cwd) => this.agents.list(cwd),
       get tools() {
         return [...builtinFileAndShellTools, ...extensions.tools()];
       },
@@ -149,9 +150,7 @@ export class Runtime {
   }
 
   reloadAgents(log: (message: string) => void = this.context?.log ?? console.log): void {
-    const { agents, problems } = loadAgentDefinitions([this.store.paths.agents]);
-    for (const problem of problems) log(`agent definition ${problem.path} skipped: ${problem.message}`);
-    this.agents = agents;
+    this.agents.reload(log);
   }
 
   actor(conversationId: string): ConversationActor {
@@ -185,12 +184,12 @@ export class Runtime {
       body,
       async (keyed) => {
         const agentName = input.agent ?? "default";
-        const agent = this.agents.get(agentName);
+        const cwd = path.resolve(input.cwd ?? this.config.defaultCwd);
+        if (!isDirectory(cwd)) throw new AtriumError("missing_cwd", `the working directory ${cwd} does not exist`);
+        const agent = this.agents.get(agentName, cwd);
         if (!agent) throw new AtriumError("missing_agent", `no agent named "${agentName}" is defined`);
         const model = input.model ?? agent.model ?? this.config.defaultModel;
         if (!this.models.get(model)) throw new AtriumError("missing_model", `no model "${model}" is configured`);
-        const cwd = path.resolve(input.cwd ?? this.config.defaultCwd);
-        if (!isDirectory(cwd)) throw new AtriumError("missing_cwd", `the working directory ${cwd} does not exist`);
         const effort = this.models.get(model)?.effort ? (input.effort ?? null) : null;
         const conversationId = this.store.newId();
         const rootSessionId = this.store.newId();
@@ -459,8 +458,9 @@ export class Runtime {
     return this.actor(question.conversationId).answerQuestion(questionId, answer);
   }
 
-  listAgents(): Agent[] {
-    return [...this.agents.values()].map((agent) => ({
+  /** With `cwd`, that project's `.atrium/agents` are listed too. */
+  listAgents(cwd?: string): Agent[] {
+    return this.agents.list(cwd).map((agent) => ({
       name: agent.name,
       description: agent.description,
       model: agent.model,

@@ -62,7 +62,7 @@ export async function handleToolCall(runner: TurnRunner, item: Item): Promise<vo
     await actor.completeItem(session, item, { status: "failed", output: `Unknown tool "${name}". Use one of the tools listed.` });
     return;
   }
-  const agent = context.agent(session.agent);
+  const agent = context.agent(session.agent, actor.conversation().cwd);
   const policy = resolveApprovalPolicy(name, agent?.approval, context.config.approvals);
   if (policy === "deny") {
     await actor.completeItem(session, item, { status: "denied", output: `The ${name} tool is not allowed for this agent.` });

@@ -10,7 +10,7 @@ const FILE_LISTING_LIMIT = 50;
 export interface LoadSkillOptions {
   home: string;
   /** The `skills:` list of the calling agent, or null for all. */
-  allowedSkills(agent: string | undefined): readonly string[] | null;
+  allowedSkills(agent: string | undefined, cwd: string): readonly string[] | null;
 }
 
 /** load_skill(name): the skill's instructions as the tool result, with its folder so read_file can reach its files. */
@@ -22,7 +22,7 @@ export function createLoadSkillTool(options: LoadSkillOptions): AnyToolDefinitio
       "skill's folder, which the result names; read them with read_file using that folder's absolute path.",
     inputSchema: z.object({ name: z.string().min(1).describe("The skill's name as listed.") }),
     async execute(input, context) {
-      const visible = skillsForAgent(discoverSkills(options.home, context.cwd).skills, options.allowedSkills(context.agent));
+      const visible = skillsForAgent(discoverSkills(options.home, context.cwd).skills, options.allowedSkills(context.agent, context.cwd));
       const skill = visible.find((candidate) => candidate.name === input.name);
       if (!skill) {
         const names = visible.map((candidate) => candidate.name);
