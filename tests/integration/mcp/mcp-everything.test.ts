@@ -41,6 +41,13 @@ describe("MCP: server-everything over stdio", () => {
       ["mcp__everything__echo", "completed", "Echo: hello mcp"],
       ["mcp__everything__get-sum", "completed", "The sum of 2 and 40 is 42."],
     ]);
+
+    // A large result goes to an artifact like any other tool's.
+    const big = "quince ".repeat(4000);
+    const large = await run(harness, `[[tool:mcp__everything__echo {"message":"${big}"}]]`);
+    expect(large.calls[0].artifactId).toBeTruthy();
+    expect(large.calls[0].output!.length).toBeLessThan(big.length);
+    expect(large.calls[0].output).toContain(large.calls[0].artifactId!);
   });
 
   it("streams progress into the tool_call item, and interrupt cancels a long-running call", async () => {
