@@ -76,7 +76,9 @@ export class RequestExtensions {
   }
 
   frame(base: { system: string; tools: readonly AnyToolDefinition[] }, info: FrameInfo): Frame {
-    const skills = skillsForAgent(this.skills(info.cwd), info.allowedSkills);
+    // An agent whose tools: list leaves out load_skill gets no catalog it could not act on.
+    const canLoadSkills = base.tools.some((tool) => tool.name === LOAD_SKILL_TOOL_NAME);
+    const skills = canLoadSkills ? skillsForAgent(this.skills(info.cwd), info.allowedSkills) : [];
     const catalog = skillCatalog(skills, info.input, this.options.config.skillCatalogTokens, info.counter);
     const loadedSkills = loadedSkillsSection(compactedSkillLoads(info.items, info.kept));
     const tools = skills.length ? base.tools : base.tools.filter((tool) => tool.name !== LOAD_SKILL_TOOL_NAME);

@@ -5,6 +5,7 @@ import { compactionThreshold } from "../context/threshold";
 import { countMessages, tokenCounterFor, type TokenCounter } from "../context/tokens";
 import type { ContextInfo } from "../events/entities";
 import type { AnyToolDefinition } from "../tools/tool";
+import { toolAllowed } from "../tools/tool-allowed";
 import { z } from "zod";
 import type { ConversationActor } from "./conversation-actor";
 import { spawnAgentFor } from "./engine-tools";
@@ -35,7 +36,8 @@ export function toolsFor(actor: ConversationActor, session: SessionState): reado
   const cwd = actor.conversation().cwd;
   const agent = context.agent(session.agent, cwd);
   return [...context.tools, ...context.engineTools]
-    .filter((tool) => !agent?.tools || agent.tools.includes(tool.name))
+    // Issue 14 hook: `mcp__<server>__*` entries in an agent's tools: list.
+    .filter((tool) => toolAllowed(agent?.tools, tool.name))
     .map((tool) => (tool.name === "spawn_agent" ? spawnAgentFor(context.agents(cwd)) : tool));
 }
 

@@ -72,6 +72,9 @@ describe("skills", () => {
     expect(call.output).not.toContain("HOME BODY");
     // The catalog is sent again with the next step, not only with the first request.
     expect(systemOf(chatRequests(fake!).at(-1)!.body)).toContain("- sql-review:");
+    // The context ring's popover reads what the catalogs take.
+    expect(h.runtime.getContext(created.conversation.id).catalogTokens).toMatchObject({ skills: expect.any(Number), tools: 0 });
+    expect(h.runtime.getContext(created.conversation.id).catalogTokens!.skills).toBeGreaterThan(20);
   });
 
   it("load_skill returns the body and names the folder, whose files read_file then reads", async () => {

@@ -3,6 +3,7 @@ import { ConfigError, parseConfig } from "@/lib/config/config";
 import { resolveApprovalPolicy } from "@/lib/tools/approval-policy";
 import { httpHeaders, stdioEnvironment } from "@/lib/tools/mcp-environment";
 import { isStdioServer } from "@/lib/config/mcp-servers-schema";
+import { toolAllowed } from "@/lib/tools/tool-allowed";
 
 describe("mcpServers in config.json", () => {
   it("takes the Claude Code shape for stdio and Streamable HTTP servers", () => {
@@ -49,5 +50,16 @@ describe("approval policy for MCP tools", () => {
     expect(resolveApprovalPolicy("mcp__files__write", undefined, config)).toBe("deny");
     expect(resolveApprovalPolicy("mcp__files__write", { "mcp__files__*": "ask" }, config)).toBe("ask");
     expect(resolveApprovalPolicy("mcp__other__x", undefined, config)).toBe("ask");
+  });
+});
+
+describe("an agent's tools: list and MCP tools", () => {
+  it("allows a whole server with mcp__<server>__*, and load_tools with any MCP entry", () => {
+    expect(toolAllowed(null, "mcp__files__read")).toBe(true);
+    expect(toolAllowed(["read_file"], "mcp__files__read")).toBe(false);
+    expect(toolAllowed(["mcp__files__*"], "mcp__files__read")).toBe(true);
+    expect(toolAllowed(["mcp__files__*"], "mcp__other__read")).toBe(false);
+    expect(toolAllowed(["mcp__files__read"], "load_tools")).toBe(true);
+    expect(toolAllowed(["read_file"], "load_tools")).toBe(false);
   });
 });
