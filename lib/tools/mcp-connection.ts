@@ -2,7 +2,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+import { ErrorCode, McpError, ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { isStdioServer, type McpServerConfig } from "../config/mcp-servers-schema";
 import { httpHeaders, stdioEnvironment } from "./mcp-environment";
 import { mcpResultToToolResult } from "./mcp-result";
@@ -96,6 +96,14 @@ export class McpConnection {
     } catch (error) {
       finished = true;
       if (options.signal.aborted) throw error;
+      if (this.client === client && isConnectionFailure(error)) {
+        // An HTTP server that went away does not close the client; drop it so the next call reconnects.
+        this.client = null;
+        await client.close().catch(() => undefined);
+        this.setStatus("failed", `the connection failed: ${messageOf(error)}`);
+        this.failures = 1;
+        this.scheduleRetry();
+      }
       if (this.client !== client) {
         const tail = this.stderrTail.at(-1);
         return {
@@ -146,7 +154,12 @@ export class McpConnection {
         this.scheduleRetry();
       }
     };
-    client.onerror = (error) => this.deps.log(`mcp ${this.name}: ${messageOf(error)}`);
+    client.onerror = (error) => {
+      this.deps.log(`mcp ${this.name}: ${messageOf(error)}`);
+      // The HTTP transport reports a server it can no longer reach here and leaves pending calls
+      // waiting; closing the client fails them (ConnectionClosed) so the next call reconnects.
+      if (opened && this.client === client && /reconnect/i.test(messageOf(error))) client.close().catch(() => undefined);
+    };
     client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
       if (this.client !== client) return;
       this.tools = await listAllTools(client);
@@ -226,6 +239,12 @@ async function listAllTools(client: Client): Promise<McpRemoteTool[]> {
     cursor = page.nextCursor;
   } while (cursor);
   return tools;
+}
+
+/** Errors the server answered (bad arguments, unknown tool) keep the connection; anything else means it is gone. */
+function isConnectionFailure(error: unknown): boolean {
+  if (!(error instanceof McpError)) return true;
+  return error.code === ErrorCode.ConnectionClosed;
 }
 
 /** The SDK reports a server that exits while starting as "Connection closed"; say what happened. */

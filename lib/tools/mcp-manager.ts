@@ -34,9 +34,18 @@ export class McpManager {
     );
   }
 
-  /** Waits for every server's first attempt; failures are reported and retried, never thrown. */
-  async start(): Promise<void> {
-    await Promise.all(this.connections.map((connection) => connection.start()));
+  /**
+   * Waits for every server's first attempt, but not past `waitMs`: a slow server stays
+   * `starting` and joins when it connects. Failures are reported and retried, never thrown.
+   */
+  async start(waitMs = 10_000): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const limit = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, waitMs);
+      timer.unref();
+    });
+    await Promise.race([Promise.all(this.connections.map((connection) => connection.start())), limit]);
+    clearTimeout(timer);
   }
 
   async stop(): Promise<void> {

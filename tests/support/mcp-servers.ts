@@ -24,8 +24,8 @@ export async function freePort(): Promise<number> {
 }
 
 /** server-everything over Streamable HTTP on a free port; resolves once it listens. */
-export async function startEverythingHttp(): Promise<{ url: string; child: ChildProcess; stop(): Promise<void> }> {
-  const port = await freePort();
+export async function startEverythingHttp(port?: number): Promise<{ url: string; port: number; child: ChildProcess; stop(): Promise<void> }> {
+  port ??= await freePort();
   const child = spawn(process.execPath, [EVERYTHING_SERVER, "streamableHttp"], {
     env: { NODE_ENV: "production", PATH: process.env.PATH ?? "", PORT: String(port) },
     stdio: ["ignore", "pipe", "pipe"],
@@ -48,10 +48,11 @@ export async function startEverythingHttp(): Promise<{ url: string; child: Child
   });
   return {
     url: `http://127.0.0.1:${port}/mcp`,
+    port,
     child,
     stop: () =>
       new Promise<void>((resolve) => {
-        if (child.exitCode !== null) return resolve();
+        if (child.exitCode !== null || child.signalCode !== null) return resolve();
         child.once("exit", () => resolve());
         child.kill("SIGTERM");
       }),

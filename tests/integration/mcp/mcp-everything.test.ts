@@ -168,4 +168,24 @@ describe("MCP: server-everything over Streamable HTTP", () => {
     expect(deltas.length).toBeGreaterThanOrEqual(1);
     expect(deltas).toEqual(["progress 1/2\n", "progress 2/2\n"].slice(0, deltas.length));
   });
+
+  it("fails a call whose server goes away, and reconnects on the next call once it is back", async () => {
+    const first = await startEverythingHttp();
+    stops.push(first.stop);
+    harness = await startHarness({ mcpServers: { web: { url: first.url, approval: "auto" } } });
+    await waitUntil(() => harness!.runtime.extensions.servers()[0].status === "connected", "the HTTP server connects", 10_000);
+    const created = await harness.runtime.createConversation({ text: '[[tool:mcp__web__trigger-long-running-operation {"duration":60,"steps":60}]]' });
+    const id = created.conversation.id;
+    await harness.waitForEvent(id, "item.delta", (event) => event.field === "output" && event.delta === "progress 1/60\n", 10_000);
+    await first.stop();
+    await harness.turnEnded(id, created.turn.id, 20_000);
+    const failed = harness.items(id).find((item) => item.kind === "tool_call")!;
+    expect(failed.status).toBe("failed");
+    expect(failed.output).toContain('The MCP server "web" stopped during this call');
+
+    const second = await startEverythingHttp(first.port);
+    stops.push(second.stop);
+    const after = await run(harness, '[[tool:mcp__web__get-sum {"a":6,"b":7}]]');
+    expect(after.calls[0]).toMatchObject({ status: "completed", output: "The sum of 6 and 7 is 13." });
+  });
 });
