@@ -130,9 +130,9 @@ export function ContextRing({ conversationId, sessionId }: { conversationId: str
             </dd>
             {context.catalogTokens && (
               <>
-                <dt className="text-muted-foreground">Catalogs</dt>
+                <dt className="text-muted-foreground">Catalog tokens</dt>
                 <dd data-testid="context-catalogs" className="text-right tabular-nums">
-                  {number.format(context.catalogTokens.skills)} skills · {number.format(context.catalogTokens.tools)} tools
+                  skills {number.format(context.catalogTokens.skills)} · tools {number.format(context.catalogTokens.tools)}
                 </dd>
               </>
             )}
