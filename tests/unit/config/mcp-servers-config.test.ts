@@ -38,6 +38,18 @@ describe("mcpServers in config.json", () => {
     expect(env).toEqual({ PATH: "/bin", MODE: "x", API_TOKEN: "t0k" });
     expect(httpHeaders(web, { WEB_AUTH: "Bearer abc" })).toEqual({ "X-Team": "a", Authorization: "Bearer abc" });
     expect(() => httpHeaders(web, {})).toThrow("the environment variable WEB_AUTH is not set");
+    const expanded = parseConfig({
+      mcpServers: {
+        gh: { command: "node", env: { GITHUB_TOKEN: "${ATRIUM_GH}" } },
+        api: { url: "http://127.0.0.1:1/mcp", headers: { Authorization: "Bearer ${API_KEY}" } },
+      },
+    }).mcpServers;
+    const gh = expanded.gh;
+    const api = expanded.api;
+    if (!isStdioServer(gh) || isStdioServer(api)) throw new Error("wrong kinds");
+    expect(stdioEnvironment(gh, { ATRIUM_GH: "ghp" })).toEqual({ GITHUB_TOKEN: "ghp" });
+    expect(httpHeaders(api, { API_KEY: "k" })).toEqual({ Authorization: "Bearer k" });
+    expect(() => stdioEnvironment(gh, {})).toThrow("env.GITHUB_TOKEN: the environment variable ATRIUM_GH is not set");
   });
 });
 
