@@ -123,9 +123,10 @@ export class Runtime {
       if (outcome.status === "skipped") this.context.log(`skipped conversation ${outcome.conversationId}: ${outcome.reason}`);
       else if (outcome.status === "indexed") this.context.log(`re-indexed conversation ${outcome.conversationId}`);
     }
+    // Issue 14 hook: MCP servers first, so a turn that recovery resumes finds their tools.
+    await this.extensions.start();
     await recoverOpenTurns(this.context, (conversationId) => this.actor(conversationId));
     removeStaleUploads(this.store.paths, this.store.now());
-    await this.extensions.start();
     this.uploadSweep = setInterval(() => removeStaleUploads(this.store.paths, this.store.now()), 60 * 60 * 1000);
     this.uploadSweep.unref();
   }
