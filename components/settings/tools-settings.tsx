@@ -3,6 +3,7 @@ import { Badge } from "@/components/ui/badge";
 import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from "@/components/ui/table";
 import { PageHeader } from "@/components/sidebar/page-header";
 import { RefreshButton } from "./refresh-button";
+import { SettingsNav } from "./settings-nav";
 
 type Server = ToolsOverview["mcpServers"][number];
 type Approval = ToolsOverview["tools"][number]["approval"];
@@ -72,9 +73,10 @@ export function ToolsSettings({ overview, defaultCwd }: { overview: ToolsOvervie
   const mcp = overview.tools.filter((tool) => tool.source === "mcp");
   return (
     <div className="flex min-h-0 flex-1 flex-col">
-      <PageHeader title="Settings · Tools">
+      <PageHeader title="Settings">
         <RefreshButton />
       </PageHeader>
+      <SettingsNav />
       <main className="min-h-0 flex-1 overflow-y-auto">
         <div className="mx-auto grid max-w-4xl gap-8 p-4 md:p-6">
           <Section title="MCP servers" description="Started with Atrium; a failing server is retried with backoff.">

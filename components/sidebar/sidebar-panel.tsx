@@ -1,7 +1,6 @@
 "use client";
 
 import { ArchiveIcon, LogOutIcon, MessageSquarePlusIcon, SearchIcon, SettingsIcon, ShieldCheckIcon, XIcon } from "lucide-react";
-import { ArchiveIcon, LogOutIcon, MessageSquarePlusIcon, SearchIcon, ShieldCheckIcon, WrenchIcon, XIcon } from "lucide-react";
 import Link from "next/link";
 import { usePathname } from "next/navigation";
 import { useEffect, useState } from "react";
@@ -112,7 +111,6 @@ export function SidebarPanel({ conversations, pendingApprovals, inSheet = false 
         </SidebarLink>
         <SidebarLink href="/archive" active={pathname === "/archive"} icon={<ArchiveIcon />} label="Archive" />
         <SidebarLink href="/settings" active={pathname.startsWith("/settings")} icon={<SettingsIcon />} label="Settings" />
-        <SidebarLink href="/settings/tools" active={pathname === "/settings/tools"} icon={<WrenchIcon />} label="Tools" />
       </nav>
       <div className="px-4 pt-2 pb-1 text-xs font-medium text-muted-foreground">
         {searching ? (search.results === null || search.query !== query.trim() ? "Searching…" : `Results for “${query.trim()}”`) : "Conversations"}

@@ -14,7 +14,8 @@ function writeHomeSkill(name: string, description: string): void {
 // playwright.config.ts configures two MCP servers: "files" (the real server-filesystem) and "broken" (exits at start).
 test("Settings → Tools shows a connected and a failed MCP server, the built-in tools and their approval", async ({ app }) => {
   await visit(app.page, "/");
-  await app.page.getByRole("link", { name: "Tools" }).click();
+  await app.page.getByRole("link", { name: "Settings" }).click();
+  await app.page.getByRole("navigation", { name: "Settings sections" }).getByRole("link", { name: "Tools" }).click();
   await expect(app.page).toHaveURL(/\/settings\/tools$/);
   const servers = app.page.getByRole("table", { name: "MCP servers" });
   const files = servers.getByRole("row").filter({ hasText: "files" });
