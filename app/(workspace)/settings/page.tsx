@@ -1,8 +1,8 @@
 import type { Metadata } from "next";
 import { PageHeader } from "@/components/sidebar/page-header";
 import { NotificationSettings } from "@/components/settings/notification-settings";
-import { assertSignedIn } from "../workspace-data";
 import { SettingsNav } from "@/components/settings/settings-nav";
+import { assertSignedIn } from "../workspace-data";
 
 export const metadata: Metadata = { title: "Settings" };
 
