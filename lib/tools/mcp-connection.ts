@@ -119,7 +119,8 @@ export class McpConnection {
     if (this.connecting) return this.connecting;
     if (this.retryTimer) clearTimeout(this.retryTimer);
     this.retryTimer = null;
-    this.setStatus("starting", this.error);
+    // A retry keeps showing the failure until it succeeds, rather than flickering to "starting".
+    if (this.status !== "failed") this.setStatus("starting", null);
     this.connecting = this.open()
       .then((client) => {
         this.failures = 0;
