@@ -10,8 +10,20 @@ import { E2E_PORT, E2E_TOKEN } from "./tests/e2e/support/environment";
  */
 if (!process.env.ATRIUM_E2E_HOME) {
   const home = fs.mkdtempSync(path.join(os.tmpdir(), "atrium-e2e-"));
-  // Short, real retry waits so the retry notice can be watched counting down.
-  fs.writeFileSync(path.join(home, "config.json"), JSON.stringify({ retry: { baseDelayMs: 2000, maxDelayMs: 4000, maxRetries: 2 } }));
+  const notes = path.join(home, "mcp-notes");
+  fs.mkdirSync(notes);
+  fs.writeFileSync(
+    path.join(home, "config.json"),
+    JSON.stringify({
+      // Short, real retry waits so the retry notice can be watched counting down.
+      retry: { baseDelayMs: 2000, maxDelayMs: 4000, maxRetries: 2 },
+      // Settings → Tools shows one connected MCP server (the real server-filesystem) and one that fails to start.
+      mcpServers: {
+        files: { command: process.execPath, args: [path.resolve("node_modules/@modelcontextprotocol/server-filesystem/dist/index.js"), notes] },
+        broken: { command: process.execPath, args: ["-e", "console.error('broken on purpose'); process.exit(1)"] },
+      },
+    }),
+  );
   process.env.ATRIUM_E2E_HOME = home;
 }
 

@@ -128,6 +128,14 @@ export function ContextRing({ conversationId, sessionId }: { conversationId: str
             <dd data-testid="context-total" className="text-right tabular-nums">
               {number.format(context.totalTokens.input)} in · {number.format(context.totalTokens.output)} out
             </dd>
+            {context.catalogTokens && (
+              <>
+                <dt className="text-muted-foreground">Catalog tokens</dt>
+                <dd data-testid="context-catalogs" className="text-right tabular-nums">
+                  skills {number.format(context.catalogTokens.skills)} · tools {number.format(context.catalogTokens.tools)}
+                </dd>
+              </>
+            )}
             <dt className="text-muted-foreground">Figures</dt>
             <dd className="text-right">{context.source === "reported" ? "reported by the provider" : "estimate"}</dd>
             {context.reasoningContext && (

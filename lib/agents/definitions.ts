@@ -15,6 +15,8 @@ const frontMatterSchema = z.strictObject({
   tools: z.array(z.string().min(1)).optional(),
   approval: z.record(z.string().min(1), approvalPolicySchema).optional(),
   compactModel: z.string().min(1).optional(),
+  /** The skills this agent sees (DESIGN §4); all when absent. */
+  skills: z.array(z.string().min(1)).optional(),
 });
 
 export interface AgentDefinition {
@@ -24,6 +26,7 @@ export interface AgentDefinition {
   tools: string[] | null;
   approval: Record<string, z.infer<typeof approvalPolicySchema>>;
   compactModel: string | null;
+  skills: string[] | null;
   instructions: string;
   source: string | null;
 }
@@ -40,6 +43,7 @@ const DEFAULT_AGENT: AgentDefinition = {
   tools: null,
   approval: {},
   compactModel: null,
+  skills: null,
   instructions: DEFAULT_AGENT_INSTRUCTIONS,
   source: null,
 };
@@ -92,6 +96,7 @@ export function parseAgentFile(filePath: string, text: string): { agent: AgentDe
       tools: front.tools ?? null,
       approval: front.approval ?? {},
       compactModel: front.compactModel ?? null,
+      skills: front.skills ?? null,
       instructions: match[2].trim() || DEFAULT_AGENT_INSTRUCTIONS,
       source: filePath,
     },

@@ -188,4 +188,12 @@ export const OPERATIONS: Record<string, Record<string, Operation>> = {
   },
   "/api/models": { get: { operationId: "listModels", summary: "Configured models", answers: { 200: { description: "the models", schema: object({ models: arrayOf("Model") }) } } } },
   "/api/agents": { get: { operationId: "listAgents", summary: "Agent definitions", answers: { 200: { description: "the agents", schema: object({ agents: arrayOf("Agent") }) } } } },
+  "/api/tools": {
+    get: {
+      operationId: "listTools",
+      summary: "Built-in and MCP tools with their approval, skills (?cwd= adds a project's), MCP servers and their status",
+      query: schemas.toolsQuery,
+      answers: { 200: { description: "tools, skills and MCP servers", schema: ref("Tools") } },
+    },
+  },
 };

@@ -100,6 +100,7 @@ export function openApiDocument(serverUrl = "http://127.0.0.1:3000"): Record<str
     Approval: jsonSchema(entities.approvalSchema),
     Question: jsonSchema(entities.questionSchema),
     Agent: jsonSchema(entities.agentSchema),
+    Tools: jsonSchema(entities.toolsOverviewSchema),
     Model: jsonSchema(entities.modelInfoSchema),
     Attachment: jsonSchema(entities.attachmentSchema),
     TimelineEntry: jsonSchema(entities.timelineEntrySchema),

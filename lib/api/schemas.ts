@@ -102,6 +102,11 @@ export const conversationEventsQuery = z.strictObject({ session: idSchema.option
 
 export const approvalsQuery = z.strictObject({ status: z.enum(["pending", "approved", "denied"]).optional() });
 
+/** GET /api/tools?cwd=: a project's `.atrium/skills` beside the home ones; default the configured defaultCwd. */
+export const toolsQuery = z.strictObject({
+  cwd: z.string().refine((value) => value.startsWith("/"), "cwd must be an absolute path").optional(),
+});
+
 export const objectiveBody = z.object({ text: z.string().max(500, "an objective is at most 500 characters"), requestKey });
 export const objectivePatchBody = z.object({
   status: z.enum(["open", "paused", "completed", "blocked", "cancelled"]),

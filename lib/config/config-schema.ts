@@ -1,6 +1,7 @@
 import path from "node:path";
 import { z } from "zod";
 import { isListableEnvName } from "../tools/tool-environment";
+import { mcpApprovalEntries, mcpServersSchema } from "./mcp-servers-schema";
 
 /** The built-in model's entry, added when config.json does not list one (DESIGN §7). */
 export const OFFLINE_MODEL_ENTRY = {
@@ -82,6 +83,10 @@ export const configSchema = z
     memoryBudgetTokens: nonNegativeInteger.default(2000),
     // Checkpoints of working directories (lib/checkpoints): a bigger cwd has them turned off.
     snapshots: z.strictObject({ maxFiles: positiveInteger.default(20000) }).prefault({}),
+    skillCatalogTokens: nonNegativeInteger.default(1500),
+    /** Tokens the MCP tools' full schemas may take in a request; beyond it they are offered as a catalog and load_tools. */
+    toolSchemaTokens: nonNegativeInteger.default(8000),
+    mcpServers: mcpServersSchema,
   })
   .superRefine((config, context) => {
     const byId = new Map<string, { id: string; contextWindow: number }>([[OFFLINE_MODEL_ENTRY.id, OFFLINE_MODEL_ENTRY]]);
@@ -115,7 +120,12 @@ export const configSchema = z
     });
   })
   // Added after validation so that issue paths keep the indexes of the file's own models list.
-  .transform((config) => ({ ...config, models: withOfflineModel(config.models) }));
+  .transform((config) => ({
+    ...config,
+    models: withOfflineModel(config.models),
+    // A server's policy is a default under the owner's own approvals entries.
+    approvals: { ...mcpApprovalEntries(config.mcpServers), ...config.approvals },
+  }));
 
 export type AtriumConfig = z.output<typeof configSchema>;
 export type ModelConfig = z.output<typeof modelConfigSchema>;

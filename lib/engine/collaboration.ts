@@ -50,7 +50,7 @@ async function spawnAgent(runner: TurnRunner, input: Record<string, unknown>): P
     return failed(`Cannot spawn: subagents may nest ${depthLimit} levels deep and this agent is at depth ${session.depth}. Do the work yourself.`);
   }
   const agentName = typeof input.agent === "string" && input.agent !== "" ? input.agent : "default";
-  const agent = context.agent(agentName);
+  const agent = context.agent(agentName, actor.conversation().cwd);
   if (!agent) return failed(`Unknown agent "${agentName}". Pick one of the agents listed in the tool description.`);
   const model = agent.model && context.models.get(agent.model) ? agent.model : runner.turn.model;
   const concurrencyLimit = context.config.subagentConcurrencyLimit;

@@ -26,7 +26,7 @@ export async function compactSession(
   if (!plan) return { compacted: false, reason: "nothing is older than the part of the history that is always kept" };
   const scope = { sessionId: session.id, turnId: options.turnId ?? undefined };
   actor.publish({ type: "compaction.started", ...scope });
-  const agent = context.agent(session.agent);
+  const agent = context.agent(session.agent, actor.conversation().cwd);
   const compactModelId = agent?.compactModel ?? context.models.get(options.modelId)?.compactModel ?? options.modelId;
   let text: string;
   try {

@@ -5,6 +5,7 @@ import { compactionThreshold } from "../context/threshold";
 import { countMessages, tokenCounterFor, type TokenCounter } from "../context/tokens";
 import type { ContextInfo } from "../events/entities";
 import type { AnyToolDefinition } from "../tools/tool";
+import { toolAllowed } from "../tools/tool-allowed";
 import { z } from "zod";
 import type { ConversationActor } from "./conversation-actor";
 import { spawnAgentFor } from "./engine-tools";
@@ -32,10 +33,12 @@ export interface Usage {
 /** The agent's tools, as the model is offered them. */
 export function toolsFor(actor: ConversationActor, session: SessionState): readonly AnyToolDefinition[] {
   const context = actor.context;
-  const agent = context.agent(session.agent);
+  const cwd = actor.conversation().cwd;
+  const agent = context.agent(session.agent, cwd);
   return [...context.tools, ...context.engineTools]
-    .filter((tool) => !agent?.tools || agent.tools.includes(tool.name))
-    .map((tool) => (tool.name === "spawn_agent" ? spawnAgentFor(context.agents()) : tool));
+    // Issue 14 hook: `mcp__<server>__*` entries in an agent's tools: list.
+    .filter((tool) => toolAllowed(agent?.tools, tool.name))
+    .map((tool) => (tool.name === "spawn_agent" ? spawnAgentFor(context.agents(cwd)) : tool));
 }
 
 /** The request the session's next model call would send, before the new input is read. */
@@ -52,10 +55,10 @@ export function nextRequest(actor: ConversationActor, session: SessionState, rea
 }
 
 /** The parts of the next request that do not depend on the history: what `fixedTokens` counts, without converting the history. */
-export function requestFrame(actor: ConversationActor, session: SessionState): Pick<RequestShape, "system" | "tools"> {
-  return {
+export function requestFrame(actor: ConversationActor, session: SessionState): Pick<RequestShape, "system" | "tools"> & { catalogTokens?: { skills: number; tools: number } } {
+  const base = {
     system: buildSystemPrompt({
-      agent: actor.context.agent(session.agent),
+      agent: actor.context.agent(session.agent, actor.conversation().cwd),
       cwd: actor.conversation().cwd,
       memories: selectMemories(
         readMemories(memoryFolder(actor.context.store.paths.home, session.agent)),
@@ -66,6 +69,18 @@ export function requestFrame(actor: ConversationActor, session: SessionState): P
     }),
     tools: toolsFor(actor, session),
   };
+  // Issue 14 hook: the skill catalog, skills loaded before a compaction, MCP tools or their catalog.
+  const extensions = actor.context.extensions;
+  if (!extensions) return base;
+  const model = actor.context.models.get(modelIdOf(actor, session));
+  return extensions.frame(base, {
+    allowedSkills: actor.context.agent(session.agent, actor.conversation().cwd)?.skills ?? null,
+    cwd: actor.conversation().cwd,
+    items: session.items,
+    kept: contextItems(session.items, session.compaction),
+    input: lastUserText(session),
+    counter: tokenCounterFor(model?.provider),
+  });
 }
 
 function modelIdOf(actor: ConversationActor, session: SessionState): string {
@@ -83,7 +98,10 @@ function lastUserText(session: SessionState): string {
 /** Each tool schema as counted, converted once: the zod schemas never change, and converting them was a tenth of a model call. */
 const countedSchemas = new WeakMap<AnyToolDefinition["inputSchema"], string>();
 
-function countedSchema(schema: AnyToolDefinition["inputSchema"]): string {
+function countedSchema(tool: AnyToolDefinition): string {
+  // Issue 14 hook: an MCP tool is counted by its server's JSON Schema, the one that is sent.
+  if (tool.inputJsonSchema) return JSON.stringify(tool.inputJsonSchema);
+  const schema = tool.inputSchema;
   let text = countedSchemas.get(schema);
   if (text === undefined) {
     text = JSON.stringify(z.toJSONSchema(schema));
@@ -93,7 +111,7 @@ function countedSchema(schema: AnyToolDefinition["inputSchema"]): string {
 }
 
 export function fixedTokens(request: Pick<RequestShape, "system" | "tools">, counter: TokenCounter): number {
-  const catalog = request.tools.map((tool) => `${tool.name}: ${tool.description} ${countedSchema(tool.inputSchema)}`);
+  const catalog = request.tools.map((tool) => `${tool.name}: ${tool.description} ${countedSchema(tool)}`);
   return counter(request.system) + counter(catalog.join("\n"));
 }
 
@@ -132,5 +150,7 @@ export function contextInfo(actor: ConversationActor, session: SessionState, mod
     totalTokens: totals,
     lastCompaction,
     reasoningContext: configured ? { configured, applied: session.reasoningContextApplied } : null,
+    // Issue 14 hook: what the skill and tool catalogs take, for the context ring.
+    catalogTokens: requestFrame(actor, session).catalogTokens ?? { skills: 0, tools: 0 },
   };
 }

@@ -5,6 +5,7 @@ import type { AtriumConfig } from "../config/config";
 import type { ModelRegistry } from "../models/registry";
 import type { Store } from "../store/store";
 import type { AnyToolDefinition } from "../tools/tool";
+import type { RequestExtensions } from "../context/request-extensions";
 import type { EventBus } from "./bus";
 
 /** What conversation actors and turn runners need from the Runtime; tests can build one directly. */
@@ -13,11 +14,14 @@ export interface EngineContext {
   bus: EventBus;
   config: AtriumConfig;
   models: ModelRegistry;
-  agent(name: string): AgentDefinition | undefined;
-  agents(): AgentDefinition[];
+  /** With `cwd`, that project's `.atrium/agents` are seen too and win by name (issue 14). */
+  agent(name: string, cwd?: string): AgentDefinition | undefined;
+  agents(cwd?: string): AgentDefinition[];
   /** Tools run by lib/tools; engine tools (ask_user, …) are handled by the turn runner. */
   tools: readonly AnyToolDefinition[];
   engineTools: readonly AnyToolDefinition[];
+  /** Skills and MCP servers: catalogs and loaded material in each request (issue 14 hook). */
+  extensions?: RequestExtensions;
   log(message: string): void;
   /** Snapshots of working directories; absent in engine tests that build a context by hand. */
   checkpoints?: Checkpoints;

@@ -13,6 +13,6 @@ export function missingParts(conversation: Pick<Conversation, "cwd" | "model" | 
   }
   if (!isDirectory) missing.push("cwd");
   if (!context.models.get(conversation.model)) missing.push("model");
-  if (!context.agent(conversation.agent)) missing.push("agent");
+  if (!context.agent(conversation.agent, conversation.cwd)) missing.push("agent");
   return missing;
 }

@@ -129,7 +129,9 @@ function toToolSet(tools: readonly AnyToolDefinition[]): ToolSet {
   for (const definition of tools) {
     // A plain JSON schema, so the SDK passes the model's input through and runTool's zod check
     // turns bad input into a result the model can read.
-    set[definition.name] = tool({ description: definition.description, inputSchema: inputJsonSchema(definition.inputSchema) });
+    // Issue 14 hook: MCP tools carry their server's JSON Schema as is.
+    const inputSchema = definition.inputJsonSchema ? jsonSchema(definition.inputJsonSchema as never) : inputJsonSchema(definition.inputSchema);
+    set[definition.name] = tool({ description: definition.description, inputSchema });
   }
   return set;
 }

@@ -1,6 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
-import { loadAgentDefinitions, type AgentDefinition } from "../agents/definitions";
+import { AgentCatalog } from "../agents/agent-catalog";
 import type { AtriumConfig } from "../config/config";
 import { AtriumError } from "../errors";
 import { readArtifactPage, type ArtifactPage } from "../context/artifacts";
@@ -14,6 +14,7 @@ import type { Store } from "../store/store";
 import { attachmentPath, claimUploads, removeStaleUploads, saveUpload } from "../store/uploads";
 import { builtinFileAndShellTools } from "../tools/builtin-tools";
 import { Checkpoints, type TurnChanges } from "../checkpoints/checkpoints";
+import { RequestExtensions } from "../context/request-extensions";
 import { EventBus } from "./bus";
 import { copyCheckpointsToFork, fileChangesSince, restoreBeforeMessage } from "./checkpoint-hooks";
 import { compactNow, rootContext, type CompactionOutcome } from "./compaction-step";
@@ -34,6 +35,8 @@ export interface RuntimeOptions {
   config: AtriumConfig;
   models?: ModelRegistry;
   log?: (message: string) => void;
+  /** Where MCP servers' secrets (envFrom, headersEnv) are read; default process.env. */
+  env?: Readonly<Record<string, string | undefined>>;
 }
 
 export interface CreateConversationInput {
@@ -66,8 +69,9 @@ export class Runtime {
   readonly models: ModelRegistry;
   readonly context: EngineContext;
   readonly keys: RequestKeys;
+  readonly extensions: RequestExtensions;
   private readonly actors = new Map<string, ConversationActor>();
-  private agents = new Map<string, AgentDefinition>();
+  private readonly agents: AgentCatalog;
   private readonly timelineNotes = new Map<string, TimelineEntry[]>();
   private stopping = false;
   private uploadSweep: NodeJS.Timeout | null = null;
@@ -78,16 +82,29 @@ export class Runtime {
     this.models = options.models ?? createModelRegistry(options.config);
     this.keys = new RequestKeys(this.store);
     const log = options.log ?? ((message: string) => console.log(message));
+    this.agents = new AgentCatalog(this.store.paths.agents, log);
     this.reloadAgents(log);
+    // Issue 14 hook: skills and MCP servers.
+    const extensions = new RequestExtensions({
+      home: this.store.paths.home,
+      config: this.config,
+      env: options.env ?? process.env,
+      log,
+      allowedSkills: (agent, cwd) => (agent ? (this.agents.get(agent, cwd)?.skills ?? null) : null),
+    });
+    this.extensions = extensions;
     this.context = {
       store: this.store,
       bus: this.bus,
       config: this.config,
       models: this.models,
-      agent: (name) => this.agents.get(name),
-      agents: () => [...this.agents.values()],
-      tools: builtinFileAndShellTools,
+      agent: (name, cwd) => this.agents.get(name, cwd),
+      agents: (cwd) => this.agents.list(cwd),
+      get tools() {
+        return [...builtinFileAndShellTools, ...extensions.tools()];
+      },
       engineTools,
+      extensions,
       log,
       checkpoints: new Checkpoints(this.store, this.config.snapshots.maxFiles),
       noteTimeline: (turnId, entry) => {
@@ -106,6 +123,8 @@ export class Runtime {
       if (outcome.status === "skipped") this.context.log(`skipped conversation ${outcome.conversationId}: ${outcome.reason}`);
       else if (outcome.status === "indexed") this.context.log(`re-indexed conversation ${outcome.conversationId}`);
     }
+    // Issue 14 hook: MCP servers first, so a turn that recovery resumes finds their tools.
+    await this.extensions.start();
     await recoverOpenTurns(this.context, (conversationId) => this.actor(conversationId));
     removeStaleUploads(this.store.paths, this.store.now());
     this.uploadSweep = setInterval(() => removeStaleUploads(this.store.paths, this.store.now()), 60 * 60 * 1000);
@@ -127,13 +146,12 @@ export class Runtime {
       }
     }
     await Promise.race([Promise.all(finishing), new Promise((resolve) => setTimeout(resolve, 10_000).unref())]);
+    await this.extensions.stop();
     await this.store.close();
   }
 
   reloadAgents(log: (message: string) => void = this.context?.log ?? console.log): void {
-    const { agents, problems } = loadAgentDefinitions([this.store.paths.agents]);
-    for (const problem of problems) log(`agent definition ${problem.path} skipped: ${problem.message}`);
-    this.agents = agents;
+    this.agents.reload(log);
   }
 
   actor(conversationId: string): ConversationActor {
@@ -167,12 +185,12 @@ export class Runtime {
       body,
       async (keyed) => {
         const agentName = input.agent ?? "default";
-        const agent = this.agents.get(agentName);
+        const cwd = path.resolve(input.cwd ?? this.config.defaultCwd);
+        if (!isDirectory(cwd)) throw new AtriumError("missing_cwd", `the working directory ${cwd} does not exist`);
+        const agent = this.agents.get(agentName, cwd);
         if (!agent) throw new AtriumError("missing_agent", `no agent named "${agentName}" is defined`);
         const model = input.model ?? agent.model ?? this.config.defaultModel;
         if (!this.models.get(model)) throw new AtriumError("missing_model", `no model "${model}" is configured`);
-        const cwd = path.resolve(input.cwd ?? this.config.defaultCwd);
-        if (!isDirectory(cwd)) throw new AtriumError("missing_cwd", `the working directory ${cwd} does not exist`);
         const effort = this.models.get(model)?.effort ? (input.effort ?? null) : null;
         const conversationId = this.store.newId();
         const rootSessionId = this.store.newId();
@@ -441,8 +459,9 @@ export class Runtime {
     return this.actor(question.conversationId).answerQuestion(questionId, answer);
   }
 
-  listAgents(): Agent[] {
-    return [...this.agents.values()].map((agent) => ({
+  /** With `cwd`, that project's `.atrium/agents` are listed too. */
+  listAgents(cwd?: string): Agent[] {
+    return this.agents.list(cwd).map((agent) => ({
       name: agent.name,
       description: agent.description,
       model: agent.model,

@@ -62,7 +62,7 @@ export async function handleToolCall(runner: TurnRunner, item: Item): Promise<vo
     await actor.completeItem(session, item, { status: "failed", output: `Unknown tool "${name}". Use one of the tools listed.` });
     return;
   }
-  const agent = context.agent(session.agent);
+  const agent = context.agent(session.agent, actor.conversation().cwd);
   const policy = resolveApprovalPolicy(name, agent?.approval, context.config.approvals);
   if (policy === "deny") {
     await actor.completeItem(session, item, { status: "denied", output: `The ${name} tool is not allowed for this agent.` });
@@ -82,6 +82,7 @@ export async function handleToolCall(runner: TurnRunner, item: Item): Promise<vo
     signal: runner.signal,
     onOutput: (delta) => runner.appendOutput(item, delta),
     env: toolEnvironment(context.config.shell.env),
+    agent: session.agent,
   });
   await checkpointAfterTool(runner, item);
   const limit = context.config.artifactBytes;

@@ -145,6 +145,31 @@ export const agentSchema = z.object({
 });
 export type Agent = z.infer<typeof agentSchema>;
 
+/** GET /api/tools (DESIGN §8): built-in and MCP tools with their approval, skills, MCP servers and their status. */
+export const toolsOverviewSchema = z.object({
+  tools: z.array(
+    z.object({
+      name: z.string(),
+      source: z.enum(["builtin", "mcp"]),
+      server: z.string().optional(),
+      approval: z.enum(["auto", "ask", "deny"]),
+      description: z.string(),
+    }),
+  ),
+  skills: z.array(z.object({ name: z.string(), description: z.string(), source: z.enum(["home", "project"]), path: z.string() })),
+  mcpServers: z.array(
+    z.object({
+      name: z.string(),
+      transport: z.enum(["stdio", "http"]),
+      status: z.enum(["connected", "starting", "failed"]),
+      error: z.string().nullable(),
+      toolCount: z.number().int(),
+      approval: z.enum(["auto", "ask", "deny"]),
+    }),
+  ),
+});
+export type ToolsOverview = z.infer<typeof toolsOverviewSchema>;
+
 export const modelInfoSchema = z.object({
   id: z.string(),
   provider: z.string(),
@@ -177,6 +202,8 @@ export const contextSchema = z.object({
   lastCompaction: z
     .object({ itemId: z.string(), at: z.string(), tokensBefore: z.number().int(), tokensAfter: z.number().int() })
     .nullable(),
+  /** Tokens the discovery catalogs take in each request: skills, and MCP tools beyond the tool budget. */
+  catalogTokens: z.object({ skills: z.number().int(), tools: z.number().int() }).optional(),
   /** OpenAI reasoning models: the configured reasoning context and the one the provider reported applying. */
   reasoningContext: z
     .object({ configured: z.enum(["all_turns", "current_turn"]), applied: z.enum(["all_turns", "current_turn"]).nullable() })

@@ -10,15 +10,30 @@ const defaultPolicies: Readonly<Record<string, ApprovalPolicy>> = {
   edit_file: "ask",
 };
 
-/** The agent's own policy wins over the config file, which wins over the defaults. */
+/**
+ * The agent's own policy wins over the config file, which wins over the defaults. For an MCP
+ * tool `mcp__<server>__<tool>` an exact entry wins over the server's `mcp__<server>__*`, and
+ * MCP tools ask by default (DESIGN §5): they reach outside Atrium.
+ */
 export function resolveApprovalPolicy(
   toolName: string,
   agentPolicy?: Readonly<Record<string, ApprovalPolicy>>,
   configPolicy?: Readonly<Record<string, ApprovalPolicy>>,
 ): ApprovalPolicy {
+  const server = mcpServerWildcard(toolName);
   return (
-    ownEntry(agentPolicy, toolName) ?? ownEntry(configPolicy, toolName) ?? ownEntry(defaultPolicies, toolName) ?? "auto"
+    ownEntry(agentPolicy, toolName) ??
+    (server ? ownEntry(agentPolicy, server) : undefined) ??
+    ownEntry(configPolicy, toolName) ??
+    (server ? ownEntry(configPolicy, server) : undefined) ??
+    ownEntry(defaultPolicies, toolName) ??
+    (server ? "ask" : "auto")
   );
+}
+
+function mcpServerWildcard(toolName: string): string | null {
+  const match = /^mcp__(.+?)__/.exec(toolName);
+  return match ? `mcp__${match[1]}__*` : null;
 }
 
 /** Own keys only, so a tool named "constructor" or "toString" never picks up Object.prototype. */

@@ -9,6 +9,8 @@ export interface ToolContext {
   onOutput(delta: string): void;
   /** The environment of processes the tool starts; defaults to toolEnvironment() without extra names. */
   env?: Record<string, string>;
+  /** The calling session's agent, for tools that depend on it (load_skill and the agent's `skills:`). */
+  agent?: string;
 }
 
 export type ToolStatus = "completed" | "failed" | "interrupted";
@@ -23,6 +25,8 @@ export interface ToolDefinition<Input> {
   name: string;
   description: string;
   inputSchema: z.ZodType<Input>;
+  /** Sent to the model instead of inputSchema's conversion: an MCP server's own JSON Schema. */
+  inputJsonSchema?: Record<string, unknown>;
   execute(input: Input, context: ToolContext): Promise<ToolResult>;
 }
 

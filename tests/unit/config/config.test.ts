@@ -32,6 +32,9 @@ describe("parseConfig", () => {
       defaultCwd: process.cwd(),
       memoryBudgetTokens: 2000,
       snapshots: { maxFiles: 20000 },
+      skillCatalogTokens: 1500,
+      toolSchemaTokens: 8000,
+      mcpServers: {},
     });
   });
 

@@ -1,0 +1,12 @@
+import { parseWith, queryParams } from "@/lib/api/request";
+import { json } from "@/lib/api/respond";
+import { apiRoute } from "@/lib/api/route";
+import { toolsQuery } from "@/lib/api/schemas";
+import { toolsOverview } from "@/lib/api/tools-overview";
+
+export const dynamic = "force-dynamic";
+
+export const GET = apiRoute(({ request, runtime }) => {
+  const query = parseWith(toolsQuery, queryParams(request));
+  return json(toolsOverview(runtime, query.cwd ?? runtime.config.defaultCwd));
+});

@@ -1,0 +1,35 @@
+"use client";
+
+import Link from "next/link";
+import { usePathname } from "next/navigation";
+import { cn } from "@/lib/utils";
+
+const SECTIONS = [
+  { href: "/settings", label: "General" },
+  { href: "/settings/tools", label: "Tools" },
+];
+
+/** The sections of Settings, as tabs under the page header. */
+export function SettingsNav() {
+  const pathname = usePathname();
+  return (
+    <nav aria-label="Settings sections" className="flex gap-1 border-b px-3 md:px-4">
+      {SECTIONS.map((section) => {
+        const active = pathname === section.href;
+        return (
+          <Link
+            key={section.href}
+            href={section.href}
+            aria-current={active ? "page" : undefined}
+            className={cn(
+              "-mb-px border-b-2 px-3 py-2 text-sm transition-colors",
+              active ? "border-primary font-medium text-foreground" : "border-transparent text-muted-foreground hover:text-foreground",
+            )}
+          >
+            {section.label}
+          </Link>
+        );
+      })}
+    </nav>
+  );
+}

@@ -1,0 +1,139 @@
+import type { ToolsOverview } from "@/lib/events/entities";
+import { Badge } from "@/components/ui/badge";
+import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from "@/components/ui/table";
+import { PageHeader } from "@/components/sidebar/page-header";
+import { RefreshButton } from "./refresh-button";
+import { SettingsNav } from "./settings-nav";
+
+type Server = ToolsOverview["mcpServers"][number];
+type Approval = ToolsOverview["tools"][number]["approval"];
+
+const STATUS_VARIANT = { connected: "success", starting: "info", failed: "destructive" } as const;
+const APPROVAL_VARIANT = { auto: "secondary", ask: "warning", deny: "destructive" } as const;
+
+function ApprovalBadge({ approval }: { approval: Approval }) {
+  return <Badge variant={APPROVAL_VARIANT[approval]}>{approval}</Badge>;
+}
+
+function Section({ title, description, children }: { title: string; description: string; children: React.ReactNode }) {
+  const id = `section-${title.toLowerCase().replace(/\W+/g, "-")}`;
+  return (
+    <section aria-labelledby={id} className="grid gap-2">
+      <div>
+        <h2 id={id} className="text-sm font-semibold">
+          {title}
+        </h2>
+        <p className="text-xs text-muted-foreground">{description}</p>
+      </div>
+      <div className="rounded-lg border">{children}</div>
+    </section>
+  );
+}
+
+function Empty({ text }: { text: string }) {
+  return <p className="px-3 py-4 text-sm text-muted-foreground">{text}</p>;
+}
+
+function ServersTable({ servers }: { servers: Server[] }) {
+  if (servers.length === 0) return <Empty text="No MCP servers are configured. Add them under mcpServers in config.json." />;
+  return (
+    <Table aria-label="MCP servers">
+      <TableHeader>
+        <TableRow>
+          <TableHead>Server</TableHead>
+          <TableHead>Transport</TableHead>
+          <TableHead>Status</TableHead>
+          <TableHead className="text-right">Tools</TableHead>
+          <TableHead>Approval</TableHead>
+        </TableRow>
+      </TableHeader>
+      <TableBody>
+        {servers.map((server) => (
+          <TableRow key={server.name} data-testid={`mcp-server-${server.name}`}>
+            <TableCell className="font-medium">{server.name}</TableCell>
+            <TableCell>{server.transport === "http" ? "Streamable HTTP" : "stdio"}</TableCell>
+            <TableCell className="max-w-md whitespace-normal">
+              <Badge variant={STATUS_VARIANT[server.status]}>{server.status}</Badge>
+              {server.error && <p className="mt-1 text-xs break-words text-destructive">{server.error}</p>}
+            </TableCell>
+            <TableCell className="text-right tabular-nums">{server.toolCount}</TableCell>
+            <TableCell>
+              <ApprovalBadge approval={server.approval} />
+            </TableCell>
+          </TableRow>
+        ))}
+      </TableBody>
+    </Table>
+  );
+}
+
+/** Settings → Tools: what agents can use, where it comes from, and whether it asks first. */
+export function ToolsSettings({ overview, defaultCwd }: { overview: ToolsOverview; defaultCwd: string }) {
+  const builtin = overview.tools.filter((tool) => tool.source === "builtin");
+  const mcp = overview.tools.filter((tool) => tool.source === "mcp");
+  return (
+    <div className="flex min-h-0 flex-1 flex-col">
+      <PageHeader title="Settings">
+        <RefreshButton />
+      </PageHeader>
+      <SettingsNav />
+      <main className="min-h-0 flex-1 overflow-y-auto">
+        <div className="mx-auto grid max-w-4xl gap-8 p-4 md:p-6">
+          <Section title="MCP servers" description="Started with Atrium; a failing server is retried with backoff.">
+            <ServersTable servers={overview.mcpServers} />
+          </Section>
+          <Section title="Skills" description={`From $ATRIUM_HOME/skills and ${defaultCwd}/.atrium/skills (the project's wins).`}>
+            {overview.skills.length === 0 ? (
+              <Empty text="No skills found. Add a folder with a SKILL.md under $ATRIUM_HOME/skills." />
+            ) : (
+              <Table aria-label="Skills">
+                <TableHeader>
+                  <TableRow>
+                    <TableHead>Skill</TableHead>
+                    <TableHead>Description</TableHead>
+                    <TableHead>Source</TableHead>
+                  </TableRow>
+                </TableHeader>
+                <TableBody>
+                  {overview.skills.map((skill) => (
+                    <TableRow key={skill.name}>
+                      <TableCell className="font-medium" title={skill.path}>
+                        {skill.name}
+                      </TableCell>
+                      <TableCell className="whitespace-normal text-muted-foreground">{skill.description}</TableCell>
+                      <TableCell>{skill.source}</TableCell>
+                    </TableRow>
+                  ))}
+                </TableBody>
+              </Table>
+            )}
+          </Section>
+          <Section title="Tools" description="The default agent's approval for each tool; agents can override it in their front matter.">
+            <Table aria-label="Tools">
+              <TableHeader>
+                <TableRow>
+                  <TableHead>Tool</TableHead>
+                  <TableHead>Source</TableHead>
+                  <TableHead>Approval</TableHead>
+                </TableRow>
+              </TableHeader>
+              <TableBody>
+                {[...builtin, ...mcp].map((tool) => (
+                  <TableRow key={tool.name}>
+                    <TableCell className="font-mono text-xs" title={tool.description}>
+                      {tool.name}
+                    </TableCell>
+                    <TableCell>{tool.server ? `MCP · ${tool.server}` : "built-in"}</TableCell>
+                    <TableCell>
+                      <ApprovalBadge approval={tool.approval} />
+                    </TableCell>
+                  </TableRow>
+                ))}
+              </TableBody>
+            </Table>
+          </Section>
+        </div>
+      </main>
+    </div>
+  );
+}

@@ -1,0 +1,102 @@
+import type { AtriumConfig } from "../config/config";
+import type { Item } from "../events/entities";
+import { createLoadSkillTool } from "../tools/load-skill";
+import { LOAD_TOOLS_TOOL_NAME, createLoadToolsTool } from "../tools/load-tools";
+import { McpManager, type McpServerOverview } from "../tools/mcp-manager";
+import type { AnyToolDefinition } from "../tools/tool";
+import { offerTools } from "../tools/tool-budget";
+import { compactedSkillLoads, loadedSkillsSection } from "./loaded-skills";
+import { skillCatalog } from "./skill-catalog";
+import { LOAD_SKILL_TOOL_NAME } from "./skill-names";
+import { discoverSkills, skillsForAgent, type Skill } from "./skills";
+import type { TokenCounter } from "./tokens";
+
+export interface FrameInfo {
+  /** The session agent's `skills:` list, or null for all. */
+  allowedSkills: readonly string[] | null;
+  cwd: string;
+  /** Every item of the session, and the part the model sees after compaction. */
+  items: readonly Item[];
+  kept: readonly Item[];
+  input: string;
+  counter: TokenCounter;
+}
+
+export interface Frame {
+  system: string;
+  tools: readonly AnyToolDefinition[];
+  catalogTokens: { skills: number; tools: number };
+}
+
+export interface RequestExtensionsOptions {
+  home: string;
+  config: AtriumConfig;
+  env: Readonly<Record<string, string | undefined>>;
+  log(message: string): void;
+  /** `skills:` of an agent by name (null: all skills). */
+  allowedSkills(agent: string | undefined, cwd: string): readonly string[] | null;
+  mcpRetryDelayMs?(attempt: number): number;
+}
+
+/**
+ * What skills and MCP servers add to each request (DESIGN §4, §5): the skill catalog, skills
+ * loaded before a compaction, the MCP tools or their catalog, and the tools that load them.
+ */
+export class RequestExtensions {
+  readonly mcp: McpManager;
+  private readonly ownTools: AnyToolDefinition[];
+
+  constructor(private readonly options: RequestExtensionsOptions) {
+    this.mcp = new McpManager(options.config.mcpServers, { env: options.env, log: options.log, retryDelayMs: options.mcpRetryDelayMs });
+    this.ownTools = [
+      createLoadSkillTool({ home: options.home, allowedSkills: options.allowedSkills }),
+      createLoadToolsTool(() => this.mcp.tools()),
+    ];
+  }
+
+  start(): Promise<void> {
+    return this.mcp.start();
+  }
+
+  stop(): Promise<void> {
+    return this.mcp.stop();
+  }
+
+  /** Tools run by lib/tools beside the built-ins. */
+  tools(): AnyToolDefinition[] {
+    return [...this.ownTools, ...this.mcp.tools()];
+  }
+
+  skills(cwd: string): Skill[] {
+    return discoverSkills(this.options.home, cwd, this.options.log).skills;
+  }
+
+  servers(): McpServerOverview[] {
+    return this.mcp.overview();
+  }
+
+  frame(base: { system: string; tools: readonly AnyToolDefinition[] }, info: FrameInfo): Frame {
+    // An agent whose tools: list leaves out load_skill gets no catalog it could not act on.
+    const canLoadSkills = base.tools.some((tool) => tool.name === LOAD_SKILL_TOOL_NAME);
+    const skills = canLoadSkills ? skillsForAgent(this.skills(info.cwd), info.allowedSkills) : [];
+    const catalog = skillCatalog(skills, info.input, this.options.config.skillCatalogTokens, info.counter);
+    const loadedSkills = loadedSkillsSection(compactedSkillLoads(info.items, info.kept));
+    const tools = skills.length ? base.tools : base.tools.filter((tool) => tool.name !== LOAD_SKILL_TOOL_NAME);
+    const offered = offerTools(tools, loadedToolNames(info.items), this.options.config.toolSchemaTokens, info.counter);
+    return {
+      system: [base.system, catalog.text, loadedSkills, offered.catalog].filter(Boolean).join("\n\n"),
+      tools: offered.tools,
+      catalogTokens: { skills: catalog.tokens, tools: offered.catalogTokens },
+    };
+  }
+}
+
+function loadedToolNames(items: readonly Item[]): Set<string> {
+  const names = new Set<string>();
+  for (const item of items) {
+    if (item.kind !== "tool_call" || item.toolName !== LOAD_TOOLS_TOOL_NAME || item.status !== "completed") continue;
+    const input = item.input as { names?: unknown } | undefined;
+    if (Array.isArray(input?.names)) for (const name of input.names) if (typeof name === "string") names.add(name);
+  }
+  return names;
+}

@@ -1,0 +1,1 @@
+export const LOAD_SKILL_TOOL_NAME = "load_skill";
