@@ -13,14 +13,14 @@ import { PageHeader } from "@/components/sidebar/page-header";
 import { StatusDot } from "@/components/sidebar/status-dot";
 import { ApiError, apiFetch, errorMessage, newRequestKey } from "@/components/shared/api-client";
 import { clearConversationDraft, conversationDraftKey, writeDraft } from "@/components/shared/drafts";
-import { useEventSource } from "@/components/shared/use-event-source";
+import { useLiveConversation } from "@/components/live/use-live";
 import { AgentsButton } from "@/components/agents/agents-panel";
 import { AttachButton, AttachmentChips, useAttachmentTray } from "@/components/attachments/attachments";
 import { ContextRing } from "@/components/context/context-ring";
 import { ArchivedBanner, MissingBanner, ObjectiveBanner } from "./banners";
 import { Composer, type SendMode } from "./composer";
 import { ConversationMenu } from "./conversation-menu";
-import { CONVERSATION_EVENT_TYPES, conversationReducer, initialState, openTurn as findOpenTurn } from "./conversation-state";
+import { conversationReducer, initialState, openTurn as findOpenTurn } from "./conversation-state";
 import { ConversationTitle } from "./conversation-title";
 import { FailedSends, type OutgoingMessage } from "./failed-sends";
 import { History } from "./history";
@@ -72,7 +72,7 @@ export function ConversationView(props: ConversationViewProps) {
     [id],
   );
 
-  const connection = useEventSource<ConversationEvent>(`/api/conversations/${id}/events`, CONVERSATION_EVENT_TYPES, (event) => {
+  const connection = useLiveConversation(id, (event: ConversationEvent) => {
     if (event.type === "snapshot") {
       // The snapshot covers running turns only. Fetch what finished while this page was not
       // listening, from the first item still open here (it may have completed meanwhile).

@@ -7,7 +7,7 @@ import { toast } from "sonner";
 import type { ContextInfo } from "@/lib/events/entities";
 import { Button } from "@/components/ui/button";
 import { ApiError, apiFetch, errorMessage } from "@/components/shared/api-client";
-import { useSharedConversationEvents } from "./shared-conversation-events";
+import { useLiveConversation } from "@/components/live/use-live";
 
 const number = new Intl.NumberFormat("en-US");
 export function formatTokens(value: number): string {
@@ -44,7 +44,7 @@ export function ContextRing({ conversationId, sessionId }: { conversationId: str
 
   useEffect(() => load(), [load]);
 
-  useSharedConversationEvents(conversationId, (event) => {
+  useLiveConversation(conversationId, (event) => {
     if (event.type === "snapshot") return load();
     const from = (event as { sessionId?: string }).sessionId;
     if (from !== undefined && from !== sessionId) return;

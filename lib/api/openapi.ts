@@ -2,6 +2,7 @@ import { z } from "zod";
 import * as entities from "../events/entities";
 import { conversationEventSchema, listEventSchema } from "../events/events";
 import * as schemas from "./schemas";
+import { streamFrameSchema, updateSubscriptionsBody } from "./stream-schemas";
 
 type Operation = { summary: string; body?: z.ZodType; responses: Record<string, string> };
 
@@ -32,6 +33,10 @@ const paths: Record<string, Record<string, Operation>> = {
   [`/api/conversations/${ID}/sessions`]: { get: { summary: "Agent sessions (tree by parentSessionId)", responses: { 200: "{sessions}" } } },
   [`/api/conversations/${ID}/events`]: { get: { summary: "SSE: snapshot then live events; resumable with Last-Event-ID", responses: { 200: "text/event-stream" } } },
   "/api/events": { get: { summary: "SSE: list-level changes", responses: { 200: "text/event-stream" } } },
+  "/api/stream": { get: { summary: "SSE: the browser's one multiplexed stream (StreamFrame frames: stream.opened, list, conversation, subscription.failed)", responses: { 200: "text/event-stream" } } },
+  "/api/stream/{streamId}/subscriptions": {
+    post: { summary: "Add or remove a stream's conversation subscriptions (snapshot or replay after lastEventId, then live)", body: updateSubscriptionsBody, responses: { 200: "{subscriptions}", 404: "stream not open" } },
+  },
   "/api/approvals": { get: { summary: "Approvals", responses: { 200: "{approvals}" } } },
   "/api/approvals/{id}": { post: { summary: "Approve or deny", body: schemas.decisionBody, responses: { 200: "{approval}" } } },
   "/api/questions/{id}/answer": { post: { summary: "Answer an ask_user question", body: schemas.answerBody, responses: { 200: "{question}" } } },
@@ -68,6 +73,7 @@ export function openApiDocument(): Record<string, unknown> {
     Objective: z.toJSONSchema(entities.objectiveSchema),
     ConversationEvent: z.toJSONSchema(conversationEventSchema),
     ListEvent: z.toJSONSchema(listEventSchema),
+    StreamFrame: z.toJSONSchema(streamFrameSchema),
     Error: {
       type: "object",
       properties: { error: { type: "object", properties: { code: { type: "string" }, message: { type: "string" } }, required: ["code", "message"] } },
