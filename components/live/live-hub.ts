@@ -78,6 +78,8 @@ class LiveHub {
   }
 
   private becomeLeader(): void {
+    // Visible to tests and to anyone debugging which tab holds the stream.
+    document.documentElement.dataset.liveLeader = "true";
     this.connection = new StreamConnection({
       frame: (frame) => this.broadcast({ kind: "frame", frame }),
       opened: () => this.broadcast({ kind: "opened" }),
