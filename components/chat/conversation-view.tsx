@@ -22,7 +22,8 @@ import { Composer, type SendMode } from "./composer";
 import { ConversationMenu } from "./conversation-menu";
 import { conversationReducer, initialState, openTurn as findOpenTurn } from "./conversation-state";
 import { ConversationTitle } from "./conversation-title";
-import { FailedSends, type OutgoingMessage } from "./failed-sends";
+import { OutgoingMessages } from "./outgoing-messages";
+import { useOutgoingMessages } from "./use-outgoing-messages";
 import { History } from "./history";
 import { EffortPicker, ModelPicker, type Effort } from "./model-controls";
 import type { SlashCommandName } from "./slash-commands";
@@ -48,7 +49,6 @@ export function ConversationView(props: ConversationViewProps) {
   const [state, dispatch] = useReducer(conversationReducer, props, initialState);
   const { conversation } = state;
   const id = conversation.id;
-  const [outgoing, setOutgoing] = useState<OutgoingMessage[]>([]);
   const [renaming, setRenaming] = useState(false);
   const [interrupting, setInterrupting] = useState(false);
   const [restartingItemId, setRestartingItemId] = useState<string | null>(null);
@@ -162,41 +162,15 @@ export function ConversationView(props: ConversationViewProps) {
 
   // ---- sending -------------------------------------------------------------
 
-  const deliver = useCallback(
-    async (message: OutgoingMessage) => {
-      setOutgoing((current) => [
-        ...current.filter((candidate) => candidate.requestKey !== message.requestKey),
-        { ...message, status: "sending" },
-      ]);
-      try {
-        await apiFetch(`/api/conversations/${id}/messages`, {
-          method: "POST",
-          body: {
-            text: message.text,
-            mode: message.mode,
-            requestKey: message.requestKey,
-            ...(message.attachments?.length ? { attachments: message.attachments.map((entry) => entry.attachment!.id) } : {}),
-          },
-        });
-        setOutgoing((current) => current.filter((candidate) => candidate.requestKey !== message.requestKey));
-        return true;
-      } catch (error) {
-        setOutgoing((current) =>
-          current.map((candidate) =>
-            candidate.requestKey === message.requestKey ? { ...candidate, status: "failed", error: errorMessage(error) } : candidate,
-          ),
-        );
-        return false;
-      }
-    },
-    [id],
-  );
+  const draftKey = conversationDraftKey(id);
+  const { outgoing, deliver, forget } = useOutgoingMessages(id, draftKey, state.items, state.waiting);
 
   const send = async (text: string, mode: SendMode | "auto") => {
-    scrollToBottom();
     const attached = attachments.ready;
     for (const entry of attached) attachments.remove(entry.key);
-    return deliver({ requestKey: newRequestKey(), text, mode, status: "sending", error: null, attachments: attached });
+    deliver({ requestKey: newRequestKey(), text, mode, status: "sending", error: null, attachments: attached });
+    scrollToBottom();
+    return true;
   };
 
   const interrupt = useCallback(async () => {
@@ -354,6 +328,16 @@ export function ConversationView(props: ConversationViewProps) {
               restartingItemId={restartingItemId}
               onRestart={(item) => void restartFrom(item)}
             />
+            <OutgoingMessages
+              outgoing={outgoing}
+              onRetry={(message) => deliver(message)}
+              onEdit={(message) => {
+                forget(message, false);
+                setInjected({ text: message.text, nonce: Date.now() });
+                if (message.attachments?.length) attachments.restore(message.attachments);
+              }}
+              onDiscard={(message) => forget(message, true)}
+            />
           </div>
         </div>
         {!atBottom && (
@@ -371,19 +355,9 @@ export function ConversationView(props: ConversationViewProps) {
       <div className="shrink-0 px-3 pb-3 md:px-6">
         <div className="mx-auto w-full max-w-3xl">
           <WaitingList conversationId={id} waiting={state.waiting} />
-          <FailedSends
-            outgoing={outgoing}
-            onRetry={(message) => void deliver(message)}
-            onEdit={(message) => {
-              setOutgoing((current) => current.filter((candidate) => candidate.requestKey !== message.requestKey));
-              setInjected({ text: message.text, nonce: Date.now() });
-              if (message.attachments?.length) attachments.restore(message.attachments);
-            }}
-            onDiscard={(message) => setOutgoing((current) => current.filter((candidate) => candidate.requestKey !== message.requestKey))}
-          />
           <AttachmentChips tray={attachments} />
           <Composer
-            draftKey={conversationDraftKey(id)}
+            draftKey={draftKey}
             busy={busy}
             disabledReason={disabledReason}
             placeholder={busy ? "Steer, queue or jump in…" : "Reply…"}

@@ -7,13 +7,21 @@ test("a send that fails in transit shows Retry, and Retry creates exactly one me
 
   // The request reaches the server, but the browser never hears back: exactly the case requestKey exists for.
   let failed = false;
+  let release = () => {};
+  const held = new Promise<void>((resolve) => (release = resolve));
   await app.page.route(`**/api/conversations/${created.id}/messages`, async (route) => {
     if (failed) return route.continue();
     failed = true;
     await route.fetch();
+    await held;
     await route.abort("connectionreset");
   });
   await conversation.send("only once please");
+  // While the answer is outstanding the message shows at once, as sending.
+  const sending = app.page.getByRole("list", { name: "Messages being sent" });
+  await expect(sending).toContainText("only once please");
+  await expect(sending.getByRole("status")).toHaveText("Sending…");
+  release();
   const unsent = app.page.getByRole("list", { name: "Messages not sent" });
   await expect(unsent).toContainText("only once please");
 
