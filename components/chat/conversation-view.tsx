@@ -16,6 +16,7 @@ import { clearConversationDraft, conversationDraftKey, writeDraft } from "@/comp
 import { useLiveConversation } from "@/components/live/use-live";
 import { AgentsButton } from "@/components/agents/agents-panel";
 import { AttachButton, AttachmentChips, useAttachmentTray } from "@/components/attachments/attachments";
+import { compactNow } from "@/components/context/compact-now";
 import { ContextRing } from "@/components/context/context-ring";
 import { ArchivedBanner, MissingBanner, ObjectiveBanner } from "./banners";
 import { Composer, type SendMode } from "./composer";
@@ -192,13 +193,7 @@ export function ConversationView(props: ConversationViewProps) {
         await fork();
         return;
       case "compact":
-        try {
-          const body = await apiFetch<{ compacted: boolean; reason?: string }>(`/api/conversations/${id}/compact`, { method: "POST", body: {} });
-          if (body.compacted) toast.success("Compacting the context…");
-          else toast.info(body.reason ?? "Nothing old enough to summarize yet");
-        } catch (error) {
-          toast.error(notAvailable(error, "Compaction"));
-        }
+        await compactNow(id);
         return;
       case "objective":
         if (argument === "") {
@@ -316,7 +311,7 @@ export function ConversationView(props: ConversationViewProps) {
           aria-live="off"
           data-live={connection === "open"}
         >
-          <div ref={setContent}>
+          <div ref={setContent} className="flow-root">
             <History
               items={state.items}
               turns={state.turns}
