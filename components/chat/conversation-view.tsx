@@ -261,7 +261,11 @@ export function ConversationView(props: ConversationViewProps) {
               onSave={async (title) => (await patchConversation({ title }, "Could not rename")) !== null}
             />
             {!renaming && (
-              <Badge variant="outline" className="hidden gap-1.5 text-muted-foreground sm:inline-flex" aria-label={`Status: ${STATUS_LABEL[conversation.status]}`}>
+              <Badge
+                variant="outline"
+                className={`shrink-0 gap-1.5 text-muted-foreground ${conversation.status === "idle" ? "hidden sm:inline-flex" : "inline-flex"}`}
+                aria-label={`Status: ${STATUS_LABEL[conversation.status]}`}
+              >
                 <StatusDot status={conversation.status} />
                 {STATUS_LABEL[conversation.status]}
               </Badge>
