@@ -105,7 +105,7 @@ export function ContextRing({ conversationId, sessionId }: { conversationId: str
           className="z-50 w-80 rounded-lg border bg-popover p-3 text-sm text-popover-foreground shadow-md outline-none"
         >
           <p className="mb-2 font-medium">Context</p>
-          <dl className="grid grid-cols-[1fr_auto] gap-x-3 gap-y-1">
+          <dl className="grid grid-cols-[auto_1fr] gap-x-3 gap-y-1 [&_dt]:whitespace-nowrap">
             <dt className="text-muted-foreground">In context now</dt>
             <dd data-testid="context-used" className="text-right tabular-nums">
               {number.format(context.usedTokens)} ({percent}%)
