@@ -47,25 +47,25 @@ describe("the browser's multiplexed stream", () => {
   it("carries list events and per-key snapshot-then-live; a key added with a last id resumes with no gap and no duplicate", async () => {
     harness = await startHarness();
     const stream = open();
-    await waitUntil(() => stream.frames.some((frame) => frame.type === "stream.opened"));
+    await waitUntil(() => stream.frames.some((frame) => frame.type === "stream.opened"), "the stream to announce its id");
     const created = await harness.runtime.createConversation({ text: "first" });
     const id = created.conversation.id;
     await harness.turnEnded(id, created.turn.id);
-    await waitUntil(() => stream.frames.some((frame) => frame.type === "list" && frame.event.type === "conversation.created"));
+    await waitUntil(() => stream.frames.some((frame) => frame.type === "list" && frame.event.type === "conversation.created"), "the list event of the new conversation");
 
     updateSubscriptions(harness.runtime, stream.streamId(), { add: [{ key: "a.1", conversationId: id }], remove: [] });
-    await waitUntil(() => conversationFrames(stream.frames, "a.1").length > 0);
+    await waitUntil(() => conversationFrames(stream.frames, "a.1").length > 0, "the snapshot of key a.1");
     expect(conversationFrames(stream.frames, "a.1")[0].event.type).toBe("snapshot");
     const sent = await harness.runtime.sendMessage(id, { text: "second [[stream:20]]", mode: "auto" });
     await harness.turnEnded(id, sent.turn!.id);
-    await waitUntil(() => conversationFrames(stream.frames, "a.1").some((frame) => frame.event.type === "turn.ended"));
+    await waitUntil(() => conversationFrames(stream.frames, "a.1").some((frame) => frame.event.type === "turn.ended"), "the end of the second turn on key a.1");
     const first = conversationFrames(stream.frames, "a.1");
 
     // A tab that saw up to the middle of the turn resumes from there on the same stream.
     const resumeAfter = first[Math.floor(first.length / 2)].id;
     updateSubscriptions(harness.runtime, stream.streamId(), { add: [{ key: "b.1", conversationId: id, lastEventId: resumeAfter }], remove: [] });
     const expected = first.filter((frame) => frame.id > resumeAfter).map((frame) => frame.id);
-    await waitUntil(() => conversationFrames(stream.frames, "b.1").length >= expected.length);
+    await waitUntil(() => conversationFrames(stream.frames, "b.1").length >= expected.length, "the replay on key b.1");
     const resumed = conversationFrames(stream.frames, "b.1");
     expect(resumed.map((frame) => frame.event.type)).not.toContain("snapshot");
     expect(resumed.map((frame) => frame.id)).toEqual(expected);
@@ -74,7 +74,7 @@ describe("the browser's multiplexed stream", () => {
     updateSubscriptions(harness.runtime, stream.streamId(), { add: [], remove: ["b.1"] });
     const third = await harness.runtime.sendMessage(id, { text: "third", mode: "auto" });
     await harness.turnEnded(id, third.turn!.id);
-    await waitUntil(() => conversationFrames(stream.frames, "a.1").filter((frame) => frame.event.type === "turn.ended").length === 2);
+    await waitUntil(() => conversationFrames(stream.frames, "a.1").filter((frame) => frame.event.type === "turn.ended").length === 2, "the end of the third turn on key a.1");
     expect(conversationFrames(stream.frames, "b.1")).toHaveLength(resumed.length);
   });
 
@@ -82,9 +82,9 @@ describe("the browser's multiplexed stream", () => {
     harness = await startHarness();
     expect(() => updateSubscriptions(harness.runtime, "01JZZZZZZZZZZZZZZZZZZZZZZZ", { add: [], remove: [] })).toThrow(/not open/);
     const stream = open();
-    await waitUntil(() => stream.frames.some((frame) => frame.type === "stream.opened"));
+    await waitUntil(() => stream.frames.some((frame) => frame.type === "stream.opened"), "the stream to announce its id");
     updateSubscriptions(harness.runtime, stream.streamId(), { add: [{ key: "x", conversationId: "01JZZZZZZZZZZZZZZZZZZZZZZZ" }], remove: [] });
-    await waitUntil(() => stream.frames.some((frame) => frame.type === "subscription.failed"));
+    await waitUntil(() => stream.frames.some((frame) => frame.type === "subscription.failed"), "the subscription.failed frame");
     expect(stream.frames.find((frame) => frame.type === "subscription.failed")).toMatchObject({ key: "x", error: { code: "not_found" } });
   });
 
@@ -99,7 +99,7 @@ describe("the browser's multiplexed stream", () => {
         detached = true;
       };
     });
-    await waitUntil(() => detached);
+    await waitUntil(() => detached, "the slow client's subscriber to be detached");
     expect(openStreamCount()).toBe(before);
   });
 });
