@@ -70,6 +70,10 @@ class LiveHub {
     window.addEventListener("pagehide", () => {
       this.toLeader({ kind: "unsubscribe", keys: [...this.subscribers.keys()] });
     });
+    // Back from the back/forward cache: the leader dropped this tab's keys at pagehide.
+    window.addEventListener("pageshow", (event) => {
+      if (event.persisted) this.toLeader({ kind: "subscribe", subscriptions: this.ownSubscriptions() });
+    });
     // Held until this tab closes; the next tab waiting for it takes the stream over.
     void navigator.locks.request(LOCK_NAME, () => {
       this.becomeLeader();
