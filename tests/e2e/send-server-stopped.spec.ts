@@ -19,6 +19,7 @@ test("a send while the server is stopped shows the error and Retry; after a rest
     const conversationId = ((await created.json()) as { conversation: { id: string } }).conversation.id;
 
     await page.goto(`${server.url}/signin?token=${encodeURIComponent(E2E_TOKEN)}`);
+    await expect(page).toHaveURL(`${server.url}/`);
     await hydrated(page);
     await page.goto(`${server.url}/c/${conversationId}`);
     await hydrated(page);
