@@ -43,7 +43,7 @@ export function ApprovalsList({ initialApprovals, initialTitles }: { initialAppr
       setApprovals((current) => [...current.filter((candidate) => candidate.id !== approval.id), approval]);
     }
     refresh();
-  });
+  }, refresh);
 
   const pending = approvals.filter((approval) => approval.status === "pending").sort(newestFirst);
   const decided = approvals

@@ -96,7 +96,7 @@ export function ArchiveTable({ initialPage, models }: ArchiveTableProps) {
     if (!(LIST_EVENT_TYPES as readonly string[]).includes(event.type)) return;
     if (reloadTimer.current !== null) window.clearTimeout(reloadTimer.current);
     reloadTimer.current = window.setTimeout(reload, 200);
-  });
+  }, reload);
 
   const unarchive = useCallback(
     async (ids: string[]) => {
