@@ -3,6 +3,7 @@ import { apiFetch } from "@/components/shared/api-client";
 import type { LiveSubscription } from "./live-protocol";
 
 const FRAME_TYPES = ["stream.opened", "list", "conversation", "subscription.failed"] as const;
+const RESTART_DELAY_MS = 3000;
 
 export interface StreamCallbacks {
   frame(frame: StreamFrame): void;
@@ -40,6 +41,13 @@ export class StreamConnection {
     };
     for (const type of FRAME_TYPES) source.addEventListener(type, onMessage as EventListener);
     source.onerror = () => {
+      // EventSource retries network errors by itself but gives up for good on a non-200 answer
+      // (a proxy's 502, a 401): then a fresh one is opened a little later.
+      if (source.readyState === EventSource.CLOSED && this.source === source) {
+        window.setTimeout(() => {
+          if (this.source === source) this.start();
+        }, RESTART_DELAY_MS);
+      }
       if (this.streamId === null) return;
       this.streamId = null;
       this.callbacks.disconnected();
