@@ -9,10 +9,9 @@ import { Button } from "@/components/ui/button";
 import { Sheet, SheetContent, SheetDescription, SheetTitle, SheetTrigger } from "@/components/ui/sheet";
 import { Textarea } from "@/components/ui/textarea";
 import { apiFetch, errorMessage, newRequestKey } from "@/components/shared/api-client";
-import { useEventSource } from "@/components/shared/use-event-source";
 import { StatusDot } from "@/components/sidebar/status-dot";
-import { useSharedConversationEvents } from "@/components/context/shared-conversation-events";
-import { CONVERSATION_EVENT_TYPES, conversationReducer, initialState, openTurn as findOpenTurn } from "@/components/chat/conversation-state";
+import { useLiveConversation } from "@/components/live/use-live";
+import { conversationReducer, initialState, openTurn as findOpenTurn } from "@/components/chat/conversation-state";
 import { History } from "@/components/chat/history";
 
 const TREE_EVENTS = ["session.created", "turn.started", "turn.ended", "turn.updated", "conversation.updated", "snapshot"] as const;
@@ -51,7 +50,7 @@ export function AgentsPanel({ conversation }: { conversation: Conversation }) {
   }, [id]);
   useEffect(() => load(), [load]);
 
-  useSharedConversationEvents(id, (event) => {
+  useLiveConversation(id, (event) => {
     if (!(TREE_EVENTS as readonly string[]).includes(event.type)) return;
     if (event.type === "session.created") {
       setSessions((current) => (current.some((session) => session.id === event.session.id) ? current : [...current, event.session]));
@@ -160,14 +159,14 @@ function SessionView({ conversation, session }: { conversation: Conversation; se
 
   useEffect(() => refetch(), [refetch]);
 
-  useEventSource<ConversationEvent>(
-    `/api/conversations/${id}/events?session=${encodeURIComponent(session.id)}`,
-    CONVERSATION_EVENT_TYPES,
-    (event) => {
+  useLiveConversation(
+    id,
+    (event: ConversationEvent) => {
       if (event.type === "conversation.updated" || event.type === "objective.updated") return;
       dispatch({ type: "event", event, receivedAt: Date.now() });
       if (event.type === "snapshot" || event.type === "turn.ended") refetch();
     },
+    { session: session.id },
   );
 
   const openTurn = findOpenTurn(state);

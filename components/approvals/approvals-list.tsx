@@ -4,15 +4,13 @@ import { CheckCircle2Icon, ExternalLinkIcon, ShieldCheckIcon, XCircleIcon } from
 import Link from "next/link";
 import { useCallback, useRef, useState } from "react";
 import type { Approval } from "@/lib/events/entities";
-import type { ListEvent } from "@/lib/events/events";
 import { Badge } from "@/components/ui/badge";
 import { ApprovalPrompt } from "@/components/chat/approval-prompt";
 import { PageHeader } from "@/components/sidebar/page-header";
 import { apiFetch } from "@/components/shared/api-client";
 import { describeToolInput, relativeTime } from "@/components/shared/format";
-import { useEventSource } from "@/components/shared/use-event-source";
+import { useLiveList } from "@/components/live/use-live";
 
-const LIST_EVENT_TYPES = ["conversation.created", "conversation.updated", "conversation.deleted", "approval.requested", "approval.decided"] as const;
 const DECIDED_SHOWN = 50;
 
 function newestFirst(a: Approval, b: Approval): number {
@@ -36,7 +34,7 @@ export function ApprovalsList({ initialApprovals, initialTitles }: { initialAppr
     }, 100);
   }, []);
 
-  useEventSource<ListEvent>("/api/events", LIST_EVENT_TYPES, (event) => {
+  useLiveList((event) => {
     if (event.type === "conversation.created" || event.type === "conversation.updated") {
       setTitles((current) => (current[event.conversationId] === event.conversation.title ? current : { ...current, [event.conversationId]: event.conversation.title }));
     }
@@ -45,7 +43,7 @@ export function ApprovalsList({ initialApprovals, initialTitles }: { initialAppr
       setApprovals((current) => [...current.filter((candidate) => candidate.id !== approval.id), approval]);
     }
     refresh();
-  });
+  }, refresh);
 
   const pending = approvals.filter((approval) => approval.status === "pending").sort(newestFirst);
   const decided = approvals

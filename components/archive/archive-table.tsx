@@ -6,7 +6,6 @@ import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { toast } from "sonner";
 import { useTable, type PaginationState, type RowSelectionState, type SortingState } from "@tanstack/react-table";
 import type { Conversation } from "@/lib/events/entities";
-import type { ListEvent } from "@/lib/events/events";
 import {
   AlertDialog,
   AlertDialogAction,
@@ -24,7 +23,7 @@ import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from "@
 import { PageHeader } from "@/components/sidebar/page-header";
 import { apiFetch, errorMessage } from "@/components/shared/api-client";
 import { clearConversationDraft } from "@/components/shared/drafts";
-import { useEventSource } from "@/components/shared/use-event-source";
+import { useLiveList } from "@/components/live/use-live";
 import { cn } from "@/lib/utils";
 import { archiveColumns, archiveFeatures } from "./archive-columns";
 import { ARCHIVE_PAGE_SIZE, archiveUrl, type ArchivePage, type ArchiveSort } from "./archive-query";
@@ -93,10 +92,11 @@ export function ArchiveTable({ initialPage, models }: ArchiveTableProps) {
 
   const reload = useCallback(() => setReloadNonce((nonce) => nonce + 1), []);
   const reloadTimer = useRef<number | null>(null);
-  useEventSource<ListEvent>("/api/events", LIST_EVENT_TYPES, () => {
+  useLiveList((event) => {
+    if (!(LIST_EVENT_TYPES as readonly string[]).includes(event.type)) return;
     if (reloadTimer.current !== null) window.clearTimeout(reloadTimer.current);
     reloadTimer.current = window.setTimeout(reload, 200);
-  });
+  }, reload);
 
   const unarchive = useCallback(
     async (ids: string[]) => {

@@ -226,7 +226,7 @@ export function Composer({
                   <TooltipTrigger asChild>
                     <ToggleGroupItem value={candidate.mode} aria-label={candidate.label}>
                       {candidate.icon}
-                      <span className="hidden sm:inline">{candidate.label}</span>
+                      <span>{candidate.label}</span>
                     </ToggleGroupItem>
                   </TooltipTrigger>
                   <TooltipContent>{candidate.hint}</TooltipContent>
@@ -237,7 +237,7 @@ export function Composer({
           {busy && onInterrupt && (
             <Button type="button" variant="outline" size="sm" className="h-8 rounded-full" onClick={onInterrupt} disabled={interrupting} title="Interrupt (Esc)">
               {interrupting ? <Loader2Icon className="animate-spin" /> : <SquareIcon className="fill-current" />}
-              Interrupt
+              <span className="sr-only sm:not-sr-only">Interrupt</span>
             </Button>
           )}
           <Button
@@ -252,9 +252,11 @@ export function Composer({
           </Button>
         </div>
       </form>
-      <p className="mt-1.5 hidden px-2 text-center text-[11px] text-muted-foreground sm:block">
-        Enter to {busy ? activeMode.label.toLowerCase() : "send"} · Shift+Enter for a new line{busy ? " · Esc to interrupt" : ""}
-        {slashCommands ? " · / for commands" : ""}
+      <p className={cn("mt-1.5 px-2 text-center text-[11px] text-muted-foreground", busy ? "block" : "hidden sm:block")}>
+        Enter to {busy ? activeMode.label.toLowerCase() : "send"}
+        <span className="hidden sm:inline"> · Shift+Enter for a new line</span>
+        {busy ? " · Esc to interrupt" : ""}
+        <span className="hidden sm:inline">{slashCommands ? " · / for commands" : ""}</span>
       </p>
     </div>
   );

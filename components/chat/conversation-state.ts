@@ -203,26 +203,3 @@ export function openTurn(state: ConversationState): Turn | null {
   }
   return latest;
 }
-
-export const CONVERSATION_EVENT_TYPES = [
-  "snapshot",
-  "conversation.updated",
-  "session.created",
-  "turn.started",
-  "turn.retrying",
-  "turn.ended",
-  "turn.updated",
-  "item.created",
-  "item.delta",
-  "item.completed",
-  "item.updated",
-  "queue.updated",
-  "approval.requested",
-  "approval.decided",
-  "question.asked",
-  "question.answered",
-  "context.updated",
-  "compaction.started",
-  "compaction.completed",
-  "objective.updated",
-] as const;

@@ -13,17 +13,19 @@ import { PageHeader } from "@/components/sidebar/page-header";
 import { StatusDot } from "@/components/sidebar/status-dot";
 import { ApiError, apiFetch, errorMessage, newRequestKey } from "@/components/shared/api-client";
 import { clearConversationDraft, conversationDraftKey, writeDraft } from "@/components/shared/drafts";
-import { useEventSource } from "@/components/shared/use-event-source";
+import { useLiveConversation } from "@/components/live/use-live";
 import { AgentsButton } from "@/components/agents/agents-panel";
 import { AttachButton, AttachmentChips, useAttachmentTray } from "@/components/attachments/attachments";
+import { compactNow } from "@/components/context/compact-now";
 import { ContextRing } from "@/components/context/context-ring";
 import { RestartDialog, type RestartChoice } from "@/components/checkpoints/restart-dialog";
 import { ArchivedBanner, MissingBanner, ObjectiveBanner } from "./banners";
 import { Composer, type SendMode } from "./composer";
 import { ConversationMenu } from "./conversation-menu";
-import { CONVERSATION_EVENT_TYPES, conversationReducer, initialState, openTurn as findOpenTurn } from "./conversation-state";
+import { conversationReducer, initialState, openTurn as findOpenTurn } from "./conversation-state";
 import { ConversationTitle } from "./conversation-title";
-import { FailedSends, type OutgoingMessage } from "./failed-sends";
+import { OutgoingMessages } from "./outgoing-messages";
+import { useOutgoingMessages } from "./use-outgoing-messages";
 import { History } from "./history";
 import { EffortPicker, ModelPicker, type Effort } from "./model-controls";
 import type { SlashCommandName } from "./slash-commands";
@@ -49,7 +51,6 @@ export function ConversationView(props: ConversationViewProps) {
   const [state, dispatch] = useReducer(conversationReducer, props, initialState);
   const { conversation } = state;
   const id = conversation.id;
-  const [outgoing, setOutgoing] = useState<OutgoingMessage[]>([]);
   const [renaming, setRenaming] = useState(false);
   const [interrupting, setInterrupting] = useState(false);
   const [restartingItemId, setRestartingItemId] = useState<string | null>(null);
@@ -75,7 +76,7 @@ export function ConversationView(props: ConversationViewProps) {
     [id],
   );
 
-  const connection = useEventSource<ConversationEvent>(`/api/conversations/${id}/events`, CONVERSATION_EVENT_TYPES, (event) => {
+  const connection = useLiveConversation(id, (event: ConversationEvent) => {
     if (event.type === "snapshot") {
       // The snapshot covers running turns only. Fetch what finished while this page was not
       // listening, from the first item still open here (it may have completed meanwhile).
@@ -170,41 +171,15 @@ export function ConversationView(props: ConversationViewProps) {
 
   // ---- sending -------------------------------------------------------------
 
-  const deliver = useCallback(
-    async (message: OutgoingMessage) => {
-      setOutgoing((current) => [
-        ...current.filter((candidate) => candidate.requestKey !== message.requestKey),
-        { ...message, status: "sending" },
-      ]);
-      try {
-        await apiFetch(`/api/conversations/${id}/messages`, {
-          method: "POST",
-          body: {
-            text: message.text,
-            mode: message.mode,
-            requestKey: message.requestKey,
-            ...(message.attachments?.length ? { attachments: message.attachments.map((entry) => entry.attachment!.id) } : {}),
-          },
-        });
-        setOutgoing((current) => current.filter((candidate) => candidate.requestKey !== message.requestKey));
-        return true;
-      } catch (error) {
-        setOutgoing((current) =>
-          current.map((candidate) =>
-            candidate.requestKey === message.requestKey ? { ...candidate, status: "failed", error: errorMessage(error) } : candidate,
-          ),
-        );
-        return false;
-      }
-    },
-    [id],
-  );
+  const draftKey = conversationDraftKey(id);
+  const { outgoing, deliver, forget } = useOutgoingMessages(id, draftKey, state.items, state.waiting);
 
   const send = async (text: string, mode: SendMode | "auto") => {
-    scrollToBottom();
     const attached = attachments.ready;
     for (const entry of attached) attachments.remove(entry.key);
-    return deliver({ requestKey: newRequestKey(), text, mode, status: "sending", error: null, attachments: attached });
+    deliver({ requestKey: newRequestKey(), text, mode, status: "sending", error: null, attachments: attached });
+    scrollToBottom();
+    return true;
   };
 
   const interrupt = useCallback(async () => {
@@ -226,13 +201,7 @@ export function ConversationView(props: ConversationViewProps) {
         await fork();
         return;
       case "compact":
-        try {
-          const body = await apiFetch<{ compacted: boolean; reason?: string }>(`/api/conversations/${id}/compact`, { method: "POST", body: {} });
-          if (body.compacted) toast.success("Compacting the context…");
-          else toast.info(body.reason ?? "Nothing old enough to summarize yet");
-        } catch (error) {
-          toast.error(notAvailable(error, "Compaction"));
-        }
+        await compactNow(id);
         return;
       case "objective":
         if (argument === "") {
@@ -300,7 +269,11 @@ export function ConversationView(props: ConversationViewProps) {
               onSave={async (title) => (await patchConversation({ title }, "Could not rename")) !== null}
             />
             {!renaming && (
-              <Badge variant="outline" className="hidden gap-1.5 text-muted-foreground sm:inline-flex" aria-label={`Status: ${STATUS_LABEL[conversation.status]}`}>
+              <Badge
+                variant="outline"
+                className={`shrink-0 gap-1.5 text-muted-foreground ${conversation.status === "idle" ? "hidden sm:inline-flex" : "inline-flex"}`}
+                aria-label={`Status: ${STATUS_LABEL[conversation.status]}`}
+              >
                 <StatusDot status={conversation.status} />
                 {STATUS_LABEL[conversation.status]}
               </Badge>
@@ -350,7 +323,7 @@ export function ConversationView(props: ConversationViewProps) {
           aria-live="off"
           data-live={connection === "open"}
         >
-          <div ref={setContent}>
+          <div ref={setContent} className="flow-root">
             <History
               items={state.items}
               turns={state.turns}
@@ -376,6 +349,16 @@ export function ConversationView(props: ConversationViewProps) {
               }}
               onConfirm={(choice) => restartItem && void restartFrom(restartItem, choice)}
             />
+            <OutgoingMessages
+              outgoing={outgoing}
+              onRetry={(message) => deliver(message)}
+              onEdit={(message) => {
+                forget(message, false);
+                setInjected({ text: message.text, nonce: Date.now() });
+                if (message.attachments?.length) attachments.restore(message.attachments);
+              }}
+              onDiscard={(message) => forget(message, true)}
+            />
           </div>
         </div>
         {!atBottom && (
@@ -393,19 +376,9 @@ export function ConversationView(props: ConversationViewProps) {
       <div className="shrink-0 px-3 pb-3 md:px-6">
         <div className="mx-auto w-full max-w-3xl">
           <WaitingList conversationId={id} waiting={state.waiting} />
-          <FailedSends
-            outgoing={outgoing}
-            onRetry={(message) => void deliver(message)}
-            onEdit={(message) => {
-              setOutgoing((current) => current.filter((candidate) => candidate.requestKey !== message.requestKey));
-              setInjected({ text: message.text, nonce: Date.now() });
-              if (message.attachments?.length) attachments.restore(message.attachments);
-            }}
-            onDiscard={(message) => setOutgoing((current) => current.filter((candidate) => candidate.requestKey !== message.requestKey))}
-          />
           <AttachmentChips tray={attachments} />
           <Composer
-            draftKey={conversationDraftKey(id)}
+            draftKey={draftKey}
             busy={busy}
             disabledReason={disabledReason}
             placeholder={busy ? "Steer, queue or jump in…" : "Reply…"}

@@ -2,11 +2,21 @@
 
 import { useCallback, useEffect, useLayoutEffect, useRef, useState } from "react";
 
-/** Keeps a scroll container pinned to its end while new output streams in, unless the reader scrolled up. */
+/** Closer than this to the end counts as at the end. */
+const AT_END_PX = 40;
+
+/**
+ * Keeps a scroll container pinned to its end while new output streams in, unless the reader
+ * scrolled up. Only a move up unpins: a smooth scroll on its way down, or content growing
+ * between two scroll events, must not leave the view stuck short of the newest message.
+ */
 export function useStickToBottom<T extends HTMLElement>(content: HTMLElement | null) {
   const container = useRef<T>(null);
   const pinned = useRef(true);
+  const lastTop = useRef(0);
   const [atBottom, setAtBottom] = useState(true);
+
+  const distanceToEnd = (element: HTMLElement) => element.scrollHeight - element.scrollTop - element.clientHeight;
 
   const scrollToBottom = useCallback((behavior: ScrollBehavior = "auto") => {
     const element = container.current;
@@ -24,10 +34,12 @@ export function useStickToBottom<T extends HTMLElement>(content: HTMLElement | n
     const element = container.current;
     if (!element) return;
     const onScroll = () => {
-      const distance = element.scrollHeight - element.scrollTop - element.clientHeight;
-      const bottom = distance < 80;
-      pinned.current = bottom;
-      setAtBottom(bottom);
+      const top = element.scrollTop;
+      const atEnd = distanceToEnd(element) < AT_END_PX;
+      if (atEnd) pinned.current = true;
+      else if (top < lastTop.current - 1) pinned.current = false;
+      lastTop.current = top;
+      setAtBottom(atEnd || pinned.current);
     };
     element.addEventListener("scroll", onScroll, { passive: true });
     return () => element.removeEventListener("scroll", onScroll);
@@ -37,10 +49,15 @@ export function useStickToBottom<T extends HTMLElement>(content: HTMLElement | n
     if (!content) return;
     const observer = new ResizeObserver(() => {
       const element = container.current;
-      if (element && pinned.current) element.scrollTop = element.scrollHeight;
+      if (!element) return;
+      if (pinned.current) {
+        element.scrollTop = element.scrollHeight;
+        lastTop.current = element.scrollTop;
+      }
+      setAtBottom(pinned.current || distanceToEnd(element) < AT_END_PX);
     });
     observer.observe(content);
-    // The viewport shrinks too (the waiting list or a banner appears): stay at the end then as well.
+    // The viewport shrinks too (the waiting list, attachment chips or a banner appear): stay at the end then as well.
     if (container.current) observer.observe(container.current);
     return () => observer.disconnect();
   }, [content]);

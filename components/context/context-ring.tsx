@@ -6,8 +6,10 @@ import { useCallback, useEffect, useState } from "react";
 import { toast } from "sonner";
 import type { ContextInfo } from "@/lib/events/entities";
 import { Button } from "@/components/ui/button";
-import { ApiError, apiFetch, errorMessage } from "@/components/shared/api-client";
-import { useSharedConversationEvents } from "./shared-conversation-events";
+import { apiFetch } from "@/components/shared/api-client";
+import { compactNow } from "./compact-now";
+import { contextFigures, type ContextTone } from "./context-figures";
+import { useLiveConversation } from "@/components/live/use-live";
 
 const number = new Intl.NumberFormat("en-US");
 export function formatTokens(value: number): string {
@@ -44,7 +46,7 @@ export function ContextRing({ conversationId, sessionId }: { conversationId: str
 
   useEffect(() => load(), [load]);
 
-  useSharedConversationEvents(conversationId, (event) => {
+  useLiveConversation(conversationId, (event) => {
     if (event.type === "snapshot") return load();
     const from = (event as { sessionId?: string }).sessionId;
     if (from !== undefined && from !== sessionId) return;
@@ -58,51 +60,41 @@ export function ContextRing({ conversationId, sessionId }: { conversationId: str
 
   const compact = async () => {
     setCompacting(true);
-    try {
-      const body = await apiFetch<{ compacted: boolean; itemId?: string; reason?: string }>(`/api/conversations/${conversationId}/compact`, {
-        method: "POST",
-        body: {},
-      });
-      if (body.compacted) toast.success("Context compacted: older history is now summarized");
-      else toast.info(`Not compacted: ${body.reason ?? "nothing old enough to summarize yet"}`);
-      load();
-    } catch (error) {
-      if (error instanceof ApiError && error.status === 409) toast.error("Wait until the agent is idle, then compact");
-      else toast.error(`Could not compact: ${errorMessage(error)}`);
-    } finally {
-      setCompacting(false);
-    }
+    await compactNow(conversationId);
+    setCompacting(false);
+    load();
   };
 
   if (!context) return null;
-  const limit = Math.max(1, context.usedTokens + context.roomTokens);
-  const fraction = Math.min(1, context.usedTokens / limit);
-  const percent = Math.round(fraction * 100);
+  const figures = contextFigures(context);
+  const { fraction, percent, thresholdPercent } = figures;
   const radius = 7;
   const circumference = 2 * Math.PI * radius;
-  const tone = percent >= 90 ? "text-destructive" : percent >= 70 ? "text-warning-foreground" : "text-info";
   const label = `Context: ${percent}% used, ${formatTokens(context.roomTokens)} tokens of room left`;
   const busy = compacting || serverCompacting;
 
   return (
     <Popover.Root>
       <Popover.Trigger asChild>
-        <Button variant="ghost" size="icon-sm" aria-label={label} title={label} data-testid="context-ring">
+        <Button variant="ghost" size="sm" className="gap-1 px-1.5" aria-label={label} title={label} data-testid="context-ring" data-tone={figures.tone}>
           <svg viewBox="0 0 18 18" className="size-5 -rotate-90" aria-hidden>
-            <circle cx="9" cy="9" r={radius} fill="none" strokeWidth="2.5" className="stroke-muted" />
+            <circle cx="9" cy="9" r={radius} fill="none" strokeWidth="3" className="stroke-muted-foreground/25" />
             <circle
               cx="9"
               cy="9"
               r={radius}
               fill="none"
-              strokeWidth="2.5"
+              strokeWidth="3"
               strokeLinecap="round"
               stroke="currentColor"
-              className={`${tone} transition-[stroke-dashoffset]`}
+              className={`${TONE_CLASS[figures.tone]} transition-[stroke-dashoffset]`}
               strokeDasharray={circumference}
               strokeDashoffset={circumference * (1 - fraction)}
             />
           </svg>
+          <span data-testid="context-percent" className={`text-xs font-medium tabular-nums ${figures.tone === "normal" ? "text-muted-foreground" : TONE_CLASS[figures.tone]}`} aria-hidden>
+            {percent}%
+          </span>
         </Button>
       </Popover.Trigger>
       <Popover.Portal>
@@ -113,8 +105,8 @@ export function ContextRing({ conversationId, sessionId }: { conversationId: str
           className="z-50 w-80 rounded-lg border bg-popover p-3 text-sm text-popover-foreground shadow-md outline-none"
         >
           <p className="mb-2 font-medium">Context</p>
-          <dl className="grid grid-cols-[1fr_auto] gap-x-3 gap-y-1">
-            <dt className="text-muted-foreground">Input used</dt>
+          <dl className="grid grid-cols-[auto_1fr] gap-x-3 gap-y-1 [&_dt]:whitespace-nowrap">
+            <dt className="text-muted-foreground">In context now</dt>
             <dd data-testid="context-used" className="text-right tabular-nums">
               {number.format(context.usedTokens)} ({percent}%)
             </dd>
@@ -124,7 +116,13 @@ export function ContextRing({ conversationId, sessionId }: { conversationId: str
             </dd>
             <dt className="text-muted-foreground">Context window</dt>
             <dd className="text-right tabular-nums">{number.format(context.contextWindow)}</dd>
-            <dt className="text-muted-foreground">Tokens so far</dt>
+            <dt className="text-muted-foreground">Compacts at</dt>
+            <dd data-testid="context-threshold" className="text-right tabular-nums">
+              {number.format(context.threshold)} ({thresholdPercent}%)
+            </dd>
+            <dt className="text-muted-foreground" title="Every model call of this conversation added up; each call resends the context">
+              All calls so far
+            </dt>
             <dd data-testid="context-total" className="text-right tabular-nums">
               {number.format(context.totalTokens.input)} in · {number.format(context.totalTokens.output)} out
             </dd>
@@ -181,6 +179,12 @@ export function ContextRing({ conversationId, sessionId }: { conversationId: str
     </Popover.Root>
   );
 }
+
+const TONE_CLASS: Record<ContextTone, string> = {
+  normal: "text-info",
+  near: "text-warning-foreground",
+  at: "text-destructive",
+};
 
 function reasoningLabel(mode: "all_turns" | "current_turn"): string {
   return mode === "all_turns" ? "all turns" : "current turn only";

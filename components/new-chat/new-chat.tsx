@@ -1,25 +1,25 @@
 "use client";
 
-import { AlertCircleIcon, BotIcon, FolderIcon, Loader2Icon, RotateCwIcon } from "lucide-react";
+import { AlertCircleIcon, Loader2Icon, RotateCwIcon } from "lucide-react";
 import { useRouter } from "next/navigation";
 import { useRef, useState } from "react";
 import type { Agent, Conversation, ModelInfo } from "@/lib/events/entities";
 import { Button } from "@/components/ui/button";
-import { Input } from "@/components/ui/input";
-import { Label } from "@/components/ui/label";
-import { Select, SelectContent, SelectItem, SelectTrigger, SelectValue } from "@/components/ui/select";
 import { Composer } from "@/components/chat/composer";
 import { AttachButton, AttachmentChips, useAttachmentTray } from "@/components/attachments/attachments";
 import { EffortPicker, ModelPicker, type Effort } from "@/components/chat/model-controls";
 import { PageHeader } from "@/components/sidebar/page-header";
 import { apiFetch, errorMessage, newRequestKey } from "@/components/shared/api-client";
 import { clearDraft, newChatDraftKey } from "@/components/shared/drafts";
+import { AgentPicker, CwdPicker } from "./new-chat-options";
 
 interface NewChatProps {
   agents: Agent[];
   models: ModelInfo[];
   defaultModel: string;
   defaultCwd: string;
+  /** The page header's title: "Atrium" on the home page, "New chat" on /new. */
+  title?: string;
 }
 
 interface CreateBody {
@@ -31,8 +31,8 @@ interface CreateBody {
   attachments?: string[];
 }
 
-/** Nothing is saved until the first message is sent (DESIGN §9). */
-export function NewChat({ agents, models, defaultModel, defaultCwd }: NewChatProps) {
+/** The new-chat composer, with agent, folder and model folded into it; nothing is saved until the first message is sent (DESIGN §9). */
+export function NewChat({ agents, models, defaultModel, defaultCwd, title = "New chat" }: NewChatProps) {
   const router = useRouter();
   const [agent, setAgent] = useState(agents.find((candidate) => candidate.name === "default")?.name ?? agents[0]?.name ?? "default");
   const agentInfo = agents.find((candidate) => candidate.name === agent);
@@ -73,60 +73,12 @@ export function NewChat({ agents, models, defaultModel, defaultCwd }: NewChatPro
 
   return (
     <div className="flex min-h-0 flex-1 flex-col">
-      <PageHeader title="New chat" />
+      <PageHeader title={title} />
       <div className="flex min-h-0 flex-1 flex-col overflow-y-auto">
-        <div className="mx-auto flex w-full max-w-3xl flex-1 flex-col justify-center gap-6 px-4 py-8 md:px-6">
+        <div className="mx-auto flex w-full max-w-3xl flex-1 flex-col justify-center gap-5 px-4 py-8 md:px-6">
           <div className="grid gap-1.5">
             <h2 className="text-2xl font-semibold tracking-tight">What should we work on?</h2>
-            <p className="text-sm text-muted-foreground">Pick the agent, project and model. Nothing is saved until you send the first message.</p>
-          </div>
-          <div className="grid gap-4 rounded-xl border bg-card p-4 shadow-xs sm:grid-cols-2">
-            <div className="grid gap-1.5">
-              <Label htmlFor="new-chat-agent">
-                <BotIcon className="size-3.5 text-muted-foreground" />
-                Agent
-              </Label>
-              <Select
-                value={agent}
-                onValueChange={(next) => {
-                  setAgent(next);
-                  const chosen = agents.find((candidate) => candidate.name === next);
-                  if (chosen?.model) setModel(chosen.model);
-                }}
-              >
-                <SelectTrigger id="new-chat-agent" aria-label="Agent" className="w-full">
-                  <SelectValue>{agent}</SelectValue>
-                </SelectTrigger>
-                <SelectContent>
-                  {agents.map((candidate) => (
-                    <SelectItem key={candidate.name} value={candidate.name}>
-                      {candidate.name}
-                    </SelectItem>
-                  ))}
-                </SelectContent>
-              </Select>
-              {agentInfo?.description && <p className="line-clamp-2 text-xs text-muted-foreground">{agentInfo.description}</p>}
-            </div>
-            <div className="grid content-start gap-1.5">
-              <Label htmlFor="new-chat-cwd">
-                <FolderIcon className="size-3.5 text-muted-foreground" />
-                Working directory
-              </Label>
-              <Input id="new-chat-cwd" value={cwd} onChange={(event) => setCwd(event.target.value)} placeholder={defaultCwd} spellCheck={false} className="font-mono text-xs" />
-              <p className="text-xs text-muted-foreground">Leave empty for the server&apos;s default.</p>
-            </div>
-            <div className="grid gap-1.5 sm:col-span-2">
-              <span className="text-sm font-medium">Model</span>
-              <div className="flex flex-wrap items-center gap-2">
-                <ModelPicker models={models} value={model} onChange={setModel} size="default" />
-                {modelInfo?.effort && <EffortPicker value={effort} onChange={setEffort} />}
-              </div>
-              {modelInfo?.notice && (
-                <p role="note" className="rounded-md border border-dashed px-3 py-2 text-xs text-muted-foreground">
-                  {modelInfo.notice}
-                </p>
-              )}
-            </div>
+            <p className="text-sm text-muted-foreground">Type and press Enter. Nothing is saved until you send; the turn keeps running on the server when you close the tab.</p>
           </div>
           {failure && (
             <div role="alert" className="flex items-start gap-2 rounded-xl border border-destructive/40 bg-destructive/5 px-3 py-2 text-sm">
@@ -142,7 +94,23 @@ export function NewChat({ agents, models, defaultModel, defaultCwd }: NewChatPro
           )}
           <AttachmentChips tray={attachments} />
           <Composer
-            toolbar={<AttachButton tray={attachments} />}
+            toolbar={
+              <>
+                <AttachButton tray={attachments} />
+                <AgentPicker
+                  agents={agents}
+                  value={agent}
+                  onChange={(next) => {
+                    setAgent(next);
+                    const chosen = agents.find((candidate) => candidate.name === next);
+                    if (chosen?.model) setModel(chosen.model);
+                  }}
+                />
+                <CwdPicker value={cwd} defaultCwd={defaultCwd} onChange={setCwd} />
+                <ModelPicker models={models} value={model} onChange={setModel} />
+                {modelInfo?.effort && <EffortPicker value={effort} onChange={setEffort} />}
+              </>
+            }
             draftKey={newChatDraftKey(agent)}
             busy={false}
             placeholder="Describe the task…"
@@ -150,6 +118,11 @@ export function NewChat({ agents, models, defaultModel, defaultCwd }: NewChatPro
             sending={sending}
             onSubmit={(text) => submit(text)}
           />
+          {modelInfo?.notice && (
+            <p role="note" className="rounded-md border border-dashed px-3 py-2 text-xs text-muted-foreground">
+              {modelInfo.notice}
+            </p>
+          )}
         </div>
       </div>
     </div>

@@ -3,17 +3,15 @@
 import { usePathname } from "next/navigation";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import type { Conversation } from "@/lib/events/entities";
-import type { ListEvent } from "@/lib/events/events";
 import { Sheet, SheetContent, SheetDescription, SheetTitle } from "@/components/ui/sheet";
 import { apiFetch } from "@/components/shared/api-client";
 import { clearConversationDraft } from "@/components/shared/drafts";
-import { useEventSource } from "@/components/shared/use-event-source";
 import { useDesktopNotifications } from "@/components/notifications/use-desktop-notifications";
+import { useLiveList } from "@/components/live/use-live";
 import { SidebarContext } from "./sidebar-context";
 import { SidebarPanel } from "./sidebar-panel";
 
 const SIDEBAR_LIMIT = 100;
-const LIST_EVENT_TYPES = ["conversation.created", "conversation.updated", "conversation.deleted", "approval.requested", "approval.decided"] as const;
 
 function byRecency(a: Conversation, b: Conversation): number {
   return a.updatedAt < b.updatedAt ? 1 : a.updatedAt > b.updatedAt ? -1 : a.id < b.id ? 1 : -1;
@@ -58,7 +56,7 @@ export function WorkspaceShell({ initialConversations, initialPendingApprovals, 
   }, [refreshApprovals]);
 
   const notify = useDesktopNotifications(pendingApprovals, conversations);
-  useEventSource<ListEvent>("/api/events", LIST_EVENT_TYPES, (event) => {
+  useLiveList((event) => {
     notify(event);
     switch (event.type) {
       case "conversation.created":

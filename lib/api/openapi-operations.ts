@@ -1,5 +1,6 @@
 import type { z } from "zod";
 import * as schemas from "./schemas";
+import { updateSubscriptionsBody } from "./stream-schemas";
 
 /** A JSON Schema fragment for an answer body: a reference to a component, or an inline object. */
 export type BodySchema = Record<string, unknown>;
@@ -128,6 +129,22 @@ export const OPERATIONS: Record<string, Record<string, Operation>> = {
     get: { operationId: "streamConversationEvents", summary: "SSE: snapshot then live events; resumable with Last-Event-ID", query: schemas.conversationEventsQuery, answers: { 200: sse("ConversationEvent") } },
   },
   "/api/events": { get: { operationId: "streamListEvents", summary: "SSE: list-level changes", answers: { 200: sse("ListEvent") } } },
+  "/api/stream": {
+    get: {
+      operationId: "openStream",
+      summary: "SSE: the browser's one multiplexed stream (StreamFrame frames: stream.opened, list, conversation, subscription.failed)",
+      answers: { 200: sse("StreamFrame") },
+    },
+  },
+  "/api/stream/{streamId}/subscriptions": {
+    post: {
+      operationId: "updateStreamSubscriptions",
+      summary: "Add or remove a stream's conversation subscriptions (snapshot or replay after lastEventId, then live)",
+      body: updateSubscriptionsBody,
+      answers: { 200: { description: "the stream's subscriptions", schema: object({ subscriptions: { type: "integer" } }) } },
+      errors: [404],
+    },
+  },
   "/api/approvals": {
     get: { operationId: "listApprovals", summary: "Approvals", query: schemas.approvalsQuery, answers: { 200: { description: "the approvals", schema: list("approvals", "Approval") } } },
   },

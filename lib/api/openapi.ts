@@ -5,6 +5,7 @@ import { SESSION_COOKIE } from "../auth/token";
 import { idSchema } from "../store/ids";
 import { OPERATIONS, type Answer, type Operation } from "./openapi-operations";
 import { turnChangesResponse } from "./schemas";
+import { streamFrameSchema } from "./stream-schemas";
 
 const ERROR_ANSWERS: Record<number, string> = {
   400: "bad_request: malformed JSON, wrong types, a malformed id or a query parameter that does not parse",
@@ -109,6 +110,7 @@ export function openApiDocument(serverUrl = "http://127.0.0.1:3000"): Record<str
     TurnChanges: jsonSchema(turnChangesResponse),
     ConversationEvent: jsonSchema(conversationEventSchema),
     ListEvent: jsonSchema(listEventSchema),
+    StreamFrame: jsonSchema(streamFrameSchema),
     Error: {
       type: "object",
       properties: { error: { type: "object", properties: { code: { type: "string" }, message: { type: "string" } }, required: ["code", "message"] } },

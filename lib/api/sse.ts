@@ -3,11 +3,14 @@ import type { Delivered } from "../events/events";
 const HEARTBEAT_MS = 15_000;
 /** Past this many characters a stream's pending frames go out at once instead of at the end of the tick. */
 const FLUSH_CHARACTERS = 64 * 1024;
+/** DESIGN §8: a client this far behind is disconnected; it resumes with its last ids. */
+export const MAX_BEHIND_BYTES = 4 * 1024 * 1024;
+export const MAX_BEHIND_MS = 30_000;
 
 /** Each delivered event's frame, serialized once however many streams send it (the bus hands every subscriber the same object). */
 const frames = new WeakMap<object, string>();
 
-function frameOf(delivered: Delivered<{ type: string }>): string {
+export function frameOf(delivered: Delivered<{ type: string }>): string {
   let frame = frames.get(delivered);
   if (frame === undefined) {
     frame = `id: ${delivered.id}\nevent: ${delivered.event.type}\ndata: ${JSON.stringify(delivered.event)}\n\n`;
@@ -17,74 +20,116 @@ function frameOf(delivered: Delivered<{ type: string }>): string {
 }
 
 /**
- * An SSE response: `subscribe` is called once with a `send` function and returns the
- * unsubscribe. A client disconnect only detaches the subscriber; it never cancels work.
- * The first frame of a tick leaves at once; frames that follow it in the same tick leave
- * together at setImmediate: a model stream delivers deltas in bursts, and each chunk costs a
- * stream read, a socket write and a client wake-up, while a lone delta must not wait.
+ * Open SSE responses in this process. Next bundles this module more than once, so the count
+ * lives on globalThis; /api/health reports it so tests can count a browser's connections.
  */
-export function sseResponse<Event extends { type: string }>(
-  request: Request,
-  subscribe: (send: (delivered: Delivered<Event>) => void) => () => void,
-): Response {
+const OPEN_STREAMS = Symbol.for("atrium.openStreams");
+type Counter = { open: number };
+function counter(): Counter {
+  const holder = globalThis as { [OPEN_STREAMS]?: Counter };
+  holder[OPEN_STREAMS] ??= { open: 0 };
+  return holder[OPEN_STREAMS];
+}
+export function openStreamCount(): number {
+  return counter().open;
+}
+
+export interface SseWriter {
+  /** Writes raw SSE text (one or more whole frames). */
+  write(text: string): void;
+  close(): void;
+}
+
+/**
+ * An SSE response: `start` is called once with a writer and returns the cleanup. A client
+ * disconnect only detaches the subscriber; it never cancels work. The first frame of a tick
+ * leaves at once; frames that follow it in the same tick leave together at setImmediate: a
+ * model stream delivers deltas in bursts, and each chunk costs a stream read, a socket write
+ * and a client wake-up, while a lone delta must not wait.
+ *
+ * The stream's high-water mark is 0, so `desiredSize` is minus the bytes the client has not
+ * read yet and `pull` runs only when the queue is empty: past 4 MiB queued, or 30 s without
+ * catching up, the client is cut off (it reconnects and resumes by event id).
+ */
+export function sseStream(request: Request, start: (writer: SseWriter) => () => void): Response {
   const encoder = new TextEncoder();
   let cleanup = () => {};
-  const stream = new ReadableStream<Uint8Array>({
-    start(controller) {
-      let open = true;
-      let pending = "";
-      /** Set from a tick's first frame until setImmediate: frames written meanwhile wait in `pending`. */
-      let gathering: NodeJS.Immediate | null = null;
-      const enqueue = (text: string) => {
-        try {
-          controller.enqueue(encoder.encode(text));
-        } catch {
-          close();
-        }
-      };
-      const flushPending = () => {
-        const text = pending;
-        pending = "";
-        if (open && text !== "") enqueue(text);
-      };
-      const endGathering = () => {
-        gathering = null;
-        flushPending();
-      };
-      const write = (text: string) => {
-        if (!open) return;
-        if (gathering === null) {
-          gathering = setImmediate(endGathering);
-          enqueue(text);
-          return;
-        }
-        pending += text;
-        if (pending.length >= FLUSH_CHARACTERS) flushPending();
-      };
-      const heartbeat = setInterval(() => write(`: keep-alive ${Date.now()}\n\n`), HEARTBEAT_MS);
-      const unsubscribe = subscribe((delivered) => write(frameOf(delivered)));
-      const close = () => {
-        if (!open) return;
-        open = false;
-        pending = "";
-        if (gathering) clearImmediate(gathering);
-        gathering = null;
-        clearInterval(heartbeat);
-        unsubscribe();
-        try {
-          controller.close();
-        } catch {
-          // already closed by the client
-        }
-      };
-      cleanup = close;
-      request.signal.addEventListener("abort", close, { once: true });
-      write(": connected\n\n");
+  let behindSince: number | null = null;
+  const stream = new ReadableStream<Uint8Array>(
+    {
+      start(controller) {
+        let open = true;
+        counter().open += 1;
+        let pending = "";
+        /** Set from a tick's first frame until setImmediate: frames written meanwhile wait in `pending`. */
+        let gathering: NodeJS.Immediate | null = null;
+        const enqueue = (text: string) => {
+          try {
+            controller.enqueue(encoder.encode(text));
+          } catch {
+            close();
+            return;
+          }
+          const queued = -(controller.desiredSize ?? 0);
+          if (queued <= 0) return;
+          if (queued > MAX_BEHIND_BYTES) return close();
+          behindSince ??= Date.now();
+          if (Date.now() - behindSince > MAX_BEHIND_MS) close();
+        };
+        const flushPending = () => {
+          const text = pending;
+          pending = "";
+          if (open && text !== "") enqueue(text);
+        };
+        const endGathering = () => {
+          gathering = null;
+          flushPending();
+        };
+        const write = (text: string) => {
+          if (!open) return;
+          if (gathering === null) {
+            gathering = setImmediate(endGathering);
+            enqueue(text);
+            return;
+          }
+          pending += text;
+          if (pending.length >= FLUSH_CHARACTERS) flushPending();
+        };
+        const heartbeat = setInterval(() => {
+          if (behindSince !== null && Date.now() - behindSince > MAX_BEHIND_MS) return close();
+          write(`: keep-alive ${Date.now()}\n\n`);
+        }, HEARTBEAT_MS);
+        let stop = () => {};
+        const close = () => {
+          if (!open) return;
+          open = false;
+          counter().open -= 1;
+          pending = "";
+          if (gathering) clearImmediate(gathering);
+          gathering = null;
+          clearInterval(heartbeat);
+          stop();
+          try {
+            controller.close();
+          } catch {
+            // already closed by the client
+          }
+        };
+        cleanup = close;
+        request.signal.addEventListener("abort", close, { once: true });
+        write(": connected\n\n");
+        stop = start({ write, close });
+        if (!open) stop();
+      },
+      pull() {
+        behindSince = null;
+      },
+      cancel() {
+        cleanup();
+      },
     },
-    cancel() {
-      cleanup();
-    },
-  });
+    { highWaterMark: 0, size: (chunk) => chunk.byteLength },
+  );
   return new Response(stream, {
     headers: {
       "content-type": "text/event-stream; charset=utf-8",
@@ -93,6 +138,14 @@ export function sseResponse<Event extends { type: string }>(
       connection: "keep-alive",
     },
   });
+}
+
+/** An SSE response of one bus subscription: `subscribe` gets `send` and returns the unsubscribe. */
+export function sseResponse<Event extends { type: string }>(
+  request: Request,
+  subscribe: (send: (delivered: Delivered<Event>) => void) => () => void,
+): Response {
+  return sseStream(request, (writer) => subscribe((delivered) => writer.write(frameOf(delivered))));
 }
 
 export function lastEventId(request: Request): number | undefined {

@@ -48,6 +48,8 @@ const DEFAULT_APPROVALS = { shell: "ask", write_file: "ask", edit_file: "ask" } 
 export const configSchema = z
   .strictObject({
     defaultModel: z.string().min(1).default("offline"),
+    /** Writes a short title after a new conversation's first reply (DESIGN §9); none: the first-line title stays. */
+    titleModel: z.string().min(1).optional(),
     models: z.array(modelConfigSchema).default([]),
     retry: z
       .strictObject({
@@ -101,6 +103,9 @@ export const configSchema = z
       seen.add(model.id);
       byId.set(model.id, model);
     });
+    if (config.titleModel !== undefined && !byId.has(config.titleModel)) {
+      context.addIssue({ code: "custom", path: ["titleModel"], message: `no model has the id "${config.titleModel}"` });
+    }
     if (!byId.has(config.defaultModel)) {
       context.addIssue({ code: "custom", path: ["defaultModel"], message: `no model has the id "${config.defaultModel}"` });
     }

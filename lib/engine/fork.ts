@@ -8,6 +8,7 @@ import type { StoredItem } from "../store/records";
 import { attachmentPath } from "../store/uploads";
 import type { ConversationActor } from "./conversation-actor";
 import type { EngineContext } from "./engine-context";
+import { derivedTitle } from "./titles";
 
 export interface ForkOptions {
   /** Copy up to and including this item. */
@@ -36,7 +37,7 @@ export async function forkConversation(context: EngineContext, source: Conversat
   await store.appendMetadata(conversationId, {
     type: "conversation.created",
     conversationId,
-    title: conversation.title,
+    title: derivedTitle(conversation.title, options.beforeItemId !== undefined ? "restart" : "fork"),
     titleSource: conversation.titleSource,
     agent: conversation.agent,
     model: conversation.model,

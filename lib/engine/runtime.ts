@@ -27,6 +27,7 @@ import { RequestKeys, type KeyReference } from "./request-keys";
 import { missingParts } from "./missing";
 import { changeObjective, openObjective } from "./objectives";
 import { buildTimeline } from "./timeline";
+import { titleAfterFirstReply } from "./auto-title";
 import { wakeObjective, type GithubEvent } from "./webhooks";
 import { titleFromMessage } from "./titles";
 
@@ -221,6 +222,7 @@ export class Runtime {
         this.bus.publishList({ type: "conversation.created", conversationId, conversation });
         const attachments = input.attachments?.length ? claimUploads(this.store.paths, conversationId, input.attachments) : undefined;
         const outcome = await actor.sendMessage({ text: input.text, mode: "auto", sessionId: rootSessionId, origin: "owner", attachments });
+        if (this.config.titleModel && outcome.turn) titleAfterFirstReply(actor, outcome.turn.id, this.config.titleModel);
         return { conversation: this.getConversation(conversationId), message: { id: outcome.message.id }, turn: outcome.turn! };
       },
       (reference) => this.replayCreation(reference),

@@ -10,6 +10,8 @@ export function buildTimeline(store: Store, turn: Turn): TimelineEntry[] {
   const session = store.readSession(turn.conversationId, turn.sessionId).records.map(({ record }) => record);
   const toolCalls = new Map<string, TimelineEntry>();
   const current: { modelCall: TimelineEntry | null } = { modelCall: null };
+  /** This turn's model output items: only their completion ends a model call (a later turn's must not). */
+  const modelItems = new Set<string>();
   const openModelCall = (at: string) => {
     if (!current.modelCall) {
       current.modelCall = { kind: "model_call", startedAt: at, endedAt: at, status: "completed" };
@@ -31,6 +33,7 @@ export function buildTimeline(store: Store, turn: Turn): TimelineEntry[] {
         entries.push({ kind: "steer", startedAt: record.at, endedAt: record.at, status: "completed", itemId: item.id });
       } else if (item.kind === "assistant_message" || item.kind === "reasoning") {
         openModelCall(record.at);
+        modelItems.add(item.id);
       }
     } else if (record.type === "item.progress") {
       const entry = toolCalls.get(record.itemId);
@@ -43,7 +46,7 @@ export function buildTimeline(store: Store, turn: Turn): TimelineEntry[] {
       if (entry) {
         entry.endedAt = record.at;
         entry.status = record.status;
-      } else if (current.modelCall) {
+      } else if (current.modelCall && modelItems.has(record.itemId)) {
         current.modelCall.endedAt = record.at;
         if (record.status === "failed") current.modelCall.status = "failed";
       }

@@ -110,7 +110,9 @@ export class IndexWriter {
         if (record.effort !== undefined) fields.effort = record.effort;
         if (record.cwd !== undefined) fields.cwd = record.cwd;
         const names = Object.keys(fields);
-        if (names.length > 0) this.updateStatement(names).run({ ...fields, at: record.at, id: conversationId });
+        // Archiving and protecting are not activity: "Updated" (and the sidebar's order) stays put.
+        const activity = names.some((name) => name !== "archived" && name !== "protected");
+        if (names.length > 0) this.updateStatement(names, activity).run({ ...fields, at: record.at, id: conversationId });
         if (record.title !== undefined) this.indexTitle(conversationId);
         break;
       }
@@ -335,12 +337,13 @@ export class IndexWriter {
     this.revisions.set(conversationId, this.revision(conversationId) + 1);
   }
 
-  private updateStatement(columns: string[]): Database.Statement {
-    const key = columns.join(",");
+  private updateStatement(columns: string[], activity: boolean): Database.Statement {
+    const key = `${columns.join(",")}|${activity}`;
     let statement = this.updateStatements.get(key);
     if (!statement) {
       const assignments = columns.map((name) => `${name} = @${name}`).join(", ");
-      statement = this.client.prepare(`UPDATE conversations SET ${assignments}, updated_at = max(updated_at, @at) WHERE id = @id`);
+      const touch = activity ? ", updated_at = max(updated_at, @at)" : "";
+      statement = this.client.prepare(`UPDATE conversations SET ${assignments}${touch} WHERE id = @id`);
       this.updateStatements.set(key, statement);
     }
     return statement;

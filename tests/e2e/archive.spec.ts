@@ -3,6 +3,7 @@ import { ConversationPage, expect, test, unique } from "./support/fixtures";
 test("archive from the menu, then unarchive from the archive table", async ({ app, api }) => {
   const created = await api.createConversation(unique("archive me"));
   await api.waitUntilIdle(created.id);
+  const beforeArchiving = (await api.getConversation(created.id)).updatedAt;
   const conversation = await ConversationPage.open(app.page, created.id);
 
   await conversation.menuAction("Archive");
@@ -11,6 +12,10 @@ test("archive from the menu, then unarchive from the archive table", async ({ ap
 
   await app.archive.open();
   await expect(app.archive.row(created.title)).toBeVisible();
+  // "Updated" is the last activity: archiving does not count.
+  const lastActivity = (await api.getConversation(created.id)).updatedAt;
+  expect(lastActivity).toBe(beforeArchiving);
+  await expect(app.archive.row(created.title).locator("time").last()).toHaveAttribute("datetime", lastActivity);
   await app.archive.select(created.title);
   await expect(app.archive.selectionToolbar).toContainText("1 selected");
   await app.archive.selectionToolbar.getByRole("button", { name: "Unarchive" }).click();

@@ -28,5 +28,5 @@ test("a wrong token is refused with a clear message, and pasting the right one s
   await page.getByLabel("Access token").fill(E2E_TOKEN);
   await page.getByRole("button", { name: "Sign in" }).click();
   await expect(page).toHaveURL(/\/$/);
-  await expect(page.getByRole("heading", { name: "Pick a conversation or start a new one" })).toBeVisible();
+  await expect(page.getByRole("heading", { name: "What should we work on?" })).toBeVisible();
 });

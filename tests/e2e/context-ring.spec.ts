@@ -20,10 +20,14 @@ test("the context ring shows the figures, and Compact now adds a summary block",
 
   const ring = app.page.getByRole("banner").getByRole("button", { name: /^Context: \d+% used/ });
   await expect(ring).toBeVisible();
+  // One basis: the number beside the ring, its accessible label and the popover say the same percentage.
+  const labelPercent = /^Context: (\d+)% used/.exec((await ring.getAttribute("aria-label")) ?? "")![1];
+  await expect(ring.getByTestId("context-percent")).toHaveText(`${labelPercent}%`);
   await ring.click();
   const popover = app.page.getByRole("dialog", { name: "Context usage" });
   await expect(popover).toBeVisible();
-  await expect(popover.getByTestId("context-used")).toHaveText(/^[\d,]+ \(\d+%\)$/);
+  await expect(popover.getByTestId("context-used")).toHaveText(new RegExp(`^[\\d,]+ \\(${labelPercent}%\\)$`));
+  await expect(popover.getByTestId("context-threshold")).toHaveText(/^[\d,]+ \(\d+%\)$/);
   await expect(popover.getByTestId("context-room")).toHaveText(/^[\d,]+$/);
   await expect(popover.getByTestId("context-total")).toContainText(" in · ");
   await expect(popover).toContainText(/reported by the provider|estimate/);

@@ -9,6 +9,8 @@ test("Fork copies the conversation into a new one that names its parent", async 
   await expect(app.page).not.toHaveURL(new RegExp(created.id));
   await expect(app.page).toHaveURL(/\/c\/[0-9A-Z]{26}$/);
   const fork = new ConversationPage(app.page);
+  await expect(fork.title).toHaveText(`${created.title} (fork)`);
+  await expect(app.sidebar.conversation(`${created.title} (fork)`)).toBeVisible();
   await expect(fork.history.getByRole("note").filter({ hasText: "Forked from" })).toContainText(created.title);
   await expect(fork.userMessages).toHaveCount(1);
   await expect(fork.lastReply).toHaveText(`You said: ${created.title}`);

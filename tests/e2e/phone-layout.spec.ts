@@ -15,3 +15,17 @@ test("at phone width the sidebar is a sheet opened from the header", async ({ ap
   await expect(app.page).toHaveURL(/\/new$/);
   await expect(sheet).toBeHidden();
 });
+
+test("at phone width a running turn keeps the Running state and the Steer / Queue / Jump labels", async ({ app, api }) => {
+  const created = await api.createConversation(unique("phone run"));
+  await api.waitUntilIdle(created.id);
+  const conversation = await ConversationPage.open(app.page, created.id);
+  await conversation.send("keep going [[delay:100]] [[stream:60]]");
+  await expect(app.page.getByRole("banner").getByLabel("Status: Running")).toBeVisible();
+  const modes = app.page.getByRole("radiogroup", { name: "While the turn runs" });
+  for (const label of ["Steer", "Queue", "Jump"]) await expect(modes.getByRole("radio", { name: label })).toContainText(label);
+  await expect(app.page.getByText("Enter to steer")).toBeVisible();
+  await app.page.screenshot({ path: "test-results/screens/phone-running.png" });
+  await conversation.interruptButton.click();
+  await conversation.expectIdle();
+});

@@ -17,6 +17,7 @@ test("Restart from here opens a new conversation with that message in the compos
   await expect(app.page).toHaveURL(/\/c\/[0-9A-Z]{26}$/);
 
   const restarted = new ConversationPage(app.page);
+  await expect(restarted.title).toHaveText(`${created.title} (restart)`);
   await expect(restarted.composer).toHaveValue("second message");
   await expect(restarted.userMessages).toHaveCount(1);
   await expect(restarted.userMessages.first()).toContainText(created.title);

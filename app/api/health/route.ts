@@ -1,6 +1,8 @@
 import { apiRoute } from "@/lib/api/route";
 import { json } from "@/lib/api/respond";
+import { openStreamCount } from "@/lib/api/sse";
 
 export const dynamic = "force-dynamic";
 
-export const GET = apiRoute(() => json({ status: "ok" }));
+/** `streams`: SSE responses open right now (every route), so tests can count a browser's connections. */
+export const GET = apiRoute(() => json({ status: "ok", streams: openStreamCount() }));

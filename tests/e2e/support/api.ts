@@ -53,6 +53,12 @@ export class AtriumApi {
     }
   }
 
+  /** SSE responses the server holds open right now (all routes), from /api/health. */
+  async openStreams(): Promise<number> {
+    const response = await this.request.get("/api/health", { headers: this.headers() });
+    return ((await response.json()) as { streams: number }).streams;
+  }
+
   /** Resolves once no turn of the conversation is open (polls the API; nothing is slept on). */
   async waitUntilIdle(id: string, timeoutMs = 30_000): Promise<void> {
     const deadline = Date.now() + timeoutMs;

@@ -22,7 +22,7 @@ export async function signIn(page: Page): Promise<void> {
   await page.goto(`/signin?token=${encodeURIComponent(E2E_TOKEN)}`);
   await expect(page).toHaveURL(/\/$/);
   await hydrated(page);
-  await expect(page.getByRole("heading", { name: "Pick a conversation or start a new one" })).toBeVisible();
+  await expect(page.getByRole("heading", { name: "What should we work on?" })).toBeVisible();
 }
 
 export class Sidebar {

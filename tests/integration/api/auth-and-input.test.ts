@@ -29,6 +29,8 @@ const ROUTES: Array<[string, string]> = [
   ["GET", `/api/conversations/${FAKE_ID}/sessions`],
   ["GET", `/api/conversations/${FAKE_ID}/events`],
   ["GET", "/api/events"],
+  ["GET", "/api/stream"],
+  ["POST", `/api/stream/${FAKE_ID}/subscriptions`],
   ["GET", "/api/approvals?status=pending"],
   ["POST", `/api/approvals/${FAKE_ID}`],
   ["POST", `/api/questions/${FAKE_ID}/answer`],
@@ -69,6 +71,19 @@ describe("authentication", () => {
 });
 
 describe("bad input", () => {
+  it("changes no stream that is not open (404) and refuses malformed subscriptions (400)", async () => {
+    const missing = await server.api(`/api/stream/${FAKE_ID}/subscriptions`, { method: "POST", body: JSON.stringify({ add: [] }) });
+    expect(missing.status).toBe(404);
+    expect((await missing.json()).error.code).toBe("not_found");
+    const malformed = await server.api(`/api/stream/${FAKE_ID}/subscriptions`, {
+      method: "POST",
+      body: JSON.stringify({ add: [{ key: "no spaces allowed", conversationId: FAKE_ID }] }),
+    });
+    expect(malformed.status).toBe(400);
+    const notAnId = await server.api("/api/stream/not-an-id/subscriptions", { method: "POST", body: "{}" });
+    expect(notAnId.status).toBe(400);
+  });
+
   it("rejects malformed JSON with 400 bad_request", async () => {
     const response = await server.api("/api/conversations", { method: "POST", body: "{not json" });
     expect(response.status).toBe(400);

@@ -25,4 +25,24 @@ describe("run timeline", () => {
     const sorted = [...timeline].sort((a, b) => (a.startedAt < b.startedAt ? -1 : 1));
     expect(timeline.map((entry) => entry.startedAt)).toEqual(sorted.map((entry) => entry.startedAt));
   });
+
+  it("ends every entry of each of three turns inside its own turn", async () => {
+    harness = await startHarness();
+    const created = await harness.runtime.createConversation({ text: "first [[delay:20]] [[stream:3]]" });
+    const id = created.conversation.id;
+    const turns = [await harness.turnEnded(id, created.turn.id)];
+    for (const text of ['second [[delay:20]] [[tool:list_dir {"path":"."}]]', "third [[delay:20]] [[stream:3]]"]) {
+      const sent = await harness.runtime.sendMessage(id, { text, mode: "auto" });
+      turns.push(await harness.turnEnded(id, sent.turn!.id));
+    }
+    for (const turn of turns) {
+      const timeline = harness.runtime.timeline(turn.id);
+      expect(timeline.some((entry) => entry.kind === "model_call")).toBe(true);
+      for (const entry of timeline) {
+        expect(entry.startedAt >= turn.startedAt, `${entry.kind} starts inside turn ${turn.id}`).toBe(true);
+        expect(entry.endedAt! <= turn.endedAt!, `${entry.kind} ends inside turn ${turn.id}: ${entry.endedAt} > ${turn.endedAt}`).toBe(true);
+        expect(entry.endedAt! >= entry.startedAt).toBe(true);
+      }
+    }
+  });
 });
