@@ -1,11 +1,11 @@
 import { NewChat } from "@/components/new-chat/new-chat";
-import { getRuntime } from "@/lib/engine/runtime-registry";
+import { signedInRuntime } from "./workspace-data";
 
 export const dynamic = "force-dynamic";
 
 /** Home opens on the new-chat composer (DESIGN §9): type and press Enter. */
-export default function HomePage() {
-  const runtime = getRuntime();
+export default async function HomePage() {
+  const runtime = await signedInRuntime();
   return (
     <NewChat
       title="Atrium"
