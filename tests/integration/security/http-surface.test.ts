@@ -47,6 +47,11 @@ beforeAll(async () => {
   fs.writeFileSync(path.join(temp.home, "config.json"), JSON.stringify({ approvals: { shell: "auto" }, shell: { env: ["GITHUB_TOKEN"] } }));
   server = await startServerProcess(temp.home, { ...LEAKS, ...LISTED });
   conversationId = await createConversation("hello");
+  // The first turn must be over before any "nothing was written" comparison of its items.
+  await pollUntil(
+    async () => ((await (await server.api(`/api/conversations/${conversationId}`)).json()) as { conversation: { status: string } }).conversation.status === "idle",
+    { timeoutMs: 30_000, what: "the first turn to end" },
+  );
   const renamed = await server.api(`/api/conversations/${conversationId}`, { method: "PATCH", body: JSON.stringify({ title: TITLE }) });
   expect(renamed.status).toBe(200);
   const manifest = JSON.parse(fs.readFileSync(path.resolve(import.meta.dirname, "../../../.next/server/server-reference-manifest.json"), "utf8")) as {
