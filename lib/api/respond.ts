@@ -16,6 +16,8 @@ const STATUS: Record<ErrorCode, number> = {
   missing_model: 422,
   missing_agent: 422,
   compaction_failed: 502,
+  storage_error: 503,
+  storage_full: 507,
 };
 
 export function json(body: object, status = 200, headers: Record<string, string> = {}): Response {
