@@ -1,4 +1,4 @@
-import { AtriumError } from "../errors";
+import { AtriumError, isStorageError } from "../errors";
 import type { Approval, Conversation, Item, Question, Turn, Waiting } from "../events/entities";
 import {
   conversationRow,
@@ -54,6 +54,10 @@ export class ConversationActor {
   private readonly mutex = new Mutex();
   /** The conversation as last read from the index, valid while the index writer's revision for it is unchanged. */
   private cachedConversation: { revision: number; conversation: Omit<Conversation, "missing"> } | null = null;
+  /** Items whose item.completed is on its way to disk: no progress checkpoint may follow it. */
+  private readonly completing = new WeakSet<Item>();
+  /** A manual compaction in progress (POST …/compact): interrupt and delete abort it. */
+  private manualCompaction: AbortController | null = null;
   readonly decisionWaiters = new Map<string, () => void>();
   /** wait_agents calls in progress, by the waiting parent's session id. */
   readonly reportWaiters = new Map<string, { ids: Set<string>; onReport(childId: string, text: string): void }>();
@@ -98,8 +102,15 @@ export class ConversationActor {
     return actor;
   }
 
+  /**
+   * Runs one command of this conversation after the ones before it. Every command first checks
+   * that the conversation still exists, so nothing is written for a deleted one.
+   */
   locked<T>(section: () => Promise<T> | T): Promise<T> {
-    return this.mutex.run(section);
+    return this.mutex.run(() => {
+      this.ensureAlive();
+      return section();
+    });
   }
 
   session(sessionId: string): SessionState {
@@ -185,7 +196,12 @@ export class ConversationActor {
       providerMetadata?: Record<string, unknown>;
     },
   ): Promise<void> {
-    await this.context.store.appendSession(this.id, session.id, { type: "item.completed", itemId: item.id, ...fields });
+    this.completing.add(item);
+    try {
+      await this.context.store.appendSession(this.id, session.id, { type: "item.completed", itemId: item.id, ...fields });
+    } finally {
+      this.completing.delete(item);
+    }
     Object.assign(item, fields);
     this.publish({ type: "item.completed", sessionId: session.id, turnId: item.turnId ?? undefined, item: { ...item } });
   }
@@ -201,6 +217,11 @@ export class ConversationActor {
     this.context.bus.publishList({ type: "conversation.updated", conversationId: this.id, conversation: full });
   }
 
+  /** Whether a progress checkpoint of this item may still be written (it streams and is not being completed). */
+  mayCheckpoint(item: Item): boolean {
+    return item.status === "streaming" && !this.completing.has(item);
+  }
+
   // ---- inbox -------------------------------------------------------------
 
   sendMessage(input: MessageInput): Promise<MessageOutcome> {
@@ -209,6 +230,13 @@ export class ConversationActor {
       const session = this.session(input.sessionId);
       if (input.origin === "owner" && session.id === this.rootSessionId) this.holdReports = false;
       const runner = session.runner;
+      if (!runner && this.manualCompaction && session.id === this.rootSessionId) {
+        // The message waits for the compaction, as it would for a running turn.
+        const messageId = this.context.store.newId();
+        const mode = input.mode === "steer" || input.mode === "auto" ? "queue" : input.mode;
+        await this.addWaiting(session, messageId, input, mode);
+        return { message: { id: messageId, mode: input.mode, status: "queued" }, turn: null };
+      }
       if (!runner) {
         const turn = await this.startTurn(session, [
           { id: this.context.store.newId(), text: input.text, origin: input.origin, fromSessionId: input.fromSessionId, attachments: input.attachments },
@@ -292,6 +320,7 @@ export class ConversationActor {
     return this.locked(() => {
       const session = this.session(sessionId);
       if (byOwner && session.id === this.rootSessionId) this.holdReports = true;
+      if (session.id === this.rootSessionId) this.manualCompaction?.abort(new Error("the owner interrupted the compaction"));
       if (!session.runner) return null;
       session.runner.interrupt({ code: "interrupted", message: OWNER_INTERRUPT_NOTICE, byOwner });
       return cloneTurn(session.runner.turn);
@@ -415,56 +444,99 @@ export class ConversationActor {
 
 
 
-  /** Called by a runner when its turn is over: closes what is left open, records the end, starts what waits. */
+  /**
+   * Called by a runner when its turn is over: closes what is left open, records the end, starts
+   * what waits. If the disk refuses a record, the turn stays open (interruptible, deletable) and
+   * the end is retried by a timer command until a write succeeds; it then ends `failed` with the
+   * storage code, so `turn.ended` is never lost silently.
+   */
   finishTurn(
     runner: TurnRunner,
     status: "completed" | "failed" | "interrupted",
     error: TurnError | null,
     reason: InterruptReason | null,
   ): Promise<void> {
-    return this.locked(async () => {
-      const session = runner.session;
-      const turn = runner.turn;
-      for (const item of session.items) {
-        if (item.turnId !== turn.id) continue;
-        if (item.status === "streaming" || item.status === "waiting") {
-          await this.completeItem(session, item, {
-            status: status === "failed" && item.kind !== "tool_call" ? "failed" : "interrupted",
-            text: item.text,
-            output: item.output,
-          });
+    runner.closing = true;
+    return this.mutex.run(async () => {
+      if (this.deleted || runner.settledAlready) {
+        runner.session.runner = runner.session.runner === runner ? null : runner.session.runner;
+        runner.settle();
+        return;
+      }
+      const failure = runner.storageFailure;
+      try {
+        await this.recordTurnEnd(runner, failure ? "failed" : status, failure ?? error, reason);
+      } catch (caught) {
+        if (!isStorageError(caught) || this.stopped) {
+          this.context.log(`turn ${runner.turn.id} could not be closed: ${caught instanceof Error ? caught.message : String(caught)}`);
+          if (runner.session.runner === runner) runner.session.runner = null;
+          runner.settle();
+          return;
         }
+        runner.storageFailure ??= { code: caught.code, message: caught.message };
+        const delay = Math.min(100 * 2 ** runner.closeAttempts, 2000);
+        runner.closeAttempts += 1;
+        this.context.log(`turn ${runner.turn.id}: ${caught.message}; retrying its end in ${delay} ms`);
+        setTimeout(() => void this.finishTurn(runner, status, error, reason), delay).unref();
+        return;
       }
-      await settleParked(this, turn);
-      if (status === "interrupted") {
-        await this.createItem(session, {
-          turnId: turn.id,
-          kind: "notice",
-          status: "completed",
-          text: reason?.code === "server_stopped" ? SERVER_STOPPED_NOTICE : OWNER_INTERRUPT_NOTICE,
-        });
-      }
-      const record = await this.context.store.appendMetadata(this.id, {
-        type: "turn.ended",
-        turnId: turn.id,
-        status,
-        error,
-        usage: turn.usage,
-      });
-      turn.status = status;
-      turn.endedAt = record.at;
-      turn.error = error;
-      session.runner = null;
-      this.publishConversation();
-      this.publish({ type: "turn.ended", sessionId: session.id, turnId: turn.id, turn: cloneTurn(turn) });
-      runner.settle();
-      if (reason?.code === "server_stopped") return;
-      if (session.parentSessionId) await deliverReport(this, session, turn);
-      if (session.id === this.rootSessionId) await afterRootTurn(this, status, error?.message ?? null);
-      await this.pump(session);
+      await this.afterTurn(runner, reason).catch((caught: unknown) =>
+        this.context.log(`after turn ${runner.turn.id}: ${caught instanceof Error ? caught.message : String(caught)}`),
+      );
     });
   }
 
+  private async recordTurnEnd(
+    runner: TurnRunner,
+    status: "completed" | "failed" | "interrupted",
+    error: TurnError | null,
+    reason: InterruptReason | null,
+  ): Promise<void> {
+    const session = runner.session;
+    const turn = runner.turn;
+    for (const item of session.items) {
+      if (item.turnId !== turn.id) continue;
+      if (item.status === "streaming" || item.status === "waiting") {
+        await this.completeItem(session, item, {
+          status: status === "failed" && item.kind !== "tool_call" ? "failed" : "interrupted",
+          text: item.text,
+          output: item.output,
+        });
+      }
+    }
+    await settleParked(this, turn);
+    if (status === "interrupted" && !runner.noticeWritten) {
+      await this.createItem(session, {
+        turnId: turn.id,
+        kind: "notice",
+        status: "completed",
+        text: reason?.code === "server_stopped" ? SERVER_STOPPED_NOTICE : OWNER_INTERRUPT_NOTICE,
+      });
+      runner.noticeWritten = true;
+    }
+    const record = await this.context.store.appendMetadata(this.id, {
+      type: "turn.ended",
+      turnId: turn.id,
+      status,
+      error,
+      usage: turn.usage,
+    });
+    turn.status = status;
+    turn.endedAt = record.at;
+    turn.error = error;
+    session.runner = null;
+    this.publishConversation();
+    this.publish({ type: "turn.ended", sessionId: session.id, turnId: turn.id, turn: cloneTurn(turn) });
+    runner.settle();
+  }
+
+  private async afterTurn(runner: TurnRunner, reason: InterruptReason | null): Promise<void> {
+    const { session, turn } = runner;
+    if (reason?.code === "server_stopped") return;
+    if (session.parentSessionId) await deliverReport(this, session, turn);
+    if (session.id === this.rootSessionId) await afterRootTurn(this, turn.status as "completed" | "failed" | "interrupted", turn.error?.message ?? null);
+    await this.pump(session);
+  }
 
   /** A message from the engine itself (an objective slice): persisted in the inbox, then started when the session is free. */
   async queueEngineMessage(session: SessionState, text: string, origin: MessageOrigin): Promise<void> {
@@ -476,6 +548,7 @@ export class ConversationActor {
   /** Starts the next turn from the waiting list: jumps, then the owner's messages, then the rest. */
   async pump(session: SessionState): Promise<void> {
     if (session.runner || this.deleted || this.stopped) return;
+    if (this.manualCompaction && session.id === this.rootSessionId) return;
     const candidates = this.ordered(session).filter((entry) => entry.origin === "owner" || !this.holdReports || session.id !== this.rootSessionId);
     const head = candidates[0];
     if (!head) return;
@@ -541,6 +614,41 @@ export class ConversationActor {
 
   publishQueue(): void {
     this.publish({ type: "queue.updated", waiting: this.waitingList() });
+  }
+
+  /** Starts a manual compaction: only when nothing runs or waits; its model call runs outside the queue. */
+  beginManualCompaction(): AbortController {
+    if (this.hasOpenTurn() || this.waiting.length > 0 || this.manualCompaction) {
+      throw new AtriumError("not_idle", "compaction needs the conversation to be idle: a turn is running or messages are waiting");
+    }
+    this.manualCompaction = new AbortController();
+    return this.manualCompaction;
+  }
+
+  /** The compaction reported back: whatever waited for it starts now. */
+  async endManualCompaction(controller: AbortController): Promise<void> {
+    if (this.manualCompaction === controller) this.manualCompaction = null;
+    await this.pump(this.root);
+  }
+
+  /**
+   * The delete command's checks and state change, after its tombstone is on disk. A turn
+   * whose end is still waiting for the disk does not hold a deletion back.
+   */
+  assertDeletable(): void {
+    const running = [...this.sessions.values()].some((session) => session.runner && !session.runner.closing);
+    if (running) throw new AtriumError("turn_running", "a turn of this conversation is running; interrupt it first");
+    if (this.conversation().protected) throw new AtriumError("protected", "this conversation is protected; unprotect it before deleting");
+  }
+
+  markDeleted(): void {
+    this.deleted = true;
+    this.manualCompaction?.abort(new Error("the conversation was deleted"));
+    for (const session of this.sessions.values()) {
+      const runner = session.runner;
+      session.runner = null;
+      runner?.settle();
+    }
   }
 
   ensureAlive(): void {

@@ -2,7 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { loadAgentDefinitions, type AgentDefinition } from "../agents/definitions";
 import type { AtriumConfig } from "../config/config";
-import { AtriumError } from "../errors";
+import { AtriumError, storageError } from "../errors";
 import { readArtifactPage, type ArtifactPage } from "../context/artifacts";
 import type { Agent, Approval, Attachment, ContextInfo, Conversation, Item, Objective, Question, Session, TimelineEntry, Turn, Waiting } from "../events/entities";
 import type { ConversationEvent, Delivered, ListEvent } from "../events/events";
@@ -11,7 +11,9 @@ import { catchUpIndex } from "../store/ingest";
 import * as queries from "../store/queries";
 import type { Effort } from "../store/records";
 import type { Store } from "../store/store";
-import { attachmentPath, claimUploads, removeStaleUploads, saveUpload } from "../store/uploads";
+import { ConversationStaging } from "../store/conversation-staging";
+import type { AttachmentRef } from "../store/records";
+import { attachmentPath, checkUploads, claimUploads, removeStaleUploads, returnUpload, saveUpload } from "../store/uploads";
 import { builtinFileAndShellTools } from "../tools/builtin-tools";
 import { EventBus } from "./bus";
 import { compactNow, rootContext, type CompactionOutcome } from "./compaction-step";
@@ -99,6 +101,7 @@ export class Runtime {
 
   /** Catches the index up with the files and settles turns left open by a crash; before listening. */
   async start(): Promise<void> {
+    ConversationStaging.removeLeftovers(this.store);
     for (const outcome of catchUpIndex(this.store)) {
       if (outcome.status === "skipped") this.context.log(`skipped conversation ${outcome.conversationId}: ${outcome.reason}`);
       else if (outcome.status === "indexed") this.context.log(`re-indexed conversation ${outcome.conversationId}`);
@@ -171,39 +174,61 @@ export class Runtime {
         const cwd = path.resolve(input.cwd ?? this.config.defaultCwd);
         if (!isDirectory(cwd)) throw new AtriumError("missing_cwd", `the working directory ${cwd} does not exist`);
         const effort = this.models.get(model)?.effort ? (input.effort ?? null) : null;
+        if (input.attachments?.length) checkUploads(this.store.paths, input.attachments);
         const conversationId = this.store.newId();
         const rootSessionId = this.store.newId();
-        await this.store.appendMetadata(conversationId, {
-          type: "conversation.created",
-          conversationId,
-          title: titleFromMessage(input.text),
-          titleSource: "auto",
-          agent: agentName,
-          model,
-          effort,
-          cwd,
-          executor: "local",
-          rootSessionId,
-          forkedFrom: null,
-          ...keyed,
-        });
-        await this.store.appendMetadata(conversationId, {
-          type: "session.created",
-          sessionId: rootSessionId,
-          agent: agentName,
-          model,
-          parentSessionId: null,
-          depth: 0,
-        });
+        const staging = ConversationStaging.begin(this.store, conversationId);
+        let attachments: AttachmentRef[] | undefined;
+        try {
+          await staging.appendMetadata({
+            type: "conversation.created",
+            conversationId,
+            title: titleFromMessage(input.text),
+            titleSource: "auto",
+            agent: agentName,
+            model,
+            effort,
+            cwd,
+            executor: "local",
+            rootSessionId,
+            forkedFrom: null,
+            ...keyed,
+          });
+          await staging.appendMetadata({ type: "session.created", sessionId: rootSessionId, agent: agentName, model, parentSessionId: null, depth: 0 });
+          attachments = input.attachments?.length ? input.attachments.map((id) => staging.claimUpload(id)) : undefined;
+          await staging.commit();
+        } catch (error) {
+          await staging.abandon();
+          throw storageError(error, "the new conversation");
+        }
         const actor = this.actor(conversationId);
-        const conversation = this.getConversation(conversationId);
-        this.bus.publishList({ type: "conversation.created", conversationId, conversation });
-        const attachments = input.attachments?.length ? claimUploads(this.store.paths, conversationId, input.attachments) : undefined;
-        const outcome = await actor.sendMessage({ text: input.text, mode: "auto", sessionId: rootSessionId, origin: "owner", attachments });
-        return { conversation: this.getConversation(conversationId), message: { id: outcome.message.id }, turn: outcome.turn! };
+        this.bus.publishList({ type: "conversation.created", conversationId, conversation: this.getConversation(conversationId) });
+        try {
+          const outcome = await actor.sendMessage({ text: input.text, mode: "auto", sessionId: rootSessionId, origin: "owner", attachments });
+          return { conversation: this.getConversation(conversationId), message: { id: outcome.message.id }, turn: outcome.turn! };
+        } catch (error) {
+          // Its first message could not be recorded: the conversation goes, with its requestKey.
+          await this.undoCreation(actor, attachments ?? []);
+          throw error;
+        }
       },
       (reference) => this.replayCreation(reference),
     );
+  }
+
+  private async undoCreation(actor: ConversationActor, attachments: AttachmentRef[]): Promise<void> {
+    const conversationId = actor.id;
+    await actor.locked(() => actor.markDeleted()).catch(() => undefined);
+    await this.store.closeConversation(conversationId);
+    for (const attachment of attachments) {
+      const from = attachmentPath(this.store.paths, conversationId, attachment);
+      if (fs.existsSync(from)) saveUpload(this.store.paths, attachment.id, attachment.name, attachment.mediaType, fs.readFileSync(from), this.store.now());
+    }
+    fs.rmSync(this.store.paths.conversation(conversationId), { recursive: true, force: true });
+    this.store.writer.transaction(() => this.store.writer.removeConversation(conversationId));
+    if (this.actors.get(conversationId) === actor) this.actors.delete(conversationId);
+    this.bus.forget(conversationId);
+    this.bus.publishList({ type: "conversation.deleted", conversationId });
   }
 
   private replayCreation(reference: KeyReference): { conversation: Conversation; message: { id: string }; turn: Turn } {
@@ -247,15 +272,15 @@ export class Runtime {
   async deleteConversation(conversationId: string): Promise<void> {
     const actor = this.actor(conversationId);
     await actor.locked(async () => {
-      if (actor.hasOpenTurn()) throw new AtriumError("turn_running", "a turn of this conversation is running; interrupt it first");
-      if (actor.conversation().protected) throw new AtriumError("protected", "this conversation is protected; unprotect it before deleting");
-      actor.deleted = true;
-      // Tombstone first: if the directory removal is interrupted, reindex finishes it.
+      actor.assertDeletable();
+      // Tombstone first: if the directory removal is interrupted, reindex finishes it. Only once
+      // it is on disk is the conversation gone: a refused tombstone (disk full) deletes nothing.
       await this.store.appendMetadata(conversationId, { type: "conversation.deleted", conversationId });
+      actor.markDeleted();
       await this.store.closeConversation(conversationId);
       fs.rmSync(this.store.paths.conversation(conversationId), { recursive: true, force: true });
     });
-    this.actors.delete(conversationId);
+    if (this.actors.get(conversationId) === actor) this.actors.delete(conversationId);
     this.bus.forget(conversationId);
     this.bus.publishList({ type: "conversation.deleted", conversationId });
   }
@@ -300,8 +325,18 @@ export class Runtime {
       { text: input.text, mode: input.mode, session: sessionId, attachments: input.attachments },
       async (keyed) => {
         this.assertUsable(actor);
-        const attachments = input.attachments?.length ? claimUploads(this.store.paths, conversationId, input.attachments) : undefined;
-        return actor.sendMessage({ text: input.text, mode: input.mode, sessionId, origin: "owner", attachments, ...keyed });
+        actor.ensureAlive();
+        const claimed = input.attachments?.length ? claimUploads(this.store.paths, conversationId, input.attachments) : [];
+        const attachments = claimed.length ? claimed.map((upload) => upload.attachment) : undefined;
+        try {
+          const outcome = await actor.sendMessage({ text: input.text, mode: input.mode, sessionId, origin: "owner", attachments, ...keyed });
+          for (const upload of claimed) upload.forget();
+          return outcome;
+        } catch (error) {
+          // Nothing names the uploads: a retry with the same key may claim them again.
+          for (const upload of claimed) returnUpload(this.store.paths, upload);
+          throw error;
+        }
       },
       (reference) => this.replayMessage(actor, reference, input.mode),
     );

@@ -1,5 +1,6 @@
 import type { Item, Turn } from "../events/entities";
 import { TURN_ID_HEADER } from "../models/offline-plan";
+import { isStorageError } from "../errors";
 import type { TurnError } from "../store/records";
 import type { ConversationActor } from "./conversation-actor";
 import { ensureRoom, publishContext } from "./compaction-step";
@@ -31,6 +32,13 @@ export class TurnRunner {
   reason: InterruptReason | null = null;
   /** Set by the compact_context tool: compact before the next model call. */
   compactRequested = false;
+  /** The turn loop is over and its end is being recorded. */
+  closing = false;
+  /** Set when a record of the turn could not be written: the turn ends failed with this code. */
+  storageFailure: TurnError | null = null;
+  closeAttempts = 0;
+  noticeWritten = false;
+  settledAlready = false;
   private parkedWake: (() => void) | null = null;
   private settled!: () => void;
   readonly finished = new Promise<void>((resolve) => (this.settled = resolve));
@@ -62,6 +70,7 @@ export class TurnRunner {
   }
 
   settle(): void {
+    this.settledAlready = true;
     this.settled();
   }
 
@@ -86,8 +95,11 @@ export class TurnRunner {
   private async run(): Promise<void> {
     let status: "completed" | "failed" | "interrupted" = "completed";
     let error: TurnError | null = null;
+    // The timer only enqueues a command: the checkpoint runs in the conversation's queue.
     const checkpoints = setInterval(() => {
-      this.checkpoint().catch((error: unknown) => this.actor.context.log(`checkpoint of turn ${this.turn.id} failed: ${messageOf(error)}`));
+      this.actor
+        .locked(() => this.checkpoint())
+        .catch((error: unknown) => this.actor.context.log(`checkpoint of turn ${this.turn.id} failed: ${messageOf(error)}`));
     }, CHECKPOINT_INTERVAL_MS);
     try {
       for (;;) {
@@ -109,7 +121,12 @@ export class TurnRunner {
         if (step.toolCalls === 0) break;
       }
     } catch (caught) {
-      if (!this.signal.aborted) {
+      if (isStorageError(caught)) {
+        status = "failed";
+        error = { code: caught.code, message: caught.message };
+        this.storageFailure = error;
+        this.actor.context.log(`turn ${this.turn.id} failed: ${error.code}: ${error.message}`);
+      } else if (!this.signal.aborted) {
         status = "failed";
         error = caught instanceof TurnFailure ? caught.error : { code: "engine_error", message: messageOf(caught) };
         this.actor.context.log(`turn ${this.turn.id} failed: ${error.code}: ${error.message}`);
@@ -117,7 +134,7 @@ export class TurnRunner {
     } finally {
       clearInterval(checkpoints);
     }
-    if (this.signal.aborted) {
+    if (this.signal.aborted && !this.storageFailure) {
       status = "interrupted";
       error = this.reason?.code === "server_stopped" ? { code: "server_stopped", message: this.reason.message } : null;
     }
@@ -132,7 +149,7 @@ export class TurnRunner {
         return await this.callModel(attemptItems);
       } catch (caught) {
         if (this.signal.aborted) throw caught;
-        if (caught instanceof TurnFailure) throw caught;
+        if (caught instanceof TurnFailure || isStorageError(caught)) throw caught;
         const classified = classifyModelError(caught);
         // What a failed attempt streamed stays visible, marked failed, and is not sent again.
         for (const item of attemptItems) {
@@ -261,7 +278,7 @@ export class TurnRunner {
   /** Writes item.progress for streaming items whose text changed since the last checkpoint. */
   private async checkpoint(): Promise<void> {
     for (const item of this.session.items) {
-      if (item.turnId !== this.turn.id || item.status !== "streaming") continue;
+      if (item.turnId !== this.turn.id || !this.actor.mayCheckpoint(item)) continue;
       const text = checkpointText(item, this.actor.context.config.artifactBytes);
       if (this.checkpointed.get(item.id) === text) continue;
       this.checkpointed.set(item.id, text);
