@@ -2,7 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { loadAgentDefinitions, type AgentDefinition } from "../agents/definitions";
 import type { AtriumConfig } from "../config/config";
-import { AtriumError, storageError } from "../errors";
+import { AtriumError, isStorageError, storageError } from "../errors";
 import { readArtifactPage, type ArtifactPage } from "../context/artifacts";
 import type { Agent, Approval, Attachment, ContextInfo, Conversation, Item, Objective, Question, Session, TimelineEntry, Turn, Waiting } from "../events/entities";
 import type { ConversationEvent, Delivered, ListEvent } from "../events/events";
@@ -102,6 +102,7 @@ export class Runtime {
   /** Catches the index up with the files and settles turns left open by a crash; before listening. */
   async start(): Promise<void> {
     ConversationStaging.removeLeftovers(this.store);
+    this.store.removeRetiredDirectories();
     for (const outcome of catchUpIndex(this.store)) {
       if (outcome.status === "skipped") this.context.log(`skipped conversation ${outcome.conversationId}: ${outcome.reason}`);
       else if (outcome.status === "indexed") this.context.log(`re-indexed conversation ${outcome.conversationId}`);
@@ -275,7 +276,15 @@ export class Runtime {
       actor.assertDeletable();
       // Tombstone first: if the directory removal is interrupted, reindex finishes it. Only once
       // it is on disk is the conversation gone: a refused tombstone (disk full) deletes nothing.
-      await this.store.appendMetadata(conversationId, { type: "conversation.deleted", conversationId });
+      try {
+        await this.store.appendMetadata(conversationId, { type: "conversation.deleted", conversationId });
+      } catch (error) {
+        if (!isStorageError(error)) throw error;
+        // A disk too full for the tombstone can still drop the conversation, which frees space.
+        await this.store.retireConversation(conversationId).catch(() => Promise.reject(error));
+        actor.markDeleted();
+        return;
+      }
       actor.markDeleted();
       await this.store.closeConversation(conversationId);
       fs.rmSync(this.store.paths.conversation(conversationId), { recursive: true, force: true });

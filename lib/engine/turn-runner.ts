@@ -69,6 +69,13 @@ export class TurnRunner {
     this.parkedWake?.();
   }
 
+  /** A record of this turn could not be written: the turn stops and ends failed with the storage code. */
+  failOnStorage(error: TurnError): void {
+    this.storageFailure ??= error;
+    if (!this.controller.signal.aborted) this.controller.abort(new Error(error.message));
+    this.parkedWake?.();
+  }
+
   settle(): void {
     this.settledAlready = true;
     this.settled();
@@ -99,7 +106,10 @@ export class TurnRunner {
     const checkpoints = setInterval(() => {
       this.actor
         .locked(() => this.checkpoint())
-        .catch((error: unknown) => this.actor.context.log(`checkpoint of turn ${this.turn.id} failed: ${messageOf(error)}`));
+        .catch((error: unknown) => {
+          this.actor.context.log(`checkpoint of turn ${this.turn.id} failed: ${messageOf(error)}`);
+          if (isStorageError(error)) this.failOnStorage({ code: error.code, message: error.message });
+        });
     }, CHECKPOINT_INTERVAL_MS);
     try {
       for (;;) {

@@ -1,6 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
-import { notFound } from "../errors";
+import { notFound, storageError } from "../errors";
 import { createIdGenerator, isId, type IdGenerator } from "./ids";
 import { openIndex, type IndexDatabase } from "./database";
 import { IndexWriter } from "./index-writer";
@@ -27,6 +27,7 @@ export interface StoreOptions {
 }
 
 const MAX_OPEN_APPENDERS = 256;
+const RETIRED_PREFIX = ".deleting-";
 
 /**
  * The durable store: JSONL files are the truth, metadata.db is the index.
@@ -117,6 +118,30 @@ export class Store {
       if (filePath.startsWith(prefix)) closing.push(this.closeAppender(filePath, appender));
     }
     await Promise.all(closing);
+  }
+
+  /**
+   * Deletion without a tombstone, for a disk too full (or broken) to take one: the directory is
+   * renamed out of the conversations' namespace first, so a crash part-way never brings it back.
+   */
+  async retireConversation(conversationId: string): Promise<void> {
+    await this.closeConversation(conversationId);
+    const retired = path.join(this.paths.conversations, `${RETIRED_PREFIX}${conversationId}`);
+    try {
+      this.fs.rename(this.paths.conversation(conversationId), retired);
+      this.fs.syncDirectory(this.paths.conversations);
+    } catch (error) {
+      throw storageError(error, `the deletion of conversation ${conversationId}`);
+    }
+    this.writer.transaction(() => this.writer.removeConversation(conversationId));
+    fs.rmSync(retired, { recursive: true, force: true });
+  }
+
+  /** Directories a crash left half-retired are removed at start. */
+  removeRetiredDirectories(): void {
+    for (const name of fs.readdirSync(this.paths.conversations)) {
+      if (name.startsWith(RETIRED_PREFIX)) fs.rmSync(path.join(this.paths.conversations, name), { recursive: true, force: true });
+    }
   }
 
   async close(): Promise<void> {
