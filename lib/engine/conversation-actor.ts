@@ -217,6 +217,13 @@ export class ConversationActor {
     this.context.bus.publishList({ type: "conversation.updated", conversationId: this.id, conversation: full });
   }
 
+  /** The checkpoint the 2-second timer enqueues, as a command anyone (a test) may enqueue. */
+  checkpointNow(): Promise<void> {
+    return this.locked(async () => {
+      for (const session of this.sessions.values()) await session.runner?.writeCheckpoint();
+    });
+  }
+
   /** Whether a progress checkpoint of this item may still be written (it streams and is not being completed). */
   mayCheckpoint(item: Item): boolean {
     return item.status === "streaming" && !this.completing.has(item);

@@ -105,7 +105,7 @@ export class TurnRunner {
     // The timer only enqueues a command: the checkpoint runs in the conversation's queue.
     const checkpoints = setInterval(() => {
       this.actor
-        .locked(() => this.checkpoint())
+        .locked(() => this.writeCheckpoint())
         .catch((error: unknown) => {
           this.actor.context.log(`checkpoint of turn ${this.turn.id} failed: ${messageOf(error)}`);
           if (isStorageError(error)) this.failOnStorage({ code: error.code, message: error.message });
@@ -286,7 +286,7 @@ export class TurnRunner {
   }
 
   /** Writes item.progress for streaming items whose text changed since the last checkpoint. */
-  private async checkpoint(): Promise<void> {
+  async writeCheckpoint(): Promise<void> {
     for (const item of this.session.items) {
       if (item.turnId !== this.turn.id || !this.actor.mayCheckpoint(item)) continue;
       const text = checkpointText(item, this.actor.context.config.artifactBytes);
