@@ -658,6 +658,21 @@ export class ConversationActor {
     }
   }
 
+  /**
+   * Whether the Runtime may drop this owner and rebuild it from the files later: nothing runs,
+   * is parked, is being compacted or is queued, and nobody is waiting on it.
+   */
+  get evictable(): boolean {
+    return (
+      this.mutex.idle &&
+      this.manualCompaction === null &&
+      !this.hasOpenTurn() &&
+      this.decisionWaiters.size === 0 &&
+      this.reportWaiters.size === 0 &&
+      this.context.bus.listenerCount(this.id) === 0
+    );
+  }
+
   ensureAlive(): void {
     if (this.deleted) throw new AtriumError("not_found", `conversation ${this.id} was deleted`);
   }

@@ -29,11 +29,16 @@ import { buildTimeline } from "./timeline";
 import { wakeObjective, type GithubEvent } from "./webhooks";
 import { titleFromMessage } from "./titles";
 
+/** Owners kept in memory while idle; the rest are rebuilt on demand. */
+const MAX_LOADED_OWNERS = 200;
+
 export interface RuntimeOptions {
   store: Store;
   config: AtriumConfig;
   models?: ModelRegistry;
   log?: (message: string) => void;
+  /** Idle conversation owners kept in memory (default MAX_LOADED_OWNERS). */
+  maxLoadedOwners?: number;
 }
 
 export interface CreateConversationInput {
@@ -70,6 +75,8 @@ export class Runtime {
   private agents = new Map<string, AgentDefinition>();
   private readonly timelineNotes = new Map<string, TimelineEntry[]>();
   private stopping = false;
+  private readonly maxLoadedOwners: number;
+  private evictionScheduled = false;
   private uploadSweep: NodeJS.Timeout | null = null;
 
   constructor(options: RuntimeOptions) {
@@ -77,6 +84,7 @@ export class Runtime {
     this.config = options.config;
     this.models = options.models ?? createModelRegistry(options.config);
     this.keys = new RequestKeys(this.store);
+    this.maxLoadedOwners = options.maxLoadedOwners ?? MAX_LOADED_OWNERS;
     const log = options.log ?? ((message: string) => console.log(message));
     this.reloadAgents(log);
     this.context = {
@@ -139,11 +147,39 @@ export class Runtime {
 
   actor(conversationId: string): ConversationActor {
     let actor = this.actors.get(conversationId);
-    if (!actor) {
-      actor = ConversationActor.load(this.context, conversationId);
+    if (actor) {
+      // Most recently used last, so eviction finds the coldest first.
+      this.actors.delete(conversationId);
       this.actors.set(conversationId, actor);
+      return actor;
+    }
+    actor = ConversationActor.load(this.context, conversationId);
+    this.actors.set(conversationId, actor);
+    if (this.actors.size > this.maxLoadedOwners && !this.evictionScheduled) {
+      // After the caller has enqueued its command, so the owner it holds is never the one dropped.
+      this.evictionScheduled = true;
+      setImmediate(() => this.evictIdleActors());
     }
     return actor;
+  }
+
+  /**
+   * Keeps memory bounded: beyond MAX_LOADED_OWNERS, the least recently used idle owners are
+   * dropped (never one with a running or parked turn, a compaction or a live subscriber) and
+   * rebuilt from the index and files when next needed.
+   */
+  private evictIdleActors(): void {
+    this.evictionScheduled = false;
+    if (this.actors.size <= this.maxLoadedOwners) return;
+    for (const [conversationId, actor] of this.actors) {
+      if (this.actors.size <= this.maxLoadedOwners) break;
+      if (actor.evictable) this.actors.delete(conversationId);
+    }
+  }
+
+  /** How many conversation owners are in memory (for tests and the bench). */
+  get loadedOwners(): number {
+    return this.actors.size;
   }
 
   // ---- conversations -------------------------------------------------------

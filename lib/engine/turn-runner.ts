@@ -1,6 +1,7 @@
 import type { Item, Turn } from "../events/entities";
 import { TURN_ID_HEADER } from "../models/offline-plan";
 import { isStorageError } from "../errors";
+import { CappedOutput } from "../tools/capped-output";
 import type { TurnError } from "../store/records";
 import type { ConversationActor } from "./conversation-actor";
 import { ensureRoom, publishContext } from "./compaction-step";
@@ -43,6 +44,7 @@ export class TurnRunner {
   private settled!: () => void;
   readonly finished = new Promise<void>((resolve) => (this.settled = resolve));
   private readonly checkpointed = new Map<string, string>();
+  private readonly outputs = new Map<string, CappedOutput>();
 
   constructor(
     readonly actor: ConversationActor,
@@ -281,7 +283,15 @@ export class TurnRunner {
 
   appendOutput(item: Item, delta: string): void {
     if (delta === "") return;
-    item.output = (item.output ?? "") + delta;
+    // Held in memory capped like the stored checkpoint: a chatty command cannot grow the item without bound.
+    let output = this.outputs.get(item.id);
+    if (!output) {
+      output = new CappedOutput(this.actor.context.config.artifactBytes);
+      output.append(item.output ?? "");
+      this.outputs.set(item.id, output);
+    }
+    output.append(delta);
+    item.output = output.toString();
     this.actor.publish({ type: "item.delta", sessionId: this.session.id, turnId: this.turn.id, itemId: item.id, field: "output", delta });
   }
 

@@ -56,14 +56,14 @@ export function fakeModelConfig(baseURL: string): Record<string, unknown> {
 export async function startHarness(
   configJson: Record<string, unknown> = {},
   existingHome?: string,
-  options: { fs?: StorageFs } = {},
+  options: { fs?: StorageFs; maxLoadedOwners?: number } = {},
 ): Promise<Harness> {
   const temp = existingHome ? { home: existingHome, cleanup: () => {} } : makeTempHome();
   const config = parseConfig({ retry: FAST_RETRY, defaultCwd: temp.home, ...configJson });
   const log: Array<Delivered<ConversationEvent>> = [];
   const logListeners = new Set<() => void>();
   const make = async () => {
-    const runtime = new Runtime({ store: new Store(temp.home, { log: () => {}, fs: options.fs }), config, log: () => {} });
+    const runtime = new Runtime({ store: new Store(temp.home, { log: () => {}, fs: options.fs }), config, log: () => {}, maxLoadedOwners: options.maxLoadedOwners });
     // Tapped before start() so the events of crash recovery are recorded too.
     const publish = runtime.bus.publish.bind(runtime.bus);
     runtime.bus.publish = (event) => {
