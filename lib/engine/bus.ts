@@ -4,6 +4,8 @@ const REPLAY_LIMIT = 1000;
 /** A channel nobody listens to is dropped this long after its last event; a later Last-Event-ID gets a snapshot. */
 const IDLE_CHANNEL_MS = 60_000;
 const SWEEP_EVERY_MS = 10_000;
+/** Beyond this many channels, the oldest without subscribers go at once, quiet or not. */
+const MAX_CHANNELS = 500;
 
 type Listener<Event> = (delivered: Delivered<Event>) => void;
 
@@ -120,9 +122,18 @@ export class EventBus {
     return channel;
   }
 
-  /** Channels nobody listens to, quiet for longer than IDLE_CHANNEL_MS, are dropped; at most once per SWEEP_EVERY_MS. */
+  /**
+   * Channels nobody listens to are dropped once quiet for IDLE_CHANNEL_MS (checked at most once
+   * per SWEEP_EVERY_MS), and at once, oldest first, when there are more than MAX_CHANNELS.
+   */
   private sweep(): void {
     const now = this.now();
+    if (this.channels.size >= MAX_CHANNELS) {
+      for (const [conversationId, channel] of this.channels) {
+        if (this.channels.size < MAX_CHANNELS) break;
+        if (channel.listeners.size === 0) this.channels.delete(conversationId);
+      }
+    }
     if (now - this.lastSweep < SWEEP_EVERY_MS) return;
     this.lastSweep = now;
     for (const [conversationId, channel] of this.channels) {
