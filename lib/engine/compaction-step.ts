@@ -2,7 +2,7 @@ import { contextItems, planCompaction, requestSummary } from "../context/compact
 import { countMessages } from "../context/tokens";
 import { AtriumError } from "../errors";
 import { conversationTokenTotals, lastCompactionOf } from "../store/queries";
-import type { ConversationActor } from "./conversation-actor";
+import type { ConversationOwner } from "./owner-port";
 import { contextInfo, fixedTokens, measureUsage, requestFrame } from "./context-usage";
 import { itemsToMessages } from "./history";
 import type { SessionState } from "./session-state";
@@ -15,7 +15,7 @@ export type CompactionOutcome = { compacted: true; itemId: string } | { compacte
  * and records where the kept tail starts. The summary item's text is the model's answer.
  */
 export async function compactSession(
-  actor: ConversationActor,
+  actor: ConversationOwner,
   session: SessionState,
   options: {
     turnId: string | null;
@@ -78,7 +78,7 @@ export async function compactSession(
  * context_overflow when instructions plus the current input cannot fit even then.
  */
 export async function ensureRoom(
-  actor: ConversationActor,
+  actor: ConversationOwner,
   session: SessionState,
   options: { turnId: string; modelId: string; signal: AbortSignal; inputIds: readonly string[]; force: boolean },
 ): Promise<void> {
@@ -98,7 +98,7 @@ export async function ensureRoom(
   }
 }
 
-function assertInputFits(actor: ConversationActor, session: SessionState, usage: ReturnType<typeof measureUsage>, inputIds: readonly string[]): void {
+function assertInputFits(actor: ConversationOwner, session: SessionState, usage: ReturnType<typeof measureUsage>, inputIds: readonly string[]): void {
   const inputs = session.items.filter((item) => inputIds.includes(item.id));
   const fixed = fixedTokens(requestFrame(actor, session), usage.counter);
   const input = countMessages(itemsToMessages(inputs), usage.counter);
@@ -111,12 +111,12 @@ function assertInputFits(actor: ConversationActor, session: SessionState, usage:
   }
 }
 
-export function publishContext(actor: ConversationActor, session: SessionState, modelId: string): void {
+export function publishContext(actor: ConversationOwner, session: SessionState, modelId: string): void {
   if (session.id !== actor.rootSessionId) return;
   actor.publish({ type: "context.updated", sessionId: session.id, context: rootContext(actor, modelId) });
 }
 
-export function rootContext(actor: ConversationActor, modelId: string) {
+export function rootContext(actor: ConversationOwner, modelId: string) {
   const db = actor.context.store.index;
   const session = actor.root;
   const last = lastCompactionOf(db, session.id);
@@ -130,7 +130,7 @@ export function rootContext(actor: ConversationActor, modelId: string) {
 }
 
 /** Manual compaction (POST …/compact, /compact, Compact now): only when nothing runs or waits. */
-export async function compactNow(actor: ConversationActor): Promise<CompactionOutcome> {
+export async function compactNow(actor: ConversationOwner): Promise<CompactionOutcome> {
   const controller = await actor.locked(() => actor.beginManualCompaction());
   try {
     const modelId = actor.conversation().model;

@@ -17,24 +17,12 @@ import { missingParts } from "./missing";
 import { answerQuestion, decideApproval, settleParked } from "./parked-decisions";
 import { afterRootTurn } from "./objectives";
 import { addItem, cloneTurn, type SessionState, type WaitingEntry } from "./session-state";
-import { deliverReport, spawnSession, takeReports, type SpawnOptions } from "./subagent-sessions";
-import { TurnRunner, type InterruptReason } from "./turn-runner";
+import type { SpawnOptions } from "./owner-port";
+import { deliverReport, spawnSession, takeReports } from "./subagent-sessions";
+import type { ConversationOwner, InterruptReason, ItemCompletion, ItemFields, MessageInput, MessageOutcome, OwnerEvent, TurnHandle, TurnInput } from "./owner-port";
+import { TurnRunner } from "./turn-runner";
 
-export interface MessageInput {
-  text: string;
-  attachments?: AttachmentRef[];
-  mode: "auto" | "steer" | "queue" | "jump";
-  sessionId: string;
-  origin: MessageOrigin;
-  fromSessionId?: string;
-  requestKey?: string;
-  requestHash?: string;
-}
-
-export interface MessageOutcome {
-  message: { id: string; mode: "steer" | "queue" | "jump" | "auto"; status: "started" | "steered" | "queued" | "jumped" };
-  turn: Turn | null;
-}
+export type { MessageInput, MessageOutcome } from "./owner-port";
 
 const OWNER_INTERRUPT_NOTICE = "The previous turn was interrupted by the owner.";
 
@@ -43,7 +31,7 @@ const OWNER_INTERRUPT_NOTICE = "The previous turn was interrupted by the owner."
  * Every state change runs inside the conversation's mutex, writes to the store first
  * (flushed, then indexed) and publishes last.
  */
-export class ConversationActor {
+export class ConversationActor implements ConversationOwner {
   readonly sessions = new Map<string, SessionState>();
   waiting: WaitingEntry[] = [];
   /** After the owner interrupts the root agent, subagent reports wait for the owner's next message. */
@@ -206,7 +194,7 @@ export class ConversationActor {
     this.publish({ type: "item.completed", sessionId: session.id, turnId: item.turnId ?? undefined, item: { ...item } });
   }
 
-  publish(event: Parameters<EngineContext["bus"]["publish"]>[0] extends infer E ? DistributiveOmit<E, "conversationId"> : never): void {
+  publish(event: OwnerEvent): void {
     this.context.bus.publish({ ...event, conversationId: this.id } as Parameters<EngineContext["bus"]["publish"]>[0]);
   }
 
@@ -458,7 +446,7 @@ export class ConversationActor {
    * storage code, so `turn.ended` is never lost silently.
    */
   finishTurn(
-    runner: TurnRunner,
+    runner: TurnHandle,
     status: "completed" | "failed" | "interrupted",
     error: TurnError | null,
     reason: InterruptReason | null,
@@ -494,7 +482,7 @@ export class ConversationActor {
   }
 
   private async recordTurnEnd(
-    runner: TurnRunner,
+    runner: TurnHandle,
     status: "completed" | "failed" | "interrupted",
     error: TurnError | null,
     reason: InterruptReason | null,
@@ -537,7 +525,7 @@ export class ConversationActor {
     runner.settle();
   }
 
-  private async afterTurn(runner: TurnRunner, reason: InterruptReason | null): Promise<void> {
+  private async afterTurn(runner: TurnHandle, reason: InterruptReason | null): Promise<void> {
     const { session, turn } = runner;
     if (reason?.code === "server_stopped") return;
     if (session.parentSessionId) await deliverReport(this, session, turn);
@@ -679,5 +667,3 @@ export class ConversationActor {
 
 }
 
-
-type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;

@@ -1,17 +1,12 @@
 import type { Turn } from "../events/entities";
 import type { MessageOrigin } from "../store/records";
-import type { ConversationActor } from "./conversation-actor";
+import type { ConversationOwner, SpawnOptions } from "./owner-port";
 import type { SessionState } from "./session-state";
 
-export interface SpawnOptions {
-  agent: string;
-  model: string;
-  task: string;
-  history: boolean;
-}
+export type { SpawnOptions } from "./owner-port";
 
 /** spawn_agent: a new session in this conversation, started on its task at once. */
-export function spawnSession(actor: ConversationActor, parent: SessionState, options: SpawnOptions): Promise<SessionState> {
+export function spawnSession(actor: ConversationOwner, parent: SessionState, options: SpawnOptions): Promise<SessionState> {
   return actor.locked(async () => {
     actor.ensureAlive();
     const store = actor.context.store;
@@ -72,7 +67,7 @@ export function spawnSession(actor: ConversationActor, parent: SessionState, opt
  * A subagent reports to its parent after each turn (DESIGN §5): into a wait_agents in
  * progress, or else into the parent's inbox behind the owner's messages.
  */
-export async function deliverReport(actor: ConversationActor, child: SessionState, turn: Turn): Promise<void> {
+export async function deliverReport(actor: ConversationOwner, child: SessionState, turn: Turn): Promise<void> {
   const parent = actor.sessions.get(child.parentSessionId ?? "");
   if (!parent) return;
   const text = reportText(child, turn);
@@ -94,7 +89,7 @@ export async function deliverReport(actor: ConversationActor, child: SessionStat
 }
 
 /** wait_agents: takes reports already waiting in the inbox, as report items of the running turn. */
-export function takeReports(actor: ConversationActor, parent: SessionState, childIds: ReadonlySet<string>, turnId: string): Promise<Array<{ childId: string; text: string }>> {
+export function takeReports(actor: ConversationOwner, parent: SessionState, childIds: ReadonlySet<string>, turnId: string): Promise<Array<{ childId: string; text: string }>> {
   return actor.locked(async () => {
     const taken: Array<{ childId: string; text: string }> = [];
     for (const entry of actor.ordered(parent)) {

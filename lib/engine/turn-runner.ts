@@ -3,22 +3,16 @@ import { TURN_ID_HEADER } from "../models/offline-plan";
 import { isStorageError } from "../errors";
 import { CappedOutput } from "../tools/capped-output";
 import type { TurnError } from "../store/records";
-import type { ConversationActor } from "./conversation-actor";
+import type { ConversationOwner, InterruptReason, ItemFields, SessionState, TurnHandle } from "./owner-port";
 import { ensureRoom, publishContext } from "./compaction-step";
 import { nextRequest } from "./context-usage";
 import { runModelStep, type StepResult } from "./model-step";
 import { abortableSleep, classifyModelError, retryDelay } from "./retry";
-import type { SessionState } from "./session-state";
 import { cloneTurn } from "./session-state";
 import { handleToolCall } from "./tool-calls";
 import { TurnFailure } from "./turn-failure";
 
-export interface InterruptReason {
-  code: "interrupted" | "server_stopped";
-  message: string;
-  byOwner: boolean;
-  jump?: boolean;
-}
+export type { InterruptReason } from "./owner-port";
 
 /** Progress checkpoints of streaming items: at most one write per item every 2 s (DESIGN §2). */
 const CHECKPOINT_INTERVAL_MS = 2000;
@@ -28,7 +22,7 @@ const CHECKPOINT_INTERVAL_MS = 2000;
  * asks for, repeat until it answers. Each loop step starts from the items on record,
  * so a turn parked for an approval resumes the same way after a restart.
  */
-export class TurnRunner {
+export class TurnRunner implements TurnHandle {
   readonly controller = new AbortController();
   reason: InterruptReason | null = null;
   /** Set by the compact_context tool: compact before the next model call. */
@@ -47,7 +41,7 @@ export class TurnRunner {
   private readonly outputs = new Map<string, CappedOutput>();
 
   constructor(
-    readonly actor: ConversationActor,
+    readonly actor: ConversationOwner,
     readonly session: SessionState,
     readonly turn: Turn,
   ) {}
@@ -212,7 +206,7 @@ export class TurnRunner {
     const coveredItems = this.session.items.length;
     let streaming: Item | null = null;
     let reasoning: Item | null = null;
-    const create = async (fields: Parameters<ConversationActor["createItem"]>[1]) => {
+    const create = async (fields: ItemFields) => {
       const item = await this.actor.createItem(this.session, fields);
       attemptItems.push(item);
       return item;
