@@ -12,19 +12,19 @@ import {
 import type { AttachmentRef, MessageOrigin, StoredItem, TurnError } from "../store/records";
 import type { EngineContext } from "./engine-context";
 import { Mutex } from "./mutex";
-import { closeTurnAfterCrash, resumeHalfStartedTurns, SERVER_STOPPED_NOTICE } from "./crash-closing";
+import { closeTurnAfterCrash, resumeHalfStartedTurns } from "./crash-closing";
 import { missingParts } from "./missing";
-import { answerQuestion, decideApproval, settleParked } from "./parked-decisions";
+import { answerQuestion, decideApproval } from "./parked-decisions";
 import { afterRootTurn } from "./objectives";
 import { addItem, cloneTurn, type SessionState, type WaitingEntry } from "./session-state";
 import type { SpawnOptions } from "./owner-port";
-import { deliverReport, spawnSession, takeReports } from "./subagent-sessions";
+import { deliverReport, spawnSession, takeReports } from "../agents/subagent-sessions";
 import type { ConversationOwner, InterruptReason, ItemCompletion, ItemFields, MessageInput, MessageOutcome, OwnerEvent, TurnHandle, TurnInput } from "./owner-port";
+import { OWNER_INTERRUPT_NOTICE, recordTurnEnd, recordTurnStart } from "./turn-records";
 import { TurnRunner } from "./turn-runner";
 
 export type { MessageInput, MessageOutcome } from "./owner-port";
 
-const OWNER_INTERRUPT_NOTICE = "The previous turn was interrupted by the owner.";
 
 /**
  * One conversation's live state: its sessions, their running turns and the inbox.
@@ -348,56 +348,11 @@ export class ConversationActor implements ConversationOwner {
 
   async startTurn(
     session: SessionState,
-    inputs: Array<{ id: string; text: string; origin: string; fromSessionId?: string; fromWaiting?: boolean; attachments?: AttachmentRef[] }>,
+    inputs: TurnInput[],
     request?: { requestKey?: string; requestHash?: string },
     existingTurnId?: string,
   ): Promise<Turn> {
-    const store = this.context.store;
-    const conversation = this.conversation();
-    const turnId = existingTurnId ?? store.newId();
-    // The user's items go to disk before the records that take them off the waiting list, so a
-    // crash in between leaves the message on disk (recovery drops the now-duplicate waiting entry).
-    for (const input of inputs) {
-      if (session.byId.has(input.id)) continue;
-      await this.createItem(session, {
-        id: input.id,
-        turnId,
-        kind: input.origin === "subagent" ? "subagent_report" : "user_message",
-        status: "completed",
-        text: input.text,
-        origin: input.origin as MessageOrigin,
-        fromSessionId: input.fromSessionId,
-        attachments: input.attachments?.length ? input.attachments : undefined,
-      });
-    }
-    for (const input of inputs.filter((candidate) => candidate.fromWaiting)) {
-      await store.appendMetadata(this.id, { type: "queue.removed", messageId: input.id, reason: "started" });
-    }
-    const model = session.id === this.rootSessionId ? conversation.model : session.model;
-    const effort = session.id === this.rootSessionId ? conversation.effort : null;
-    const record = await store.appendMetadata(this.id, {
-      type: "turn.started",
-      turnId,
-      sessionId: session.id,
-      model,
-      effort,
-      inputMessageIds: inputs.map((input) => input.id),
-      requestKey: request?.requestKey,
-      requestHash: request?.requestHash,
-    });
-    const turn: Turn = {
-      id: turnId,
-      conversationId: this.id,
-      sessionId: session.id,
-      status: "running",
-      model,
-      effort,
-      startedAt: record.at,
-      endedAt: null,
-      error: null,
-      usage: { inputTokens: 0, outputTokens: 0 },
-      inputMessageIds: inputs.map((input) => input.id),
-    };
+    const turn = await recordTurnStart(this, session, inputs, request, existingTurnId);
     const taken = new Set(inputs.map((input) => input.id));
     if (this.waiting.some((entry) => taken.has(entry.id))) {
       this.waiting = this.waiting.filter((entry) => !taken.has(entry.id));
@@ -405,7 +360,7 @@ export class ConversationActor implements ConversationOwner {
     }
     const runner = new TurnRunner(this, session, turn);
     session.runner = runner;
-    this.publish({ type: "turn.started", sessionId: session.id, turnId, turn: cloneTurn(turn) });
+    this.publish({ type: "turn.started", sessionId: session.id, turnId: turn.id, turn: cloneTurn(turn) });
     this.publishConversation();
     runner.start();
     return cloneTurn(turn);
@@ -460,7 +415,7 @@ export class ConversationActor implements ConversationOwner {
       }
       const failure = runner.storageFailure;
       try {
-        await this.recordTurnEnd(runner, failure ? "failed" : status, failure ?? error, reason);
+        await this.endTurn(runner, failure ? "failed" : status, failure ?? error, reason);
       } catch (caught) {
         if (!isStorageError(caught) || this.stopped) {
           this.context.log(`turn ${runner.turn.id} could not be closed: ${caught instanceof Error ? caught.message : String(caught)}`);
@@ -481,43 +436,16 @@ export class ConversationActor implements ConversationOwner {
     });
   }
 
-  private async recordTurnEnd(
+  private async endTurn(
     runner: TurnHandle,
     status: "completed" | "failed" | "interrupted",
     error: TurnError | null,
     reason: InterruptReason | null,
   ): Promise<void> {
-    const session = runner.session;
-    const turn = runner.turn;
-    for (const item of session.items) {
-      if (item.turnId !== turn.id) continue;
-      if (item.status === "streaming" || item.status === "waiting") {
-        await this.completeItem(session, item, {
-          status: status === "failed" && item.kind !== "tool_call" ? "failed" : "interrupted",
-          text: item.text,
-          output: item.output,
-        });
-      }
-    }
-    await settleParked(this, turn);
-    if (status === "interrupted" && !runner.noticeWritten) {
-      await this.createItem(session, {
-        turnId: turn.id,
-        kind: "notice",
-        status: "completed",
-        text: reason?.code === "server_stopped" ? SERVER_STOPPED_NOTICE : OWNER_INTERRUPT_NOTICE,
-      });
-      runner.noticeWritten = true;
-    }
-    const record = await this.context.store.appendMetadata(this.id, {
-      type: "turn.ended",
-      turnId: turn.id,
-      status,
-      error,
-      usage: turn.usage,
-    });
+    const { session, turn } = runner;
+    const endedAt = await recordTurnEnd(this, runner, status, error, reason);
     turn.status = status;
-    turn.endedAt = record.at;
+    turn.endedAt = endedAt;
     turn.error = error;
     session.runner = null;
     this.publishConversation();
@@ -609,6 +537,19 @@ export class ConversationActor implements ConversationOwner {
 
   publishQueue(): void {
     this.publish({ type: "queue.updated", waiting: this.waitingList() });
+  }
+
+  /** The server stops: nothing new starts; running turns close with server_stopped (parked ones stay parked on disk). */
+  stop(): Array<Promise<void>> {
+    this.stopped = true;
+    const finishing: Array<Promise<void>> = [];
+    for (const session of this.sessions.values()) {
+      const runner = session.runner;
+      if (!runner || runner.turn.status !== "running") continue;
+      runner.interrupt({ code: "server_stopped", message: "The Atrium server stopped during this turn.", byOwner: false });
+      finishing.push(runner.finished);
+    }
+    return finishing;
   }
 
   /** Starts a manual compaction: only when nothing runs or waits; its model call runs outside the queue. */

@@ -1,16 +1,16 @@
 import type { Item, Turn } from "../events/entities";
 import { TURN_ID_HEADER } from "../models/offline-plan";
 import { isStorageError } from "../errors";
-import { CappedOutput } from "../tools/capped-output";
 import type { TurnError } from "../store/records";
 import type { ConversationOwner, InterruptReason, ItemFields, SessionState, TurnHandle } from "./owner-port";
-import { ensureRoom, publishContext } from "./compaction-step";
-import { nextRequest } from "./context-usage";
+import { ensureRoom, publishContext } from "../context/compaction-step";
+import { nextRequest } from "../context/context-usage";
 import { runModelStep, type StepResult } from "./model-step";
 import { abortableSleep, classifyModelError, retryDelay } from "./retry";
 import { cloneTurn } from "./session-state";
-import { handleToolCall } from "./tool-calls";
+import { handleToolCall } from "../tools/tool-dispatch";
 import { TurnFailure } from "./turn-failure";
+import { TurnProgress } from "./turn-progress";
 
 export type { InterruptReason } from "./owner-port";
 
@@ -37,14 +37,15 @@ export class TurnRunner implements TurnHandle {
   private parkedWake: (() => void) | null = null;
   private settled!: () => void;
   readonly finished = new Promise<void>((resolve) => (this.settled = resolve));
-  private readonly checkpointed = new Map<string, string>();
-  private readonly outputs = new Map<string, CappedOutput>();
+  private readonly progress: TurnProgress;
 
   constructor(
     readonly actor: ConversationOwner,
     readonly session: SessionState,
     readonly turn: Turn,
-  ) {}
+  ) {
+    this.progress = new TurnProgress(actor, session, turn);
+  }
 
   get signal(): AbortSignal {
     return this.controller.signal;
@@ -276,47 +277,16 @@ export class TurnRunner implements TurnHandle {
   }
 
   appendOutput(item: Item, delta: string): void {
-    if (delta === "") return;
-    // Held in memory capped like the stored checkpoint: a chatty command cannot grow the item without bound.
-    let output = this.outputs.get(item.id);
-    if (!output) {
-      output = new CappedOutput(this.actor.context.config.artifactBytes);
-      output.append(item.output ?? "");
-      this.outputs.set(item.id, output);
-    }
-    output.append(delta);
-    item.output = output.toString();
-    this.actor.publish({ type: "item.delta", sessionId: this.session.id, turnId: this.turn.id, itemId: item.id, field: "output", delta });
+    this.progress.appendOutput(item, delta);
   }
 
-  /** Writes item.progress for streaming items whose text changed since the last checkpoint. */
-  async writeCheckpoint(): Promise<void> {
-    for (const item of this.session.items) {
-      if (item.turnId !== this.turn.id || !this.actor.mayCheckpoint(item)) continue;
-      const text = checkpointText(item, this.actor.context.config.artifactBytes);
-      if (this.checkpointed.get(item.id) === text) continue;
-      this.checkpointed.set(item.id, text);
-      await this.actor.context.store.appendSession(this.actor.id, this.session.id, { type: "item.progress", itemId: item.id, text });
-    }
+  writeCheckpoint(): Promise<void> {
+    return this.progress.writeCheckpoint();
   }
 
-  /** Marks a tool call as started (its first progress record) so a crash leaves it `unknown`, not `interrupted`. */
-  async markStarted(item: Item): Promise<void> {
-    await this.actor.context.store.appendSession(this.actor.id, this.session.id, { type: "item.progress", itemId: item.id, text: "" });
-    this.checkpointed.set(item.id, "");
-    item.status = "streaming";
-    item.output = "";
-    this.actor.publish({ type: "item.updated", sessionId: this.session.id, turnId: this.turn.id, item: { ...item } });
+  markStarted(item: Item): Promise<void> {
+    return this.progress.markStarted(item);
   }
-}
-
-/** A tool's progress keeps at most the artifact limit, so a huge output never floods the JSONL. */
-function checkpointText(item: Item, limit: number): string {
-  if (item.kind !== "tool_call") return item.text ?? "";
-  const output = item.output ?? "";
-  if (output.length <= limit) return output;
-  const half = Math.floor(limit / 2);
-  return `${output.slice(0, half)}\n[… ${output.length - limit} characters not checkpointed …]\n${output.slice(-half)}`;
 }
 
 function messageOf(error: unknown): string {

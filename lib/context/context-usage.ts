@@ -1,18 +1,18 @@
 import type { ModelMessage } from "ai";
-import { contextItems } from "../context/compaction";
-import { memoryFolder, readMemories, selectMemories } from "../context/memories";
-import { compactionThreshold } from "../context/threshold";
-import { countMessages, tokenCounterFor, type TokenCounter } from "../context/tokens";
+import { contextItems } from "./compaction";
+import { memoryFolder, readMemories, selectMemories } from "./memories";
+import { compactionThreshold } from "./threshold";
+import { countMessages, tokenCounterFor, type TokenCounter } from "./tokens";
 import type { ContextInfo } from "../events/entities";
 import type { AnyToolDefinition } from "../tools/tool";
 import { z } from "zod";
-import type { ConversationOwner } from "./owner-port";
-import { spawnAgentFor } from "./engine-tools";
-import { attachmentPartsFor } from "./attachment-parts";
-import { itemsToMessages } from "./history";
-import { currentObjective } from "./objectives";
-import type { SessionState } from "./session-state";
-import { buildSystemPrompt } from "./system-prompt";
+import type { ConversationOwner } from "../engine/owner-port";
+import { spawnAgentFor } from "../engine/engine-tools";
+import { attachmentPartsFor } from "../engine/attachment-parts";
+import { itemsToMessages } from "../engine/history";
+import { currentObjective } from "../engine/objectives";
+import type { SessionState } from "../engine/session-state";
+import { buildSystemPrompt } from "../engine/system-prompt";
 
 export interface RequestShape {
   system: string;

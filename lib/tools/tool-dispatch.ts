@@ -3,11 +3,11 @@ import { artifactPreview, readArtifactPage, writeArtifact } from "../context/art
 import { forget, memoryFolder, remember } from "../context/memories";
 import { isId } from "../store/ids";
 import { listApprovals, listQuestions } from "../store/queries";
-import { resolveApprovalPolicy } from "../tools/approval-policy";
-import { runTool } from "../tools/tool";
-import { runCollaborationTool } from "./collaboration";
-import { runObjectiveTool } from "./objective-tools";
-import type { TurnHandle } from "./owner-port";
+import { resolveApprovalPolicy } from "./approval-policy";
+import { runTool } from "./tool";
+import { runCollaborationTool } from "../agents/collaboration";
+import { runObjectiveTool } from "../engine/objective-tools";
+import type { TurnHandle } from "../engine/owner-port";
 
 /**
  * Takes one tool call the model asked for from `waiting` to its outcome: policy,

@@ -1,9 +1,9 @@
 import type { Turn } from "../events/entities";
 import type { MessageOrigin } from "../store/records";
-import type { ConversationOwner, SpawnOptions } from "./owner-port";
-import type { SessionState } from "./session-state";
+import type { ConversationOwner, SpawnOptions } from "../engine/owner-port";
+import type { SessionState } from "../engine/session-state";
 
-export type { SpawnOptions } from "./owner-port";
+export type { SpawnOptions } from "../engine/owner-port";
 
 /** spawn_agent: a new session in this conversation, started on its task at once. */
 export function spawnSession(actor: ConversationOwner, parent: SessionState, options: SpawnOptions): Promise<SessionState> {

@@ -1,7 +1,7 @@
 import type { Item } from "../events/entities";
-import type { ConversationOwner } from "./owner-port";
-import type { SessionState } from "./session-state";
-import type { TurnHandle } from "./owner-port";
+import type { ConversationOwner } from "../engine/owner-port";
+import type { SessionState } from "../engine/session-state";
+import type { TurnHandle } from "../engine/owner-port";
 
 const DEFAULT_WAIT_MS = 5 * 60_000;
 const MAXIMUM_WAIT_MS = 30 * 60_000;
