@@ -92,6 +92,7 @@ export async function deliverReport(actor: ConversationOwner, child: SessionStat
 export function takeReports(actor: ConversationOwner, parent: SessionState, childIds: ReadonlySet<string>, turnId: string): Promise<Array<{ childId: string; text: string }>> {
   return actor.locked(async () => {
     const taken: Array<{ childId: string; text: string }> = [];
+    const takenIds = new Set<string>();
     for (const entry of actor.ordered(parent)) {
       if (entry.origin !== "subagent" || !entry.fromSessionId || !childIds.has(entry.fromSessionId)) continue;
       await actor.createItem(parent, {
@@ -104,10 +105,10 @@ export function takeReports(actor: ConversationOwner, parent: SessionState, chil
         fromSessionId: entry.fromSessionId,
       });
       await actor.context.store.appendMetadata(actor.id, { type: "queue.removed", messageId: entry.id, reason: "steered" });
-      actor.waiting = actor.waiting.filter((candidate) => candidate.id !== entry.id);
       taken.push({ childId: entry.fromSessionId, text: entry.text });
+      takenIds.add(entry.id);
     }
-    if (taken.length > 0) actor.publishQueue();
+    actor.forgetWaiting(takenIds);
     return taken;
   });
 }

@@ -22,6 +22,7 @@ import { deliverReport, spawnSession, takeReports } from "../agents/subagent-ses
 import type { ConversationOwner, InterruptReason, ItemCompletion, ItemFields, MessageInput, MessageOutcome, OwnerEvent, TurnHandle, TurnInput } from "./owner-port";
 import { OWNER_INTERRUPT_NOTICE, recordTurnEnd, recordTurnStart } from "./turn-records";
 import { TurnRunner } from "./turn-runner";
+import { Inbox } from "./inbox";
 
 export type { MessageInput, MessageOutcome } from "./owner-port";
 
@@ -33,7 +34,7 @@ export type { MessageInput, MessageOutcome } from "./owner-port";
  */
 export class ConversationActor implements ConversationOwner {
   readonly sessions = new Map<string, SessionState>();
-  waiting: WaitingEntry[] = [];
+  private inbox!: Inbox;
   /** After the owner interrupts the root agent, subagent reports wait for the owner's next message. */
   holdReports = false;
   deleted = false;
@@ -86,7 +87,8 @@ export class ConversationActor implements ConversationOwner {
         reasoningContextApplied: null,
       });
     }
-    actor.waiting = listWaiting(db, conversationId).map((entry, position) => ({ ...entry, mode: entry.mode, position }));
+    const waiting = listWaiting(db, conversationId).map((entry, position) => ({ ...entry, mode: entry.mode, position }));
+    actor.inbox = new Inbox(context, conversationId, waiting, (list) => actor.publish({ type: "queue.updated", waiting: list }));
     return actor;
   }
 
@@ -125,6 +127,19 @@ export class ConversationActor implements ConversationOwner {
     return conversation;
   }
 
+  waitingList(): Waiting[] {
+    return this.inbox.list();
+  }
+
+  get waiting(): readonly WaitingEntry[] {
+    return this.inbox.all;
+  }
+
+  /** Waiting messages whose leaving is already on record (recovery, a report taken by wait_agents). */
+  forgetWaiting(ids: ReadonlySet<string>): void {
+    this.inbox.forget(ids);
+  }
+
   runningTurns(): Turn[] {
     return [...this.sessions.values()].flatMap((session) => (session.runner ? [cloneTurn(session.runner.turn)] : []));
   }
@@ -133,16 +148,7 @@ export class ConversationActor implements ConversationOwner {
     return [...this.sessions.values()].some((session) => session.runner !== null);
   }
 
-  waitingList(): Waiting[] {
-    return this.waiting.map((entry) => ({
-      id: entry.id,
-      text: entry.text,
-      mode: entry.mode,
-      createdAt: entry.createdAt,
-      sessionId: entry.sessionId,
-      origin: entry.origin,
-    }));
-  }
+
 
   /** Items of the running turns, partial text included: what a new SSE client starts from. */
   liveItems(): Item[] {
@@ -261,12 +267,7 @@ export class ConversationActor implements ConversationOwner {
 
   updateWaiting(messageId: string, patch: { text?: string; mode?: "steer" | "queue" | "jump" }): Promise<Waiting> {
     return this.locked(async () => {
-      const entry = this.waiting.find((candidate) => candidate.id === messageId);
-      if (!entry) throw new AtriumError("not_found", `waiting message ${messageId} was not found`);
-      await this.context.store.appendMetadata(this.id, { type: "queue.updated", messageId, ...patch });
-      if (patch.text !== undefined) entry.text = patch.text;
-      if (patch.mode !== undefined) entry.mode = patch.mode;
-      this.publishQueue();
+      const entry = await this.inbox.update(messageId, patch);
       const session = this.session(entry.sessionId);
       if (patch.mode === "jump" && session.runner) {
         session.runner.interrupt({ code: "interrupted", message: OWNER_INTERRUPT_NOTICE, byOwner: true, jump: true });
@@ -279,11 +280,8 @@ export class ConversationActor implements ConversationOwner {
 
   withdrawWaiting(messageId: string): Promise<void> {
     return this.locked(async () => {
-      const index = this.waiting.findIndex((candidate) => candidate.id === messageId);
-      if (index === -1) throw new AtriumError("not_found", `waiting message ${messageId} was not found`);
-      await this.context.store.appendMetadata(this.id, { type: "queue.removed", messageId, reason: "withdrawn" });
-      this.waiting.splice(index, 1);
-      this.publishQueue();
+      await this.inbox.remove(messageId, "withdrawn");
+      this.inbox.publish();
     });
   }
 
@@ -302,11 +300,10 @@ export class ConversationActor implements ConversationOwner {
           fromSessionId: entry.fromSessionId,
           attachments: entry.attachments?.length ? entry.attachments : undefined,
         });
-        await this.context.store.appendMetadata(this.id, { type: "queue.removed", messageId: entry.id, reason: "steered" });
-        this.waiting = this.waiting.filter((candidate) => candidate.id !== entry.id);
+        await this.inbox.remove(entry.id, "steered");
         turn.inputMessageIds.push(entry.id);
       }
-      if (steers.length > 0) this.publishQueue();
+      if (steers.length > 0) this.inbox.publish();
       return steers.length;
     });
   }
@@ -353,11 +350,7 @@ export class ConversationActor implements ConversationOwner {
     existingTurnId?: string,
   ): Promise<Turn> {
     const turn = await recordTurnStart(this, session, inputs, request, existingTurnId);
-    const taken = new Set(inputs.map((input) => input.id));
-    if (this.waiting.some((entry) => taken.has(entry.id))) {
-      this.waiting = this.waiting.filter((entry) => !taken.has(entry.id));
-      this.publishQueue();
-    }
+    this.inbox.forget(new Set(inputs.map((input) => input.id)));
     const runner = new TurnRunner(this, session, turn);
     session.runner = runner;
     this.publish({ type: "turn.started", sessionId: session.id, turnId: turn.id, turn: cloneTurn(turn) });
@@ -496,47 +489,15 @@ export class ConversationActor implements ConversationOwner {
   }
 
   ordered(session: SessionState): WaitingEntry[] {
-    const mine = this.waiting.filter((entry) => entry.sessionId === session.id);
-    const rank = (entry: WaitingEntry) => (entry.mode === "jump" ? 0 : entry.origin === "owner" ? 1 : 2);
-    return mine.sort((a, b) => rank(a) - rank(b) || a.position - b.position);
+    return this.inbox.ordered(session.id);
   }
 
-  async addWaiting(
-    session: SessionState,
-    messageId: string,
-    input: MessageInput,
-    mode: WaitingEntry["mode"],
-    joinedTurnId?: string,
-  ): Promise<void> {
-    const record = await this.context.store.appendMetadata(this.id, {
-      type: "queue.added",
-      messageId,
-      sessionId: session.id,
-      text: input.text,
-      mode,
-      origin: input.origin,
-      fromSessionId: input.fromSessionId,
-      attachments: input.attachments?.length ? input.attachments : undefined,
-      turnId: joinedTurnId,
-      requestKey: input.requestKey,
-      requestHash: input.requestHash,
-    });
-    this.waiting.push({
-      id: messageId,
-      sessionId: session.id,
-      text: input.text,
-      mode,
-      origin: input.origin,
-      fromSessionId: input.fromSessionId,
-      attachments: input.attachments,
-      createdAt: record.at,
-      position: record.seq,
-    });
-    this.publishQueue();
+  addWaiting(session: SessionState, messageId: string, input: MessageInput, mode: WaitingEntry["mode"], joinedTurnId?: string): Promise<void> {
+    return this.inbox.add(session.id, messageId, input, mode, joinedTurnId);
   }
 
   publishQueue(): void {
-    this.publish({ type: "queue.updated", waiting: this.waitingList() });
+    this.inbox.publish();
   }
 
   /** The server stops: nothing new starts; running turns close with server_stopped (parked ones stay parked on disk). */

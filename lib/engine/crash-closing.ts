@@ -53,9 +53,7 @@ export function resumeHalfStartedTurns(actor: ConversationOwner): Promise<void> 
         for (const entry of entries) {
           await actor.context.store.appendMetadata(actor.id, { type: "queue.removed", messageId: entry.id, reason: "started" });
         }
-        const ids = new Set(entries.map((entry) => entry.id));
-        actor.waiting = actor.waiting.filter((entry) => !ids.has(entry.id));
-        actor.publishQueue();
+        actor.forgetWaiting(new Set(entries.map((entry) => entry.id)));
       } else if (!session.runner) {
         const sameTurn = entries.filter((entry) => session.byId.get(entry.id)!.turnId === item.turnId);
         await actor.startTurn(

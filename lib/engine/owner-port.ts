@@ -132,7 +132,9 @@ export interface ConversationOwner {
   readonly deleted: boolean;
   readonly decisionWaiters: Map<string, () => void>;
   readonly reportWaiters: Map<string, { ids: Set<string>; onReport(childId: string, text: string): void }>;
-  waiting: WaitingEntry[];
+  readonly waiting: readonly WaitingEntry[];
+  /** Waiting messages whose leaving is already on record. */
+  forgetWaiting(ids: ReadonlySet<string>): void;
   locked<T>(section: () => Promise<T> | T): Promise<T>;
   ensureAlive(): void;
   session(sessionId: string): SessionState;
