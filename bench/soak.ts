@@ -1,3 +1,5 @@
+import v8 from "node:v8";
+import vm from "node:vm";
 import { POST as createConversation } from "../app/api/conversations/route";
 import { parseConfig } from "../lib/config/config";
 import { Runtime } from "../lib/engine/runtime";
@@ -33,8 +35,14 @@ function turnEnded(runtime: Runtime, conversationId: string, turnId: string): Pr
   });
 }
 
+// Both points are measured after a full collection: otherwise the figure says when V8 last
+// collected, not what the process keeps.
+v8.setFlagsFromString("--expose-gc");
+const collect = vm.runInNewContext("gc") as () => void;
+
 function rss(): number {
-  (globalThis as { gc?: () => void }).gc?.();
+  collect();
+  collect();
   return process.memoryUsage.rss();
 }
 
@@ -72,7 +80,7 @@ const measure: Measure = () =>
         ],
         details: [
           `RSS after ${BASELINE_AFTER}: ${formatMiB(baseline)}; at the end: ${formatMiB(end)}; ${formatNumber(ms)} ms in all (${(ms / CONVERSATIONS).toFixed(1)} ms per conversation)`,
-          `owners in memory at the end: ${owners ?? "not reported"}; bus channels: ${channels ?? "not reported"}`,
+          `owners in memory at the end: ${owners ?? "not reported"}; bus channels: ${channels ?? "not reported"}; V8 heap used ${formatMiB(process.memoryUsage().heapUsed)} of ${formatMiB(process.memoryUsage().heapTotal)}, external ${formatMiB(process.memoryUsage().external)}`,
         ],
         evidence: [],
       };
