@@ -51,7 +51,14 @@ const paths: Record<string, Record<string, Operation>> = {
   "/api/agents": { get: { summary: "Agent definitions", responses: { 200: "{agents}" } } },
 };
 
+/** What any request that writes may answer when the disk fails (DESIGN §2, storage faults). */
+const STORAGE_FAULTS = {
+  "503": "storage_error: a write or flush failed; nothing was written",
+  "507": "storage_full: the disk or quota is full; nothing was written",
+};
+
 /** The OpenAPI document, generated from the same zod schemas the routes validate with. */
+
 export function openApiDocument(): Record<string, unknown> {
   const componentSchemas: Record<string, unknown> = {
     Conversation: z.toJSONSchema(entities.conversationSchema),
@@ -86,7 +93,10 @@ export function openApiDocument(): Record<string, unknown> {
             ? { requestBody: { content: { "application/json": { schema: z.toJSONSchema(operation.body, { io: "input" }) } } } }
             : {}),
           responses: Object.fromEntries(
-            Object.entries(operation.responses).map(([status, description]) => [status, { description }]),
+            Object.entries({ ...operation.responses, ...(method === "get" ? {} : STORAGE_FAULTS) }).map(([status, description]) => [
+              status,
+              { description },
+            ]),
           ),
         },
       ]),
