@@ -15,7 +15,9 @@ export type ErrorCode =
   | "missing_model"
   | "missing_agent"
   | "compaction_failed"
-  | "files_changed_outside";
+  | "files_changed_outside"
+  | "storage_error"
+  | "storage_full";
 
 const ATRIUM_ERROR = Symbol.for("atrium.error");
 
@@ -47,4 +49,22 @@ export function notFound(what: string, id: string): AtriumError {
 
 export function badRequest(message: string): AtriumError {
   return new AtriumError("bad_request", message);
+}
+
+const FULL_DISK_CODES = new Set(["ENOSPC", "EDQUOT"]);
+
+/**
+ * A failed write or flush as the contract names it (DESIGN §2): `storage_full` for a full disk
+ * or quota, `storage_error` for any other I/O failure. Typed errors pass through unchanged.
+ */
+export function storageError(error: unknown, what: string): AtriumError {
+  if (isAtriumError(error)) return error;
+  const code = (error as NodeJS.ErrnoException | null)?.code ?? "";
+  const reason = error instanceof Error ? error.message : String(error);
+  if (FULL_DISK_CODES.has(code)) return new AtriumError("storage_full", `the disk is full: ${what} could not be written (${reason})`, { cause: error });
+  return new AtriumError("storage_error", `a storage error kept ${what} from being written (${reason})`, { cause: error });
+}
+
+export function isStorageError(error: unknown): error is AtriumError {
+  return isAtriumError(error) && (error.code === "storage_full" || error.code === "storage_error");
 }

@@ -17,6 +17,8 @@ const ERROR_ANSWERS: Record<number, string> = {
   415: "unsupported_media_type: a JSON body sent without content-type application/json, or an upload type not allowed",
   422: "missing_cwd | missing_model | missing_agent",
   502: "compaction_failed: the model could not summarize",
+  503: "storage_error: the disk refused the write (I/O error); nothing was written",
+  507: "storage_full: the disk is full (ENOSPC, EDQUOT); nothing was written",
 };
 
 type JsonSchema = Record<string, unknown>;
@@ -54,6 +56,10 @@ function errorStatuses(route: string, method: string, operation: Operation): num
   if (operation.body || operation.multipart || operation.public) {
     statuses.add(413);
     statuses.add(415);
+  }
+  if (method !== "get") {
+    statuses.add(503);
+    statuses.add(507);
   }
   return [...statuses].sort((a, b) => a - b);
 }

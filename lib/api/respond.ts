@@ -18,6 +18,8 @@ const STATUS: Record<ErrorCode, number> = {
   missing_agent: 422,
   compaction_failed: 502,
   files_changed_outside: 409,
+  storage_error: 503,
+  storage_full: 507,
 };
 
 export function json(body: object, status = 200, headers: Record<string, string> = {}): Response {

@@ -1,11 +1,20 @@
 import type { ConversationEvent, Delivered, ListEvent } from "../events/events";
 
 const REPLAY_LIMIT = 1000;
+/** A channel nobody listens to is dropped this long after its last event; a later Last-Event-ID gets a snapshot. */
+const IDLE_CHANNEL_MS = 60_000;
+const SWEEP_EVERY_MS = 10_000;
+/** Beyond this many channels, the oldest without subscribers go at once, quiet or not. */
+const MAX_CHANNELS = 500;
 
 type Listener<Event> = (delivered: Delivered<Event>) => void;
 
 interface Channel {
+  /** The id of this channel's latest event (or, before any, the id the bus was at when it opened). */
   nextId: number;
+  /** Events with ids up to this one are not held: a replay must start after it. */
+  droppedThrough: number;
+  lastActivity: number;
   /** The replay window is `buffer` from `start` on; older entries are dropped in chunks, not one shift per event. */
   buffer: Array<Delivered<ConversationEvent>>;
   start: number;
@@ -13,26 +22,34 @@ interface Channel {
 }
 
 /**
- * In-process pub/sub. Each conversation numbers its events and keeps the last 1,000
- * for Last-Event-ID replay. Ids start from the process start time so they keep
- * increasing across restarts and a stale Last-Event-ID never matches by accident.
+ * In-process pub/sub. Conversation events are numbered from one counter, so each
+ * conversation's ids increase even across a channel dropped and opened again, and each
+ * channel keeps its last 1,000 for Last-Event-ID replay. Ids start from the process start
+ * time so they keep increasing across restarts and a stale Last-Event-ID never matches by accident.
  */
 export class EventBus {
   private readonly channels = new Map<string, Channel>();
   private readonly listListeners = new Set<Listener<ListEvent>>();
   private listNextId: number;
+  private eventId: number;
   private readonly firstId: number;
+  private lastSweep: number;
 
-  constructor(now: () => number = Date.now) {
+  constructor(private readonly now: () => number = Date.now) {
     this.firstId = now() * 1000;
     this.listNextId = this.firstId;
+    this.eventId = this.firstId;
+    this.lastSweep = now();
   }
 
   publish(event: ConversationEvent): void {
     const channel = this.channel(event.conversationId);
-    const delivered = { id: ++channel.nextId, event };
+    const delivered = { id: ++this.eventId, event };
+    channel.nextId = delivered.id;
+    channel.lastActivity = this.now();
     channel.buffer.push(delivered);
     if (channel.buffer.length - channel.start > REPLAY_LIMIT) {
+      channel.droppedThrough = channel.buffer[channel.start].id;
       channel.start += 1;
       if (channel.start >= REPLAY_LIMIT) {
         channel.buffer = channel.buffer.slice(channel.start);
@@ -59,15 +76,17 @@ export class EventBus {
     const channel = this.channel(conversationId);
     if (afterId > channel.nextId || afterId < this.firstId) return null;
     if (afterId === channel.nextId) return [];
-    const oldest = channel.buffer[channel.start];
-    if (!oldest || oldest.id > afterId + 1) return null;
+    if (afterId < channel.droppedThrough) return null;
     return channel.buffer.slice(channel.start).filter((delivered) => delivered.id > afterId);
   }
 
   subscribe(conversationId: string, listener: Listener<ConversationEvent>): () => void {
     const channel = this.channel(conversationId);
     channel.listeners.add(listener);
-    return () => channel.listeners.delete(listener);
+    return () => {
+      channel.listeners.delete(listener);
+      channel.lastActivity = this.now();
+    };
   }
 
   subscribeList(listener: Listener<ListEvent>): () => void {
@@ -79,21 +98,46 @@ export class EventBus {
     return this.channels.get(conversationId)?.listeners.size ?? 0;
   }
 
-  /** Drops what a deleted conversation held; its id counter stays so ids never repeat. */
+  /** Drops what a deleted conversation held; ids come from one counter, so they never repeat. */
   forget(conversationId: string): void {
     const channel = this.channels.get(conversationId);
     if (!channel) return;
-    channel.buffer = [];
-    channel.start = 0;
     channel.listeners.clear();
+    this.channels.delete(conversationId);
+  }
+
+  /** How many conversations have a channel (for tests and the bench). */
+  get channelCount(): number {
+    return this.channels.size;
   }
 
   private channel(conversationId: string): Channel {
     let channel = this.channels.get(conversationId);
     if (!channel) {
-      channel = { nextId: this.firstId, buffer: [], start: 0, listeners: new Set() };
+      this.sweep();
+      // Nothing before this point is held: an older Last-Event-ID gets a snapshot.
+      channel = { nextId: this.eventId, droppedThrough: this.eventId, lastActivity: this.now(), buffer: [], start: 0, listeners: new Set() };
       this.channels.set(conversationId, channel);
     }
     return channel;
+  }
+
+  /**
+   * Channels nobody listens to are dropped once quiet for IDLE_CHANNEL_MS (checked at most once
+   * per SWEEP_EVERY_MS), and at once, oldest first, when there are more than MAX_CHANNELS.
+   */
+  private sweep(): void {
+    const now = this.now();
+    if (this.channels.size >= MAX_CHANNELS) {
+      for (const [conversationId, channel] of this.channels) {
+        if (this.channels.size < MAX_CHANNELS) break;
+        if (channel.listeners.size === 0) this.channels.delete(conversationId);
+      }
+    }
+    if (now - this.lastSweep < SWEEP_EVERY_MS) return;
+    this.lastSweep = now;
+    for (const [conversationId, channel] of this.channels) {
+      if (channel.listeners.size === 0 && now - channel.lastActivity > IDLE_CHANNEL_MS) this.channels.delete(conversationId);
+    }
   }
 }

@@ -3,8 +3,10 @@ import type { CheckpointReason } from "../checkpoints/checkpoints";
 import { filesChangedSince, restoreFilesBefore, type RestoreOutcome } from "../checkpoints/restore-files";
 import { AtriumError } from "../errors";
 import type { Item } from "../events/entities";
-import type { ConversationActor } from "./conversation-actor";
-import type { TurnRunner } from "./turn-runner";
+import type { ConversationOwner, TurnHandle } from "./owner-port";
+
+/** The owner as a rewind sees it: it must also tell whether a turn could still be changing files. */
+type RewindSource = ConversationOwner & { hasOpenTurn(): boolean };
 
 /**
  * Where the engine meets lib/checkpoints: a snapshot at each turn's start and after each
@@ -18,15 +20,15 @@ export function changesFiles(toolName: string | undefined): boolean {
   return toolName !== undefined && (FILE_TOOLS.has(toolName) || toolName.startsWith("mcp__"));
 }
 
-export function checkpointTurnStart(runner: TurnRunner): Promise<void> {
+export function checkpointTurnStart(runner: TurnHandle): Promise<void> {
   return checkpoint(runner, null, "turn_start");
 }
 
-export function checkpointAfterTool(runner: TurnRunner, item: Item): Promise<void> {
+export function checkpointAfterTool(runner: TurnHandle, item: Item): Promise<void> {
   return changesFiles(item.toolName) ? checkpoint(runner, item.id, "tool") : Promise.resolve();
 }
 
-async function checkpoint(runner: TurnRunner, itemId: string | null, reason: CheckpointReason): Promise<void> {
+async function checkpoint(runner: TurnHandle, itemId: string | null, reason: CheckpointReason): Promise<void> {
   const { actor, session } = runner;
   const checkpoints = actor.context.checkpoints;
   if (!checkpoints) return;
@@ -46,14 +48,14 @@ async function checkpoint(runner: TurnRunner, itemId: string | null, reason: Che
   await untilAborted(work, runner.signal);
 }
 
-export async function fileChangesSince(actor: ConversationActor, message: Item): Promise<string[]> {
+export async function fileChangesSince(actor: ConversationOwner, message: Item): Promise<string[]> {
   const checkpoints = actor.context.checkpoints;
   if (!checkpoints) return [];
   return filesChangedSince(checkpoints, actor.id, message);
 }
 
 /** The file side of a rewind with restoreFiles; refused while a turn could still be changing files. */
-export async function restoreBeforeMessage(actor: ConversationActor, message: Item, force: boolean): Promise<RestoreOutcome> {
+export async function restoreBeforeMessage(actor: RewindSource, message: Item, force: boolean): Promise<RestoreOutcome> {
   const checkpoints = actor.context.checkpoints;
   if (!checkpoints) return { restored: [], undo: async () => {} };
   if (actor.hasOpenTurn()) {
@@ -65,7 +67,7 @@ export async function restoreBeforeMessage(actor: ConversationActor, message: It
   });
 }
 
-function recordUnlessDeleted(actor: ConversationActor, fields: Parameters<NonNullable<ConversationActor["context"]["checkpoints"]>["record"]>[1]): Promise<void> {
+function recordUnlessDeleted(actor: ConversationOwner, fields: Parameters<NonNullable<ConversationOwner["context"]["checkpoints"]>["record"]>[1]): Promise<void> {
   return actor.locked(async () => {
     if (!actor.deleted) await actor.context.checkpoints?.record(actor.id, fields);
   });
@@ -89,7 +91,7 @@ function untilAborted(work: Promise<void>, signal: AbortSignal): Promise<void> {
 
 /** After a fork or rewind: the new conversation gets the checkpoints taken before its cut. */
 export async function copyCheckpointsToFork(
-  source: ConversationActor,
+  source: ConversationOwner,
   forkedId: string,
   options: { throughItemId?: string; beforeItemId?: string },
 ): Promise<void> {

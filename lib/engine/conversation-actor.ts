@@ -1,4 +1,4 @@
-import { AtriumError } from "../errors";
+import { AtriumError, isStorageError } from "../errors";
 import type { Approval, Conversation, Item, Question, Turn, Waiting } from "../events/entities";
 import {
   conversationRow,
@@ -12,40 +12,29 @@ import {
 import type { AttachmentRef, MessageOrigin, StoredItem, TurnError } from "../store/records";
 import type { EngineContext } from "./engine-context";
 import { Mutex } from "./mutex";
-import { closeTurnAfterCrash, resumeHalfStartedTurns, SERVER_STOPPED_NOTICE } from "./crash-closing";
+import { closeTurnAfterCrash, resumeHalfStartedTurns } from "./crash-closing";
 import { missingParts } from "./missing";
-import { answerQuestion, decideApproval, settleParked } from "./parked-decisions";
+import { answerQuestion, decideApproval } from "./parked-decisions";
 import { afterRootTurn } from "./objectives";
 import { addItem, cloneTurn, type SessionState, type WaitingEntry } from "./session-state";
-import { deliverReport, spawnSession, takeReports, type SpawnOptions } from "./subagent-sessions";
-import { TurnRunner, type InterruptReason } from "./turn-runner";
+import type { SpawnOptions } from "./owner-port";
+import { deliverReport, spawnSession, takeReports } from "../agents/subagent-sessions";
+import type { ConversationOwner, InterruptReason, ItemCompletion, ItemFields, MessageInput, MessageOutcome, OwnerEvent, TurnHandle, TurnInput } from "./owner-port";
+import { OWNER_INTERRUPT_NOTICE, recordTurnEnd, recordTurnStart } from "./turn-records";
+import { TurnRunner } from "./turn-runner";
+import { Inbox } from "./inbox";
 
-export interface MessageInput {
-  text: string;
-  attachments?: AttachmentRef[];
-  mode: "auto" | "steer" | "queue" | "jump";
-  sessionId: string;
-  origin: MessageOrigin;
-  fromSessionId?: string;
-  requestKey?: string;
-  requestHash?: string;
-}
+export type { MessageInput, MessageOutcome } from "./owner-port";
 
-export interface MessageOutcome {
-  message: { id: string; mode: "steer" | "queue" | "jump" | "auto"; status: "started" | "steered" | "queued" | "jumped" };
-  turn: Turn | null;
-}
-
-const OWNER_INTERRUPT_NOTICE = "The previous turn was interrupted by the owner.";
 
 /**
  * One conversation's live state: its sessions, their running turns and the inbox.
  * Every state change runs inside the conversation's mutex, writes to the store first
  * (flushed, then indexed) and publishes last.
  */
-export class ConversationActor {
+export class ConversationActor implements ConversationOwner {
   readonly sessions = new Map<string, SessionState>();
-  waiting: WaitingEntry[] = [];
+  private inbox!: Inbox;
   /** After the owner interrupts the root agent, subagent reports wait for the owner's next message. */
   holdReports = false;
   deleted = false;
@@ -54,6 +43,10 @@ export class ConversationActor {
   private readonly mutex = new Mutex();
   /** The conversation as last read from the index, valid while the index writer's revision for it is unchanged. */
   private cachedConversation: { revision: number; conversation: Omit<Conversation, "missing"> } | null = null;
+  /** Items whose item.completed is on its way to disk: no progress checkpoint may follow it. */
+  private readonly completing = new WeakSet<Item>();
+  /** A manual compaction in progress (POST …/compact): interrupt and delete abort it. */
+  private manualCompaction: AbortController | null = null;
   readonly decisionWaiters = new Map<string, () => void>();
   /** wait_agents calls in progress, by the waiting parent's session id. */
   readonly reportWaiters = new Map<string, { ids: Set<string>; onReport(childId: string, text: string): void }>();
@@ -94,12 +87,20 @@ export class ConversationActor {
         reasoningContextApplied: null,
       });
     }
-    actor.waiting = listWaiting(db, conversationId).map((entry, position) => ({ ...entry, mode: entry.mode, position }));
+    const waiting = listWaiting(db, conversationId).map((entry, position) => ({ ...entry, mode: entry.mode, position }));
+    actor.inbox = new Inbox(context, conversationId, waiting, (list) => actor.publish({ type: "queue.updated", waiting: list }));
     return actor;
   }
 
+  /**
+   * Runs one command of this conversation after the ones before it. Every command first checks
+   * that the conversation still exists, so nothing is written for a deleted one.
+   */
   locked<T>(section: () => Promise<T> | T): Promise<T> {
-    return this.mutex.run(section);
+    return this.mutex.run(() => {
+      this.ensureAlive();
+      return section();
+    });
   }
 
   session(sessionId: string): SessionState {
@@ -126,6 +127,19 @@ export class ConversationActor {
     return conversation;
   }
 
+  waitingList(): Waiting[] {
+    return this.inbox.list();
+  }
+
+  get waiting(): readonly WaitingEntry[] {
+    return this.inbox.all;
+  }
+
+  /** Waiting messages whose leaving is already on record (recovery, a report taken by wait_agents). */
+  forgetWaiting(ids: ReadonlySet<string>): void {
+    this.inbox.forget(ids);
+  }
+
   runningTurns(): Turn[] {
     return [...this.sessions.values()].flatMap((session) => (session.runner ? [cloneTurn(session.runner.turn)] : []));
   }
@@ -134,16 +148,7 @@ export class ConversationActor {
     return [...this.sessions.values()].some((session) => session.runner !== null);
   }
 
-  waitingList(): Waiting[] {
-    return this.waiting.map((entry) => ({
-      id: entry.id,
-      text: entry.text,
-      mode: entry.mode,
-      createdAt: entry.createdAt,
-      sessionId: entry.sessionId,
-      origin: entry.origin,
-    }));
-  }
+
 
   /** Items of the running turns, partial text included: what a new SSE client starts from. */
   liveItems(): Item[] {
@@ -185,12 +190,17 @@ export class ConversationActor {
       providerMetadata?: Record<string, unknown>;
     },
   ): Promise<void> {
-    await this.context.store.appendSession(this.id, session.id, { type: "item.completed", itemId: item.id, ...fields });
+    this.completing.add(item);
+    try {
+      await this.context.store.appendSession(this.id, session.id, { type: "item.completed", itemId: item.id, ...fields });
+    } finally {
+      this.completing.delete(item);
+    }
     Object.assign(item, fields);
     this.publish({ type: "item.completed", sessionId: session.id, turnId: item.turnId ?? undefined, item: { ...item } });
   }
 
-  publish(event: Parameters<EngineContext["bus"]["publish"]>[0] extends infer E ? DistributiveOmit<E, "conversationId"> : never): void {
+  publish(event: OwnerEvent): void {
     this.context.bus.publish({ ...event, conversationId: this.id } as Parameters<EngineContext["bus"]["publish"]>[0]);
   }
 
@@ -201,6 +211,18 @@ export class ConversationActor {
     this.context.bus.publishList({ type: "conversation.updated", conversationId: this.id, conversation: full });
   }
 
+  /** The checkpoint the 2-second timer enqueues, as a command anyone (a test) may enqueue. */
+  checkpointNow(): Promise<void> {
+    return this.locked(async () => {
+      for (const session of this.sessions.values()) await session.runner?.writeCheckpoint();
+    });
+  }
+
+  /** Whether a progress checkpoint of this item may still be written (it streams and is not being completed). */
+  mayCheckpoint(item: Item): boolean {
+    return item.status === "streaming" && !this.completing.has(item);
+  }
+
   // ---- inbox -------------------------------------------------------------
 
   sendMessage(input: MessageInput): Promise<MessageOutcome> {
@@ -209,6 +231,13 @@ export class ConversationActor {
       const session = this.session(input.sessionId);
       if (input.origin === "owner" && session.id === this.rootSessionId) this.holdReports = false;
       const runner = session.runner;
+      if (!runner && this.manualCompaction && session.id === this.rootSessionId) {
+        // The message waits for the compaction, as it would for a running turn.
+        const messageId = this.context.store.newId();
+        const mode = input.mode === "steer" || input.mode === "auto" ? "queue" : input.mode;
+        await this.addWaiting(session, messageId, input, mode);
+        return { message: { id: messageId, mode: input.mode, status: "queued" }, turn: null };
+      }
       if (!runner) {
         const turn = await this.startTurn(session, [
           { id: this.context.store.newId(), text: input.text, origin: input.origin, fromSessionId: input.fromSessionId, attachments: input.attachments },
@@ -238,12 +267,7 @@ export class ConversationActor {
 
   updateWaiting(messageId: string, patch: { text?: string; mode?: "steer" | "queue" | "jump" }): Promise<Waiting> {
     return this.locked(async () => {
-      const entry = this.waiting.find((candidate) => candidate.id === messageId);
-      if (!entry) throw new AtriumError("not_found", `waiting message ${messageId} was not found`);
-      await this.context.store.appendMetadata(this.id, { type: "queue.updated", messageId, ...patch });
-      if (patch.text !== undefined) entry.text = patch.text;
-      if (patch.mode !== undefined) entry.mode = patch.mode;
-      this.publishQueue();
+      const entry = await this.inbox.update(messageId, patch);
       const session = this.session(entry.sessionId);
       if (patch.mode === "jump" && session.runner) {
         session.runner.interrupt({ code: "interrupted", message: OWNER_INTERRUPT_NOTICE, byOwner: true, jump: true });
@@ -256,11 +280,8 @@ export class ConversationActor {
 
   withdrawWaiting(messageId: string): Promise<void> {
     return this.locked(async () => {
-      const index = this.waiting.findIndex((candidate) => candidate.id === messageId);
-      if (index === -1) throw new AtriumError("not_found", `waiting message ${messageId} was not found`);
-      await this.context.store.appendMetadata(this.id, { type: "queue.removed", messageId, reason: "withdrawn" });
-      this.waiting.splice(index, 1);
-      this.publishQueue();
+      await this.inbox.remove(messageId, "withdrawn");
+      this.inbox.publish();
     });
   }
 
@@ -279,11 +300,10 @@ export class ConversationActor {
           fromSessionId: entry.fromSessionId,
           attachments: entry.attachments?.length ? entry.attachments : undefined,
         });
-        await this.context.store.appendMetadata(this.id, { type: "queue.removed", messageId: entry.id, reason: "steered" });
-        this.waiting = this.waiting.filter((candidate) => candidate.id !== entry.id);
+        await this.inbox.remove(entry.id, "steered");
         turn.inputMessageIds.push(entry.id);
       }
-      if (steers.length > 0) this.publishQueue();
+      if (steers.length > 0) this.inbox.publish();
       return steers.length;
     });
   }
@@ -292,6 +312,7 @@ export class ConversationActor {
     return this.locked(() => {
       const session = this.session(sessionId);
       if (byOwner && session.id === this.rootSessionId) this.holdReports = true;
+      if (session.id === this.rootSessionId) this.manualCompaction?.abort(new Error("the owner interrupted the compaction"));
       if (!session.runner) return null;
       session.runner.interrupt({ code: "interrupted", message: OWNER_INTERRUPT_NOTICE, byOwner });
       return cloneTurn(session.runner.turn);
@@ -324,64 +345,15 @@ export class ConversationActor {
 
   async startTurn(
     session: SessionState,
-    inputs: Array<{ id: string; text: string; origin: string; fromSessionId?: string; fromWaiting?: boolean; attachments?: AttachmentRef[] }>,
+    inputs: TurnInput[],
     request?: { requestKey?: string; requestHash?: string },
     existingTurnId?: string,
   ): Promise<Turn> {
-    const store = this.context.store;
-    const conversation = this.conversation();
-    const turnId = existingTurnId ?? store.newId();
-    // The user's items go to disk before the records that take them off the waiting list, so a
-    // crash in between leaves the message on disk (recovery drops the now-duplicate waiting entry).
-    for (const input of inputs) {
-      if (session.byId.has(input.id)) continue;
-      await this.createItem(session, {
-        id: input.id,
-        turnId,
-        kind: input.origin === "subagent" ? "subagent_report" : "user_message",
-        status: "completed",
-        text: input.text,
-        origin: input.origin as MessageOrigin,
-        fromSessionId: input.fromSessionId,
-        attachments: input.attachments?.length ? input.attachments : undefined,
-      });
-    }
-    for (const input of inputs.filter((candidate) => candidate.fromWaiting)) {
-      await store.appendMetadata(this.id, { type: "queue.removed", messageId: input.id, reason: "started" });
-    }
-    const model = session.id === this.rootSessionId ? conversation.model : session.model;
-    const effort = session.id === this.rootSessionId ? conversation.effort : null;
-    const record = await store.appendMetadata(this.id, {
-      type: "turn.started",
-      turnId,
-      sessionId: session.id,
-      model,
-      effort,
-      inputMessageIds: inputs.map((input) => input.id),
-      requestKey: request?.requestKey,
-      requestHash: request?.requestHash,
-    });
-    const turn: Turn = {
-      id: turnId,
-      conversationId: this.id,
-      sessionId: session.id,
-      status: "running",
-      model,
-      effort,
-      startedAt: record.at,
-      endedAt: null,
-      error: null,
-      usage: { inputTokens: 0, outputTokens: 0 },
-      inputMessageIds: inputs.map((input) => input.id),
-    };
-    const taken = new Set(inputs.map((input) => input.id));
-    if (this.waiting.some((entry) => taken.has(entry.id))) {
-      this.waiting = this.waiting.filter((entry) => !taken.has(entry.id));
-      this.publishQueue();
-    }
+    const turn = await recordTurnStart(this, session, inputs, request, existingTurnId);
+    this.inbox.forget(new Set(inputs.map((input) => input.id)));
     const runner = new TurnRunner(this, session, turn);
     session.runner = runner;
-    this.publish({ type: "turn.started", sessionId: session.id, turnId, turn: cloneTurn(turn) });
+    this.publish({ type: "turn.started", sessionId: session.id, turnId: turn.id, turn: cloneTurn(turn) });
     this.publishConversation();
     runner.start();
     return cloneTurn(turn);
@@ -415,56 +387,72 @@ export class ConversationActor {
 
 
 
-  /** Called by a runner when its turn is over: closes what is left open, records the end, starts what waits. */
+  /**
+   * Called by a runner when its turn is over: closes what is left open, records the end, starts
+   * what waits. If the disk refuses a record, the turn stays open (interruptible, deletable) and
+   * the end is retried by a timer command until a write succeeds; it then ends `failed` with the
+   * storage code, so `turn.ended` is never lost silently.
+   */
   finishTurn(
-    runner: TurnRunner,
+    runner: TurnHandle,
     status: "completed" | "failed" | "interrupted",
     error: TurnError | null,
     reason: InterruptReason | null,
   ): Promise<void> {
-    return this.locked(async () => {
-      const session = runner.session;
-      const turn = runner.turn;
-      for (const item of session.items) {
-        if (item.turnId !== turn.id) continue;
-        if (item.status === "streaming" || item.status === "waiting") {
-          await this.completeItem(session, item, {
-            status: status === "failed" && item.kind !== "tool_call" ? "failed" : "interrupted",
-            text: item.text,
-            output: item.output,
-          });
+    runner.closing = true;
+    return this.mutex.run(async () => {
+      if (this.deleted || runner.settledAlready) {
+        runner.session.runner = runner.session.runner === runner ? null : runner.session.runner;
+        runner.settle();
+        return;
+      }
+      const failure = runner.storageFailure;
+      try {
+        await this.endTurn(runner, failure ? "failed" : status, failure ?? error, reason);
+      } catch (caught) {
+        if (!isStorageError(caught) || this.stopped) {
+          this.context.log(`turn ${runner.turn.id} could not be closed: ${caught instanceof Error ? caught.message : String(caught)}`);
+          if (runner.session.runner === runner) runner.session.runner = null;
+          runner.settle();
+          return;
         }
+        runner.storageFailure ??= { code: caught.code, message: caught.message };
+        const delay = Math.min(100 * 2 ** runner.closeAttempts, 2000);
+        runner.closeAttempts += 1;
+        this.context.log(`turn ${runner.turn.id}: ${caught.message}; retrying its end in ${delay} ms`);
+        setTimeout(() => void this.finishTurn(runner, status, error, reason), delay).unref();
+        return;
       }
-      await settleParked(this, turn);
-      if (status === "interrupted") {
-        await this.createItem(session, {
-          turnId: turn.id,
-          kind: "notice",
-          status: "completed",
-          text: reason?.code === "server_stopped" ? SERVER_STOPPED_NOTICE : OWNER_INTERRUPT_NOTICE,
-        });
-      }
-      const record = await this.context.store.appendMetadata(this.id, {
-        type: "turn.ended",
-        turnId: turn.id,
-        status,
-        error,
-        usage: turn.usage,
-      });
-      turn.status = status;
-      turn.endedAt = record.at;
-      turn.error = error;
-      session.runner = null;
-      this.publishConversation();
-      this.publish({ type: "turn.ended", sessionId: session.id, turnId: turn.id, turn: cloneTurn(turn) });
-      runner.settle();
-      if (reason?.code === "server_stopped") return;
-      if (session.parentSessionId) await deliverReport(this, session, turn);
-      if (session.id === this.rootSessionId) await afterRootTurn(this, status, error?.message ?? null);
-      await this.pump(session);
+      await this.afterTurn(runner, reason).catch((caught: unknown) =>
+        this.context.log(`after turn ${runner.turn.id}: ${caught instanceof Error ? caught.message : String(caught)}`),
+      );
     });
   }
 
+  private async endTurn(
+    runner: TurnHandle,
+    status: "completed" | "failed" | "interrupted",
+    error: TurnError | null,
+    reason: InterruptReason | null,
+  ): Promise<void> {
+    const { session, turn } = runner;
+    const endedAt = await recordTurnEnd(this, runner, status, error, reason);
+    turn.status = status;
+    turn.endedAt = endedAt;
+    turn.error = error;
+    session.runner = null;
+    this.publishConversation();
+    this.publish({ type: "turn.ended", sessionId: session.id, turnId: turn.id, turn: cloneTurn(turn) });
+    runner.settle();
+  }
+
+  private async afterTurn(runner: TurnHandle, reason: InterruptReason | null): Promise<void> {
+    const { session, turn } = runner;
+    if (reason?.code === "server_stopped") return;
+    if (session.parentSessionId) await deliverReport(this, session, turn);
+    if (session.id === this.rootSessionId) await afterRootTurn(this, turn.status as "completed" | "failed" | "interrupted", turn.error?.message ?? null);
+    await this.pump(session);
+  }
 
   /** A message from the engine itself (an objective slice): persisted in the inbox, then started when the session is free. */
   async queueEngineMessage(session: SessionState, text: string, origin: MessageOrigin): Promise<void> {
@@ -476,6 +464,7 @@ export class ConversationActor {
   /** Starts the next turn from the waiting list: jumps, then the owner's messages, then the rest. */
   async pump(session: SessionState): Promise<void> {
     if (session.runner || this.deleted || this.stopped) return;
+    if (this.manualCompaction && session.id === this.rootSessionId) return;
     const candidates = this.ordered(session).filter((entry) => entry.origin === "owner" || !this.holdReports || session.id !== this.rootSessionId);
     const head = candidates[0];
     if (!head) return;
@@ -500,47 +489,78 @@ export class ConversationActor {
   }
 
   ordered(session: SessionState): WaitingEntry[] {
-    const mine = this.waiting.filter((entry) => entry.sessionId === session.id);
-    const rank = (entry: WaitingEntry) => (entry.mode === "jump" ? 0 : entry.origin === "owner" ? 1 : 2);
-    return mine.sort((a, b) => rank(a) - rank(b) || a.position - b.position);
+    return this.inbox.ordered(session.id);
   }
 
-  async addWaiting(
-    session: SessionState,
-    messageId: string,
-    input: MessageInput,
-    mode: WaitingEntry["mode"],
-    joinedTurnId?: string,
-  ): Promise<void> {
-    const record = await this.context.store.appendMetadata(this.id, {
-      type: "queue.added",
-      messageId,
-      sessionId: session.id,
-      text: input.text,
-      mode,
-      origin: input.origin,
-      fromSessionId: input.fromSessionId,
-      attachments: input.attachments?.length ? input.attachments : undefined,
-      turnId: joinedTurnId,
-      requestKey: input.requestKey,
-      requestHash: input.requestHash,
-    });
-    this.waiting.push({
-      id: messageId,
-      sessionId: session.id,
-      text: input.text,
-      mode,
-      origin: input.origin,
-      fromSessionId: input.fromSessionId,
-      attachments: input.attachments,
-      createdAt: record.at,
-      position: record.seq,
-    });
-    this.publishQueue();
+  addWaiting(session: SessionState, messageId: string, input: MessageInput, mode: WaitingEntry["mode"], joinedTurnId?: string): Promise<void> {
+    return this.inbox.add(session.id, messageId, input, mode, joinedTurnId);
   }
 
   publishQueue(): void {
-    this.publish({ type: "queue.updated", waiting: this.waitingList() });
+    this.inbox.publish();
+  }
+
+  /** The server stops: nothing new starts; running turns close with server_stopped (parked ones stay parked on disk). */
+  stop(): Array<Promise<void>> {
+    this.stopped = true;
+    const finishing: Array<Promise<void>> = [];
+    for (const session of this.sessions.values()) {
+      const runner = session.runner;
+      if (!runner || runner.turn.status !== "running") continue;
+      runner.interrupt({ code: "server_stopped", message: "The Atrium server stopped during this turn.", byOwner: false });
+      finishing.push(runner.finished);
+    }
+    return finishing;
+  }
+
+  /** Starts a manual compaction: only when nothing runs or waits; its model call runs outside the queue. */
+  beginManualCompaction(): AbortController {
+    if (this.hasOpenTurn() || this.waiting.length > 0 || this.manualCompaction) {
+      throw new AtriumError("not_idle", "compaction needs the conversation to be idle: a turn is running or messages are waiting");
+    }
+    this.manualCompaction = new AbortController();
+    return this.manualCompaction;
+  }
+
+  /** The compaction reported back: whatever waited for it starts now. */
+  async endManualCompaction(controller: AbortController): Promise<void> {
+    if (this.manualCompaction === controller) this.manualCompaction = null;
+    await this.pump(this.root);
+  }
+
+  /**
+   * The delete command's checks and state change, after its tombstone is on disk. A turn
+   * whose end is still waiting for the disk does not hold a deletion back.
+   */
+  assertDeletable(): void {
+    const running = [...this.sessions.values()].some((session) => session.runner && !session.runner.closing);
+    if (running) throw new AtriumError("turn_running", "a turn of this conversation is running; interrupt it first");
+    if (this.conversation().protected) throw new AtriumError("protected", "this conversation is protected; unprotect it before deleting");
+  }
+
+  markDeleted(): void {
+    this.deleted = true;
+    this.manualCompaction?.abort(new Error("the conversation was deleted"));
+    for (const session of this.sessions.values()) {
+      const runner = session.runner;
+      session.runner = null;
+      runner?.settle();
+    }
+  }
+
+  /**
+   * Whether the Runtime may drop this owner and rebuild it from the files later: nothing runs,
+   * is parked, is being compacted or is queued, and nobody is waiting on it.
+   */
+  get evictable(): boolean {
+    return (
+      this.mutex.idle &&
+      this.manualCompaction === null &&
+      !this.hasOpenTurn() &&
+      this.decisionWaiters.size === 0 &&
+      this.reportWaiters.size === 0 &&
+      this.context.bus.listenerCount(this.id) === 0
+    );
   }
 
   ensureAlive(): void {
@@ -549,5 +569,3 @@ export class ConversationActor {
 
 }
 
-
-type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;

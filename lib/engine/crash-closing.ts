@@ -1,12 +1,12 @@
 import type { Turn } from "../events/entities";
 import { listTurns } from "../store/queries";
-import type { ConversationActor } from "./conversation-actor";
+import type { ConversationOwner } from "./owner-port";
 import type { SessionState } from "./session-state";
 
 export const SERVER_STOPPED_NOTICE = "The previous turn was interrupted because the Atrium server stopped.";
 
 /** A turn found open at start with nothing to resume: keep what was written, flag what is unknown. */
-export function closeTurnAfterCrash(actor: ConversationActor, session: SessionState, turn: Turn): Promise<void> {
+export function closeTurnAfterCrash(actor: ConversationOwner, session: SessionState, turn: Turn): Promise<void> {
   return actor.locked(async () => {
     const unknown: string[] = [];
     for (const item of session.items) {
@@ -42,7 +42,7 @@ export function closeTurnAfterCrash(actor: ConversationActor, session: SessionSt
  * Waiting entries whose item was already written: the server stopped between the item
  * and the records that start its turn. The turn is started now, on the item on disk.
  */
-export function resumeHalfStartedTurns(actor: ConversationActor): Promise<void> {
+export function resumeHalfStartedTurns(actor: ConversationOwner): Promise<void> {
   return actor.locked(async () => {
     const knownTurns = new Set(listTurns(actor.context.store.index, actor.id).map((turn) => turn.id));
     for (const session of actor.sessions.values()) {
@@ -53,9 +53,7 @@ export function resumeHalfStartedTurns(actor: ConversationActor): Promise<void> 
         for (const entry of entries) {
           await actor.context.store.appendMetadata(actor.id, { type: "queue.removed", messageId: entry.id, reason: "started" });
         }
-        const ids = new Set(entries.map((entry) => entry.id));
-        actor.waiting = actor.waiting.filter((entry) => !ids.has(entry.id));
-        actor.publishQueue();
+        actor.forgetWaiting(new Set(entries.map((entry) => entry.id)));
       } else if (!session.runner) {
         const sameTurn = entries.filter((entry) => session.byId.get(entry.id)!.turnId === item.turnId);
         await actor.startTurn(

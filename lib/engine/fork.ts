@@ -1,6 +1,8 @@
 import fs from "node:fs";
+import path from "node:path";
 import { contextItems } from "../context/compaction";
-import { AtriumError } from "../errors";
+import { AtriumError, storageError } from "../errors";
+import { ConversationStaging } from "../store/conversation-staging";
 import type { DataPaths } from "../store/paths";
 import type { Item } from "../events/entities";
 import { isId } from "../store/ids";
@@ -24,59 +26,65 @@ export interface ForkOptions {
  */
 export async function forkConversation(context: EngineContext, source: ConversationActor, options: ForkOptions): Promise<string> {
   const store = context.store;
-  const conversation = source.conversation();
-  const root = source.root;
-  // After a compaction the fork starts from the latest summary (DESIGN §2), unless the cut
-  // lies before it, in which case only older items are copied and no summary is needed.
-  const visible = contextItems(root.items, root.compaction);
-  const target = options.beforeItemId ?? options.throughItemId;
-  const fromSummary = root.compaction !== null && (target === undefined || visible.some((item) => item.id === target));
-  const copied = selectItems(fromSummary ? visible : root.items, root.runner?.turn.id ?? null, options);
   const conversationId = store.newId();
   const rootSessionId = store.newId();
-  await store.appendMetadata(conversationId, {
-    type: "conversation.created",
-    conversationId,
-    title: derivedTitle(conversation.title, options.beforeItemId !== undefined ? "restart" : "fork"),
-    titleSource: conversation.titleSource,
-    agent: conversation.agent,
-    model: conversation.model,
-    effort: conversation.effort,
-    cwd: conversation.cwd,
-    executor: "local",
-    rootSessionId,
-    forkedFrom: { conversationId: source.id, itemId: copied.length ? copied[copied.length - 1].id : null },
-    ...options.keyed,
+  // The source is read, and its files copied, as one command of its owner: a delete cannot
+  // remove them part-way. The new conversation is written under a staging name, outside it.
+  const read = await source.locked(() => {
+    const conversation = source.conversation();
+    const root = source.root;
+    // After a compaction the fork starts from the latest summary (DESIGN §2), unless the cut
+    // lies before it, in which case only older items are copied and no summary is needed.
+    const visible = contextItems(root.items, root.compaction);
+    const target = options.beforeItemId ?? options.throughItemId;
+    const fromSummary = root.compaction !== null && (target === undefined || visible.some((item) => item.id === target));
+    const copied = selectItems(fromSummary ? visible : root.items, root.runner?.turn.id ?? null, options).map((item) => ({ ...item }));
+    const staging = ConversationStaging.begin(store, conversationId);
+    try {
+      copyReferencedFiles(store.paths, source.id, staging, copied);
+    } catch (error) {
+      void staging.abandon();
+      throw storageError(error, "the fork");
+    }
+    return { conversation, agent: root.agent, model: root.model, fromSummary, copied, staging };
   });
-  await store.appendMetadata(conversationId, {
-    type: "session.created",
-    sessionId: rootSessionId,
-    agent: root.agent,
-    model: root.model,
-    parentSessionId: null,
-    depth: 0,
-  });
-  const newIds = new Map(copied.map((item) => [item.id, store.newId()]));
-  await Promise.all(
-    copied.map((item) =>
-      store.appendSession(conversationId, rootSessionId, {
-        type: "item.created",
-        item: copyItem(item, newIds.get(item.id)!, rootSessionId),
-      }),
-    ),
-  );
-  const summary = copied[0];
-  if (fromSummary && summary?.kind === "compaction_summary") {
-    await store.appendMetadata(conversationId, {
-      type: "compaction",
-      sessionId: rootSessionId,
-      itemId: newIds.get(summary.id)!,
-      tokensBefore: 0,
-      tokensAfter: 0,
-      firstKeptItemId: copied[1] ? newIds.get(copied[1].id)! : null,
+  const { conversation, copied, staging, fromSummary } = read;
+  try {
+    await staging.appendMetadata({
+      type: "conversation.created",
+      conversationId,
+      title: derivedTitle(conversation.title, options.beforeItemId !== undefined ? "restart" : "fork"),
+      titleSource: conversation.titleSource,
+      agent: conversation.agent,
+      model: conversation.model,
+      effort: conversation.effort,
+      cwd: conversation.cwd,
+      executor: "local",
+      rootSessionId,
+      forkedFrom: { conversationId: source.id, itemId: copied.length ? copied[copied.length - 1].id : null },
+      ...options.keyed,
     });
+    await staging.appendMetadata({ type: "session.created", sessionId: rootSessionId, agent: read.agent, model: read.model, parentSessionId: null, depth: 0 });
+    const newIds = new Map(copied.map((item) => [item.id, store.newId()]));
+    await Promise.all(
+      copied.map((item) => staging.appendSession(rootSessionId, { type: "item.created", item: copyItem(item, newIds.get(item.id)!, rootSessionId) })),
+    );
+    const summary = copied[0];
+    if (fromSummary && summary?.kind === "compaction_summary") {
+      await staging.appendMetadata({
+        type: "compaction",
+        sessionId: rootSessionId,
+        itemId: newIds.get(summary.id)!,
+        tokensBefore: 0,
+        tokensAfter: 0,
+        firstKeptItemId: copied[1] ? newIds.get(copied[1].id)! : null,
+      });
+    }
+    await staging.commit();
+  } catch (error) {
+    await staging.abandon();
+    throw storageError(error, "the fork");
   }
-  await copyReferencedFiles(store.paths, source.id, conversationId, copied);
   return conversationId;
 }
 
@@ -104,23 +112,17 @@ function copyItem(item: Item, id: string, sessionId: string): StoredItem {
 }
 
 /** Artifacts and attachments the copied items refer to travel with them. */
-async function copyReferencedFiles(paths: DataPaths, fromId: string, toId: string, items: readonly Item[]): Promise<void> {
+function copyReferencedFiles(paths: DataPaths, fromId: string, staging: ConversationStaging, items: readonly Item[]): void {
   for (const item of items) {
     if (item.artifactId) {
       const from = paths.artifact(fromId, item.artifactId);
-      if (fs.existsSync(from)) {
-        fs.mkdirSync(paths.artifacts(toId), { recursive: true });
-        fs.copyFileSync(from, paths.artifact(toId, item.artifactId));
-      }
+      if (fs.existsSync(from)) staging.copyFile(from, path.join("artifacts", path.basename(from)));
     }
     for (const attachment of item.attachments ?? []) {
       // The record may come from an import: its id and name decide a path only through attachmentPath's checks.
       if (!isId(attachment.id)) continue;
       const from = attachmentPath(paths, fromId, attachment);
-      if (fs.existsSync(from)) {
-        fs.mkdirSync(paths.attachments(toId), { recursive: true });
-        fs.copyFileSync(from, attachmentPath(paths, toId, attachment));
-      }
+      if (fs.existsSync(from)) staging.copyFile(from, path.join("attachments", path.basename(from)));
     }
   }
 }

@@ -1,12 +1,12 @@
 import type { Item } from "../events/entities";
 import { isAtriumError } from "../errors";
 import { changeObjective, currentObjective, setObjective } from "./objectives";
-import type { TurnRunner } from "./turn-runner";
+import type { TurnHandle } from "./owner-port";
 
 type Result = { status: "completed" | "failed"; output: string };
 
 /** objective_update and wait_for_event (DESIGN §6), for the root agent's turns. */
-export async function runObjectiveTool(runner: TurnRunner, item: Item): Promise<Result | null> {
+export async function runObjectiveTool(runner: TurnHandle, item: Item): Promise<Result | null> {
   if (item.toolName !== "objective_update" && item.toolName !== "wait_for_event") return null;
   const { actor } = runner;
   const input = (item.input ?? {}) as Record<string, unknown>;

@@ -1,11 +1,11 @@
 import { AtriumError } from "../errors";
 import type { Approval, Question, Turn } from "../events/entities";
 import { getApproval, getQuestion, listApprovals, listQuestions } from "../store/queries";
-import type { ConversationActor } from "./conversation-actor";
+import type { ConversationOwner } from "./owner-port";
 
 /** The owner's answers to parked turns (approvals, ask_user questions), and settling them when a turn ends. */
 
-export function decideApproval(actor: ConversationActor, approvalId: string, decision: "approve" | "deny"): Promise<Approval> {
+export function decideApproval(actor: ConversationOwner, approvalId: string, decision: "approve" | "deny"): Promise<Approval> {
   return actor.locked(async () => {
     const db = actor.context.store.index;
     const approval = getApproval(db, approvalId);
@@ -23,7 +23,7 @@ export function decideApproval(actor: ConversationActor, approvalId: string, dec
   });
 }
 
-export function answerQuestion(actor: ConversationActor, questionId: string, answer: string): Promise<Question> {
+export function answerQuestion(actor: ConversationOwner, questionId: string, answer: string): Promise<Question> {
   return actor.locked(async () => {
     const db = actor.context.store.index;
     const question = getQuestion(db, questionId);
@@ -43,7 +43,7 @@ export function answerQuestion(actor: ConversationActor, questionId: string, ans
 }
 
 /** An ended turn leaves nothing pending: its approvals are denied and its questions cancelled, and every client hears so. */
-export async function settleParked(actor: ConversationActor, turn: Turn): Promise<void> {
+export async function settleParked(actor: ConversationOwner, turn: Turn): Promise<void> {
   const db = actor.context.store.index;
   for (const approval of listApprovals(db, { conversationId: actor.id, status: "pending" })) {
     if (approval.turnId !== turn.id) continue;

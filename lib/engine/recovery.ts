@@ -1,3 +1,4 @@
+import { conversationsWithObjective, conversationsWithWaiting } from "../store/lookups";
 import { listApprovals, listQuestions, openTurns } from "../store/queries";
 import type { ConversationActor } from "./conversation-actor";
 import type { EngineContext } from "./engine-context";
@@ -28,12 +29,10 @@ export async function recoverOpenTurns(
     }
   }
   // An open objective whose slice was cut short by the stop carries on with its next slice.
-  const openObjectives = db.$client.prepare(`SELECT DISTINCT conversation_id FROM objectives WHERE status = 'open'`).all() as Array<{ conversation_id: string }>;
-  for (const { conversation_id: conversationId } of openObjectives) {
+  for (const conversationId of conversationsWithObjective(db, "open")) {
     await continueObjective(actorOf(conversationId));
   }
-  const withWaiting = db.$client.prepare(`SELECT DISTINCT conversation_id FROM waiting`).all() as Array<{ conversation_id: string }>;
-  for (const { conversation_id: conversationId } of withWaiting) {
+  for (const conversationId of conversationsWithWaiting(db)) {
     const actor = actorOf(conversationId);
     await actor.resumeHalfStartedTurns();
     await actor.pumpAll();

@@ -1,23 +1,28 @@
-import fs from "node:fs";
-import path from "node:path";
 import { AgentCatalog } from "../agents/agent-catalog";
 import type { AtriumConfig } from "../config/config";
 import { AtriumError } from "../errors";
-import { readArtifactPage, type ArtifactPage } from "../context/artifacts";
+import type { ArtifactPage } from "../context/artifacts";
 import type { Agent, Approval, Attachment, ContextInfo, Conversation, Item, Objective, Question, Session, TimelineEntry, Turn, Waiting } from "../events/entities";
 import type { ConversationEvent, Delivered, ListEvent } from "../events/events";
 import { createModelRegistry, type ModelRegistry } from "../models/registry";
 import { catchUpIndex } from "../store/ingest";
+import { conversationsWithObjective } from "../store/lookups";
 import * as queries from "../store/queries";
-import type { Effort } from "../store/records";
 import type { Store } from "../store/store";
-import { attachmentPath, claimUploads, removeStaleUploads, saveUpload } from "../store/uploads";
+import { ConversationStaging } from "../store/conversation-staging";
+import { deleteConversationFiles, discardNewConversation, sendWithUploads, stageNewConversation, type CreateConversationInput } from "./conversation-creation";
+import { assertUsable, conversationChanges, type ConversationPatch } from "./conversation-patch";
+import { subscribeToConversation } from "./live-subscription";
+import { OwnerCache } from "./owner-cache";
+import { findAttachment, pageOfItems, readArtifact, replayMessage, sessionsWithStatus, turnsWithLive } from "./conversation-reads";
+import type { AttachmentRef } from "../store/records";
+import { removeStaleUploads, saveUpload } from "../store/uploads";
 import { builtinFileAndShellTools } from "../tools/builtin-tools";
 import { Checkpoints, type TurnChanges } from "../checkpoints/checkpoints";
 import { RequestExtensions } from "../context/request-extensions";
 import { EventBus } from "./bus";
 import { copyCheckpointsToFork, fileChangesSince, restoreBeforeMessage } from "./checkpoint-hooks";
-import { compactNow, rootContext, type CompactionOutcome } from "./compaction-step";
+import { compactNow, rootContext, type CompactionOutcome } from "../context/compaction-step";
 import { ConversationActor, type MessageOutcome } from "./conversation-actor";
 import type { EngineContext } from "./engine-context";
 import { engineTools } from "./engine-tools";
@@ -29,7 +34,6 @@ import { changeObjective, openObjective } from "./objectives";
 import { buildTimeline } from "./timeline";
 import { titleAfterFirstReply } from "./auto-title";
 import { wakeObjective, type GithubEvent } from "./webhooks";
-import { titleFromMessage } from "./titles";
 
 export interface RuntimeOptions {
   store: Store;
@@ -38,26 +42,13 @@ export interface RuntimeOptions {
   log?: (message: string) => void;
   /** Where MCP servers' secrets (envFrom, headersEnv) are read; default process.env. */
   env?: Readonly<Record<string, string | undefined>>;
+  /** Idle conversation owners kept in memory (default MAX_LOADED_OWNERS). */
+  maxLoadedOwners?: number;
 }
 
-export interface CreateConversationInput {
-  text: string;
-  attachments?: string[];
-  agent?: string;
-  model?: string;
-  effort?: Effort;
-  cwd?: string;
-  requestKey?: string;
-}
+export type { CreateConversationInput } from "./conversation-creation";
 
-export interface ConversationPatch {
-  title?: string;
-  archived?: boolean;
-  protected?: boolean;
-  model?: string;
-  effort?: Effort;
-  cwd?: string;
-}
+export type { ConversationPatch } from "./conversation-patch";
 
 /**
  * The one Runtime of a server process: owns every conversation actor, the event bus,
@@ -71,7 +62,7 @@ export class Runtime {
   readonly context: EngineContext;
   readonly keys: RequestKeys;
   readonly extensions: RequestExtensions;
-  private readonly actors = new Map<string, ConversationActor>();
+  private readonly owners: OwnerCache;
   private readonly agents: AgentCatalog;
   private readonly timelineNotes = new Map<string, TimelineEntry[]>();
   private stopping = false;
@@ -82,6 +73,7 @@ export class Runtime {
     this.config = options.config;
     this.models = options.models ?? createModelRegistry(options.config);
     this.keys = new RequestKeys(this.store);
+    this.owners = new OwnerCache((conversationId) => ConversationActor.load(this.context, conversationId), options.maxLoadedOwners);
     const log = options.log ?? ((message: string) => console.log(message));
     this.agents = new AgentCatalog(this.store.paths.agents, log);
     this.reloadAgents(log);
@@ -120,6 +112,8 @@ export class Runtime {
 
   /** Catches the index up with the files and settles turns left open by a crash; before listening. */
   async start(): Promise<void> {
+    ConversationStaging.removeLeftovers(this.store);
+    this.store.removeRetiredDirectories();
     for (const outcome of catchUpIndex(this.store)) {
       if (outcome.status === "skipped") this.context.log(`skipped conversation ${outcome.conversationId}: ${outcome.reason}`);
       else if (outcome.status === "indexed") this.context.log(`re-indexed conversation ${outcome.conversationId}`);
@@ -135,17 +129,7 @@ export class Runtime {
   async stop(): Promise<void> {
     this.stopping = true;
     if (this.uploadSweep) clearInterval(this.uploadSweep);
-    const finishing: Array<Promise<void>> = [];
-    for (const actor of this.actors.values()) {
-      actor.stopped = true;
-      for (const session of actor.sessions.values()) {
-        const runner = session.runner;
-        // Parked turns stay parked on disk and resume after the restart.
-        if (!runner || runner.turn.status !== "running") continue;
-        runner.interrupt({ code: "server_stopped", message: "The Atrium server stopped during this turn.", byOwner: false });
-        finishing.push(runner.finished);
-      }
-    }
+    const finishing = [...this.owners.values()].flatMap((actor) => actor.stop());
     await Promise.race([Promise.all(finishing), new Promise((resolve) => setTimeout(resolve, 10_000).unref())]);
     await this.extensions.stop();
     await this.store.close();
@@ -156,15 +140,13 @@ export class Runtime {
   }
 
   actor(conversationId: string): ConversationActor {
-    let actor = this.actors.get(conversationId);
-    if (!actor) {
-      actor = ConversationActor.load(this.context, conversationId);
-      this.actors.set(conversationId, actor);
-    }
-    return actor;
+    return this.owners.get(conversationId);
   }
 
-  // ---- conversations -------------------------------------------------------
+  get loadedOwners(): number {
+    return this.owners.size;
+  }
+
 
   getConversation(conversationId: string): Conversation {
     return this.decorate(this.actor(conversationId).conversation());
@@ -185,48 +167,30 @@ export class Runtime {
       input.requestKey,
       body,
       async (keyed) => {
-        const agentName = input.agent ?? "default";
-        const cwd = path.resolve(input.cwd ?? this.config.defaultCwd);
-        if (!isDirectory(cwd)) throw new AtriumError("missing_cwd", `the working directory ${cwd} does not exist`);
-        const agent = this.agents.get(agentName, cwd);
-        if (!agent) throw new AtriumError("missing_agent", `no agent named "${agentName}" is defined`);
-        const model = input.model ?? agent.model ?? this.config.defaultModel;
-        if (!this.models.get(model)) throw new AtriumError("missing_model", `no model "${model}" is configured`);
-        const effort = this.models.get(model)?.effort ? (input.effort ?? null) : null;
-        const conversationId = this.store.newId();
-        const rootSessionId = this.store.newId();
-        await this.store.appendMetadata(conversationId, {
-          type: "conversation.created",
-          conversationId,
-          title: titleFromMessage(input.text),
-          titleSource: "auto",
-          agent: agentName,
-          model,
-          effort,
-          cwd,
-          executor: "local",
-          rootSessionId,
-          forkedFrom: null,
-          ...keyed,
-        });
-        await this.store.appendMetadata(conversationId, {
-          type: "session.created",
-          sessionId: rootSessionId,
-          agent: agentName,
-          model,
-          parentSessionId: null,
-          depth: 0,
-        });
+        const { conversationId, rootSessionId, attachments } = await stageNewConversation(this.context, input, keyed);
         const actor = this.actor(conversationId);
-        const conversation = this.getConversation(conversationId);
-        this.bus.publishList({ type: "conversation.created", conversationId, conversation });
-        const attachments = input.attachments?.length ? claimUploads(this.store.paths, conversationId, input.attachments) : undefined;
-        const outcome = await actor.sendMessage({ text: input.text, mode: "auto", sessionId: rootSessionId, origin: "owner", attachments });
-        if (this.config.titleModel && outcome.turn) titleAfterFirstReply(actor, outcome.turn.id, this.config.titleModel);
-        return { conversation: this.getConversation(conversationId), message: { id: outcome.message.id }, turn: outcome.turn! };
+        this.bus.publishList({ type: "conversation.created", conversationId, conversation: this.getConversation(conversationId) });
+        try {
+          const outcome = await actor.sendMessage({ text: input.text, mode: "auto", sessionId: rootSessionId, origin: "owner", attachments });
+          if (this.config.titleModel && outcome.turn) titleAfterFirstReply(actor, outcome.turn.id, this.config.titleModel);
+          return { conversation: this.getConversation(conversationId), message: { id: outcome.message.id }, turn: outcome.turn! };
+        } catch (error) {
+          // Its first message could not be recorded: the conversation goes, with its requestKey.
+          await this.undoCreation(actor, attachments ?? []);
+          throw error;
+        }
       },
       (reference) => this.replayCreation(reference),
     );
+  }
+
+  private async undoCreation(actor: ConversationActor, attachments: AttachmentRef[]): Promise<void> {
+    const conversationId = actor.id;
+    await actor.locked(() => actor.markDeleted()).catch(() => undefined);
+    await discardNewConversation(this.context, conversationId, attachments);
+    this.owners.drop(actor);
+    this.bus.forget(conversationId);
+    this.bus.publishList({ type: "conversation.deleted", conversationId });
   }
 
   private replayCreation(reference: KeyReference): { conversation: Conversation; message: { id: string }; turn: Turn } {
@@ -239,26 +203,7 @@ export class Runtime {
   async updateConversation(conversationId: string, patch: ConversationPatch): Promise<Conversation> {
     const actor = this.actor(conversationId);
     return actor.locked(async () => {
-      const current = actor.conversation();
-      const changes: ConversationPatch & { titleSource?: "owner" } = {};
-      if (patch.title !== undefined && patch.title !== current.title) {
-        const title = patch.title.trim();
-        if (title === "") throw new AtriumError("bad_request", "title must not be empty");
-        changes.title = title.slice(0, 200);
-        changes.titleSource = "owner";
-      }
-      if (patch.archived !== undefined && patch.archived !== current.archived) changes.archived = patch.archived;
-      if (patch.protected !== undefined && patch.protected !== current.protected) changes.protected = patch.protected;
-      if (patch.model !== undefined && patch.model !== current.model) {
-        if (!this.models.get(patch.model)) throw new AtriumError("missing_model", `no model "${patch.model}" is configured`);
-        changes.model = patch.model;
-      }
-      if (patch.effort !== undefined && patch.effort !== current.effort) changes.effort = patch.effort;
-      if (patch.cwd !== undefined && patch.cwd !== current.cwd) {
-        const cwd = path.resolve(patch.cwd);
-        if (!isDirectory(cwd)) throw new AtriumError("missing_cwd", `the working directory ${cwd} does not exist`);
-        changes.cwd = cwd;
-      }
+      const changes = conversationChanges(actor.conversation(), patch, this.models);
       if (Object.keys(changes).length > 0) {
         await this.store.appendMetadata(conversationId, { type: "conversation.updated", ...changes });
         actor.publishConversation();
@@ -269,16 +214,8 @@ export class Runtime {
 
   async deleteConversation(conversationId: string): Promise<void> {
     const actor = this.actor(conversationId);
-    await actor.locked(async () => {
-      if (actor.hasOpenTurn()) throw new AtriumError("turn_running", "a turn of this conversation is running; interrupt it first");
-      if (actor.conversation().protected) throw new AtriumError("protected", "this conversation is protected; unprotect it before deleting");
-      actor.deleted = true;
-      // Tombstone first: if the directory removal is interrupted, reindex finishes it.
-      await this.store.appendMetadata(conversationId, { type: "conversation.deleted", conversationId });
-      await this.store.closeConversation(conversationId);
-      fs.rmSync(this.store.paths.conversation(conversationId), { recursive: true, force: true });
-    });
-    this.actors.delete(conversationId);
+    await actor.locked(() => deleteConversationFiles(this.context, actor));
+    this.owners.drop(actor);
     this.context.checkpoints?.forget(conversationId);
     this.bus.forget(conversationId);
     this.bus.publishList({ type: "conversation.deleted", conversationId });
@@ -336,7 +273,6 @@ export class Runtime {
     return this.context.checkpoints?.turnChanges(turn.conversationId, turnId, itemId) ?? { files: [], diff: "" };
   }
 
-  // ---- messages and the inbox ------------------------------------------------
 
   async sendMessage(
     conversationId: string,
@@ -351,29 +287,14 @@ export class Runtime {
       { text: input.text, mode: input.mode, session: sessionId, attachments: input.attachments },
       async (keyed) => {
         this.assertUsable(actor);
-        const attachments = input.attachments?.length ? claimUploads(this.store.paths, conversationId, input.attachments) : undefined;
-        return actor.sendMessage({ text: input.text, mode: input.mode, sessionId, origin: "owner", attachments, ...keyed });
+        actor.ensureAlive();
+        return sendWithUploads(this.store, actor, { text: input.text, mode: input.mode, sessionId, origin: "owner", ...keyed }, input.attachments);
       },
-      (reference) => this.replayMessage(actor, reference, input.mode),
+      (reference) => replayMessage(this.store, actor, reference, input.mode),
     );
   }
 
-  private replayMessage(actor: ConversationActor, reference: KeyReference, mode: MessageOutcome["message"]["mode"]): MessageOutcome {
-    if (reference.kind === "turn.started") {
-      return {
-        message: { id: String(reference.messageId), mode, status: "started" },
-        turn: queries.getTurn(this.store.index, String(reference.turnId)),
-      };
-    }
-    const queued = reference.mode as string;
-    const status = queued === "steer" ? "steered" : queued === "jump" ? "jumped" : "queued";
-    const joined = typeof reference.turnId === "string" ? reference.turnId : null;
-    const live = joined ? actor.runningTurns().find((turn) => turn.id === joined) : undefined;
-    return {
-      message: { id: String(reference.messageId), mode, status },
-      turn: joined ? (live ?? queries.getTurn(this.store.index, joined)) : null,
-    };
-  }
+
 
   listWaiting(conversationId: string): Waiting[] {
     return this.actor(conversationId).waitingList();
@@ -392,25 +313,16 @@ export class Runtime {
     return actor.interrupt(sessionId ?? actor.rootSessionId);
   }
 
-  // ---- reads -------------------------------------------------------------
 
   listItems(conversationId: string, options: { session?: string; after?: number; limit?: number }): { items: Item[]; nextCursor: number | null } {
-    const actor = this.actor(conversationId);
-    const sessionId = options.session ?? actor.rootSessionId;
-    const session = actor.session(sessionId);
-    const after = options.after ?? 0;
-    const limit = Math.min(options.limit ?? 100, 500);
-    // From memory, so partial text of a streaming item is included.
-    const page = session.items.filter((item) => item.seq > after).slice(0, limit + 1);
-    const items = page.slice(0, limit).map((item) => ({ ...item }));
-    return { items, nextCursor: page.length > limit ? items[items.length - 1].seq : null };
+    return pageOfItems(this.actor(conversationId), options);
   }
 
+
   listTurns(conversationId: string): Turn[] {
-    const actor = this.actor(conversationId);
-    const live = new Map(actor.runningTurns().map((turn) => [turn.id, turn]));
-    return queries.listTurns(this.store.index, conversationId).map((turn) => live.get(turn.id) ?? turn);
+    return turnsWithLive(this.store, this.actor(conversationId));
   }
+
 
   getTurn(turnId: string): Turn {
     const turn = queries.getTurn(this.store.index, turnId);
@@ -425,12 +337,9 @@ export class Runtime {
   }
 
   listSessions(conversationId: string): Session[] {
-    const actor = this.actor(conversationId);
-    return queries.listSessions(this.store.index, conversationId).map((session) => ({
-      ...session,
-      status: liveStatus(actor.sessions.get(session.id)?.runner?.turn.status),
-    }));
+    return sessionsWithStatus(this.store, this.actor(conversationId));
   }
+
 
   listApprovals(status?: string): Approval[] {
     return queries.listApprovals(this.store.index, { status });
@@ -471,7 +380,6 @@ export class Runtime {
     }));
   }
 
-  // ---- attachments -------------------------------------------------------------
 
   uploadAttachment(name: string, mediaType: string, data: Buffer): Attachment {
     return saveUpload(this.store.paths, this.store.newId(), name, mediaType, data, this.store.now());
@@ -479,17 +387,10 @@ export class Runtime {
 
   /** The file of an attachment some message of this conversation carries. */
   attachmentFile(conversationId: string, attachmentId: string): { path: string; attachment: Attachment } {
-    const actor = this.actor(conversationId);
-    for (const session of actor.sessions.values()) {
-      for (const item of session.items) {
-        const attachment = item.attachments?.find((candidate) => candidate.id === attachmentId);
-        if (attachment) return { path: attachmentPath(this.store.paths, conversationId, attachment), attachment };
-      }
-    }
-    throw new AtriumError("not_found", `attachment ${attachmentId} was not found in this conversation`);
+    return findAttachment(this.store, this.actor(conversationId), attachmentId);
   }
 
-  // ---- objectives and webhooks -----------------------------------------------
+
 
   openObjective(conversationId: string, text: string, requestKey?: string): Promise<Objective> {
     const actor = this.actor(conversationId);
@@ -530,17 +431,13 @@ export class Runtime {
 
   /** A verified GitHub webhook: wakes every objective whose listener matches. */
   async deliverGithubEvent(event: GithubEvent): Promise<number> {
-    const waiting = this.store.index.$client
-      .prepare(`SELECT DISTINCT conversation_id FROM objectives WHERE status = 'waiting_event'`)
-      .all() as Array<{ conversation_id: string }>;
     let matched = 0;
-    for (const { conversation_id: conversationId } of waiting) {
+    for (const conversationId of conversationsWithObjective(this.store.index, "waiting_event")) {
       if (await wakeObjective(this.actor(conversationId), event)) matched += 1;
     }
     return matched;
   }
 
-  // ---- context -------------------------------------------------------------
 
   getContext(conversationId: string): ContextInfo {
     const actor = this.actor(conversationId);
@@ -552,53 +449,23 @@ export class Runtime {
   }
 
   readArtifact(conversationId: string, artifactId: string, page: number): ArtifactPage {
-    this.actor(conversationId);
-    const found = readArtifactPage(this.store.paths.artifacts(conversationId), artifactId, page);
-    if (!found) throw new AtriumError("not_found", `artifact ${artifactId} was not found in this conversation`);
-    if (page > found.artifact.pages) throw new AtriumError("not_found", `artifact ${artifactId} has ${found.artifact.pages} pages`);
-    return found;
+    return readArtifact(this.store, this.actor(conversationId), artifactId, page);
   }
 
-  // ---- live events -----------------------------------------------------------
 
-  /**
-   * Snapshot (or replay after Last-Event-ID) then live events, taken in one synchronous
-   * step so nothing falls between them and nothing is sent twice.
-   */
+
   subscribe(
     conversationId: string,
     options: { lastEventId?: number; session?: string },
     send: (delivered: Delivered<ConversationEvent>) => void,
   ): () => void {
-    const actor = this.actor(conversationId);
-    if (options.session) actor.session(options.session);
-    const matches = (event: ConversationEvent) => !options.session || !event.sessionId || event.sessionId === options.session;
-    const replay = options.lastEventId !== undefined ? this.bus.replay(conversationId, options.lastEventId) : null;
-    if (replay) {
-      for (const delivered of replay) if (matches(delivered.event)) send(delivered);
-    } else {
-      const sessionFilter = (candidate: { sessionId: string }) => !options.session || candidate.sessionId === options.session;
-      send({
-        id: this.bus.lastId(conversationId),
-        event: {
-          type: "snapshot",
-          conversationId,
-          items: actor.liveItems().filter(sessionFilter),
-          turns: actor.runningTurns().filter(sessionFilter),
-          waiting: actor.waitingList().filter(sessionFilter),
-        },
-      });
-    }
-    return this.bus.subscribe(conversationId, (delivered) => {
-      if (matches(delivered.event)) send(delivered);
-    });
+    return subscribeToConversation(this.bus, this.actor(conversationId), options, send);
   }
 
   subscribeList(send: (delivered: Delivered<ListEvent>) => void): () => void {
     return this.bus.subscribeList(send);
   }
 
-  // ---- helpers -------------------------------------------------------------
 
   private decorate(conversation: Omit<Conversation, "missing">): Conversation {
     return { ...conversation, missing: missingParts(conversation, this.context) };
@@ -606,29 +473,7 @@ export class Runtime {
 
   private assertUsable(actor: ConversationActor): void {
     if (this.stopping) throw new AtriumError("not_idle", "the server is stopping");
-    const conversation = this.decorate(actor.conversation());
-    if (conversation.missing.includes("cwd")) {
-      throw new AtriumError("missing_cwd", `the working directory ${conversation.cwd} does not exist on this machine; pick another one`);
-    }
-    if (conversation.missing.includes("model")) {
-      throw new AtriumError("missing_model", `the model "${conversation.model}" is not configured on this machine; pick another one`);
-    }
-    if (conversation.missing.includes("agent")) {
-      throw new AtriumError("missing_agent", `the agent "${conversation.agent}" is not defined on this machine`);
-    }
+    assertUsable(this.decorate(actor.conversation()));
   }
 }
 
-function isDirectory(directory: string): boolean {
-  try {
-    return fs.statSync(directory).isDirectory();
-  } catch {
-    return false;
-  }
-}
-
-function liveStatus(status: Turn["status"] | undefined): Session["status"] {
-  if (status === "running") return "running";
-  if (status === "waiting_approval" || status === "waiting_user") return "waiting";
-  return "idle";
-}

@@ -1,23 +1,19 @@
 import type { Item, Turn } from "../events/entities";
 import { TURN_ID_HEADER } from "../models/offline-plan";
+import { isStorageError } from "../errors";
 import type { TurnError } from "../store/records";
-import type { ConversationActor } from "./conversation-actor";
+import type { ConversationOwner, InterruptReason, ItemFields, SessionState, TurnHandle } from "./owner-port";
+import { ensureRoom, publishContext } from "../context/compaction-step";
+import { nextRequest } from "../context/context-usage";
 import { checkpointTurnStart } from "./checkpoint-hooks";
-import { ensureRoom, publishContext } from "./compaction-step";
-import { nextRequest } from "./context-usage";
 import { runModelStep, type StepResult } from "./model-step";
 import { abortableSleep, classifyModelError, retryDelay } from "./retry";
-import type { SessionState } from "./session-state";
 import { cloneTurn } from "./session-state";
-import { handleToolCall } from "./tool-calls";
+import { handleToolCall } from "../tools/tool-dispatch";
 import { TurnFailure } from "./turn-failure";
+import { TurnProgress } from "./turn-progress";
 
-export interface InterruptReason {
-  code: "interrupted" | "server_stopped";
-  message: string;
-  byOwner: boolean;
-  jump?: boolean;
-}
+export type { InterruptReason } from "./owner-port";
 
 /** Progress checkpoints of streaming items: at most one write per item every 2 s (DESIGN §2). */
 const CHECKPOINT_INTERVAL_MS = 2000;
@@ -27,21 +23,30 @@ const CHECKPOINT_INTERVAL_MS = 2000;
  * asks for, repeat until it answers. Each loop step starts from the items on record,
  * so a turn parked for an approval resumes the same way after a restart.
  */
-export class TurnRunner {
+export class TurnRunner implements TurnHandle {
   readonly controller = new AbortController();
   reason: InterruptReason | null = null;
   /** Set by the compact_context tool: compact before the next model call. */
   compactRequested = false;
+  /** The turn loop is over and its end is being recorded. */
+  closing = false;
+  /** Set when a record of the turn could not be written: the turn ends failed with this code. */
+  storageFailure: TurnError | null = null;
+  closeAttempts = 0;
+  noticeWritten = false;
+  settledAlready = false;
   private parkedWake: (() => void) | null = null;
   private settled!: () => void;
   readonly finished = new Promise<void>((resolve) => (this.settled = resolve));
-  private readonly checkpointed = new Map<string, string>();
+  private readonly progress: TurnProgress;
 
   constructor(
-    readonly actor: ConversationActor,
+    readonly actor: ConversationOwner,
     readonly session: SessionState,
     readonly turn: Turn,
-  ) {}
+  ) {
+    this.progress = new TurnProgress(actor, session, turn);
+  }
 
   get signal(): AbortSignal {
     return this.controller.signal;
@@ -62,7 +67,15 @@ export class TurnRunner {
     this.parkedWake?.();
   }
 
+  /** A record of this turn could not be written: the turn stops and ends failed with the storage code. */
+  failOnStorage(error: TurnError): void {
+    this.storageFailure ??= error;
+    if (!this.controller.signal.aborted) this.controller.abort(new Error(error.message));
+    this.parkedWake?.();
+  }
+
   settle(): void {
+    this.settledAlready = true;
     this.settled();
   }
 
@@ -87,8 +100,14 @@ export class TurnRunner {
   private async run(): Promise<void> {
     let status: "completed" | "failed" | "interrupted" = "completed";
     let error: TurnError | null = null;
+    // The timer only enqueues a command: the checkpoint runs in the conversation's queue.
     const checkpoints = setInterval(() => {
-      this.checkpoint().catch((error: unknown) => this.actor.context.log(`checkpoint of turn ${this.turn.id} failed: ${messageOf(error)}`));
+      this.actor
+        .locked(() => this.writeCheckpoint())
+        .catch((error: unknown) => {
+          this.actor.context.log(`checkpoint of turn ${this.turn.id} failed: ${messageOf(error)}`);
+          if (isStorageError(error)) this.failOnStorage({ code: error.code, message: error.message });
+        });
     }, CHECKPOINT_INTERVAL_MS);
     try {
       await checkpointTurnStart(this);
@@ -111,7 +130,12 @@ export class TurnRunner {
         if (step.toolCalls === 0) break;
       }
     } catch (caught) {
-      if (!this.signal.aborted) {
+      if (isStorageError(caught)) {
+        status = "failed";
+        error = { code: caught.code, message: caught.message };
+        this.storageFailure = error;
+        this.actor.context.log(`turn ${this.turn.id} failed: ${error.code}: ${error.message}`);
+      } else if (!this.signal.aborted) {
         status = "failed";
         error = caught instanceof TurnFailure ? caught.error : { code: "engine_error", message: messageOf(caught) };
         this.actor.context.log(`turn ${this.turn.id} failed: ${error.code}: ${error.message}`);
@@ -119,7 +143,7 @@ export class TurnRunner {
     } finally {
       clearInterval(checkpoints);
     }
-    if (this.signal.aborted) {
+    if (this.signal.aborted && !this.storageFailure) {
       status = "interrupted";
       error = this.reason?.code === "server_stopped" ? { code: "server_stopped", message: this.reason.message } : null;
     }
@@ -134,7 +158,7 @@ export class TurnRunner {
         return await this.callModel(attemptItems);
       } catch (caught) {
         if (this.signal.aborted) throw caught;
-        if (caught instanceof TurnFailure) throw caught;
+        if (caught instanceof TurnFailure || isStorageError(caught)) throw caught;
         const classified = classifyModelError(caught);
         // What a failed attempt streamed stays visible, marked failed, and is not sent again.
         for (const item of attemptItems) {
@@ -185,7 +209,7 @@ export class TurnRunner {
     const coveredItems = this.session.items.length;
     let streaming: Item | null = null;
     let reasoning: Item | null = null;
-    const create = async (fields: Parameters<ConversationActor["createItem"]>[1]) => {
+    const create = async (fields: ItemFields) => {
       const item = await this.actor.createItem(this.session, fields);
       attemptItems.push(item);
       return item;
@@ -255,39 +279,16 @@ export class TurnRunner {
   }
 
   appendOutput(item: Item, delta: string): void {
-    if (delta === "") return;
-    item.output = (item.output ?? "") + delta;
-    this.actor.publish({ type: "item.delta", sessionId: this.session.id, turnId: this.turn.id, itemId: item.id, field: "output", delta });
+    this.progress.appendOutput(item, delta);
   }
 
-  /** Writes item.progress for streaming items whose text changed since the last checkpoint. */
-  private async checkpoint(): Promise<void> {
-    for (const item of this.session.items) {
-      if (item.turnId !== this.turn.id || item.status !== "streaming") continue;
-      const text = checkpointText(item, this.actor.context.config.artifactBytes);
-      if (this.checkpointed.get(item.id) === text) continue;
-      this.checkpointed.set(item.id, text);
-      await this.actor.context.store.appendSession(this.actor.id, this.session.id, { type: "item.progress", itemId: item.id, text });
-    }
+  writeCheckpoint(): Promise<void> {
+    return this.progress.writeCheckpoint();
   }
 
-  /** Marks a tool call as started (its first progress record) so a crash leaves it `unknown`, not `interrupted`. */
-  async markStarted(item: Item): Promise<void> {
-    await this.actor.context.store.appendSession(this.actor.id, this.session.id, { type: "item.progress", itemId: item.id, text: "" });
-    this.checkpointed.set(item.id, "");
-    item.status = "streaming";
-    item.output = "";
-    this.actor.publish({ type: "item.updated", sessionId: this.session.id, turnId: this.turn.id, item: { ...item } });
+  markStarted(item: Item): Promise<void> {
+    return this.progress.markStarted(item);
   }
-}
-
-/** A tool's progress keeps at most the artifact limit, so a huge output never floods the JSONL. */
-function checkpointText(item: Item, limit: number): string {
-  if (item.kind !== "tool_call") return item.text ?? "";
-  const output = item.output ?? "";
-  if (output.length <= limit) return output;
-  const half = Math.floor(limit / 2);
-  return `${output.slice(0, half)}\n[… ${output.length - limit} characters not checkpointed …]\n${output.slice(-half)}`;
 }
 
 function messageOf(error: unknown): string {

@@ -1,5 +1,6 @@
 import type { Objective } from "../events/entities";
 import type { ConversationActor } from "./conversation-actor";
+import { objectiveListener } from "../store/lookups";
 import { currentObjective, queueSlice, setObjective } from "./objectives";
 
 export interface GithubEvent {
@@ -49,10 +50,8 @@ export async function wakeObjective(actor: ConversationActor, event: GithubEvent
   return actor.locked(async () => {
     const objective: Objective | null = currentObjective(actor);
     if (!objective || objective.status !== "waiting_event") return false;
-    const row = actor.context.store.index.$client
-      .prepare(`SELECT listener FROM objectives WHERE id = ?`)
-      .get(objective.id) as { listener: string | null } | undefined;
-    const listener = row?.listener ? (JSON.parse(row.listener) as Listener) : null;
+    const stored = objectiveListener(actor.context.store.index, objective.id);
+    const listener = stored ? (JSON.parse(stored) as Listener) : null;
     const matched = listener ? matches(listener, event) : null;
     if (!matched) return false;
     const reopened = await setObjective(actor, objective, { status: "open", listener: null, reason: null });

@@ -1,3 +1,4 @@
+import type { StoredItem } from "./records";
 import type Database from "better-sqlite3";
 
 /** The IndexWriter's statements, prepared once per connection: preparing costs more than most of them take to run. */
@@ -133,4 +134,29 @@ export function prepareIndexStatements(client: Database.Database) {
       client.prepare(`DELETE FROM ${table} WHERE conversation_id = ?`),
     ),
   };
+}
+
+/** The values of an items row, in the column order of `insertItem`. */
+export function itemRowValues(conversationId: string, seq: number, item: StoredItem): unknown[] {
+  return [
+    item.id,
+    conversationId,
+    item.sessionId,
+    seq,
+    item.turnId,
+    item.kind,
+    item.status,
+    item.text ?? null,
+    item.toolName ?? null,
+    item.toolCallId ?? null,
+    item.input === undefined ? null : JSON.stringify(item.input),
+    item.output ?? null,
+    item.exitCode ?? null,
+    item.artifactId ?? null,
+    item.origin ?? null,
+    item.fromSessionId ?? null,
+    item.attachments ? JSON.stringify(item.attachments) : null,
+    item.providerMetadata ? JSON.stringify(item.providerMetadata) : null,
+    item.createdAt,
+  ];
 }

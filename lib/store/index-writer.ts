@@ -1,5 +1,5 @@
 import type Database from "better-sqlite3";
-import { prepareIndexStatements, type IndexStatements } from "./index-statements";
+import { itemRowValues, prepareIndexStatements, type IndexStatements } from "./index-statements";
 import type { MetadataRecord, SessionRecord, StoredItem } from "./records";
 import { ReplayTally } from "./replay-tally";
 
@@ -367,27 +367,7 @@ export class IndexWriter {
   }
 
   private insertItem(conversationId: string, seq: number, item: StoredItem): void {
-    const result = this.statements.insertItem.run(
-      item.id,
-      conversationId,
-      item.sessionId,
-      seq,
-      item.turnId,
-      item.kind,
-      item.status,
-      item.text ?? null,
-      item.toolName ?? null,
-      item.toolCallId ?? null,
-      item.input === undefined ? null : JSON.stringify(item.input),
-      item.output ?? null,
-      item.exitCode ?? null,
-      item.artifactId ?? null,
-      item.origin ?? null,
-      item.fromSessionId ?? null,
-      item.attachments ? JSON.stringify(item.attachments) : null,
-      item.providerMetadata ? JSON.stringify(item.providerMetadata) : null,
-      item.createdAt,
-    );
+    const result = this.statements.insertItem.run(...itemRowValues(conversationId, seq, item));
     if (!this.deferSearch && SEARCHABLE_KINDS.has(item.kind) && item.text) {
       this.statements.insertItemSearch.run({
         rowid: result.lastInsertRowid,

@@ -1,5 +1,8 @@
-import fs from "node:fs";
+import type fs from "node:fs";
+import { readFile } from "node:fs/promises";
 import path from "node:path";
+import { storageError } from "../errors";
+import { nodeStorageFs, type StorageFs } from "./storage-fs";
 
 export interface AppendedRecord<Record> {
   record: Record;
@@ -11,6 +14,12 @@ export interface AppenderOptions {
   now?: () => Date;
   /** Called once when the file had a torn tail that opening cut off. */
   onRepair?: (message: string) => void;
+  fs?: StorageFs;
+  /**
+   * Where the last acknowledged line ended, known from a writer that failed: anything after it
+   * was never acknowledged and is cut, even if it happens to be whole lines.
+   */
+  goodBytes?: number;
 }
 
 interface Pending {
@@ -24,12 +33,17 @@ interface Pending {
  * Append-only JSONL writer. Lines appended in the same tick share one write and
  * one fdatasync (group commit); every promise resolves only once its line is
  * flushed, so callers can update the index and publish strictly after.
+ *
+ * A batch whose write or flush fails is cut back to the last good byte, its seqs (and those
+ * of lines queued behind it) are given back, and the writer marks itself failed: the store
+ * then opens a new one, which rescans the file, before the next append (DESIGN §2).
  */
 export class JsonlAppender<Body extends object, Record extends Body & { seq: number }> {
   private pending: Pending[] = [];
   private scheduled = false;
   private flushing = false;
   private closed = false;
+  private broken = false;
   private idleWaiters: Array<() => void> = [];
 
   private constructor(
@@ -38,22 +52,46 @@ export class JsonlAppender<Body extends object, Record extends Body & { seq: num
     private lastSeq: number,
     private size: number,
     private readonly now: () => Date,
+    private readonly fs: StorageFs,
   ) {}
 
   static async open<Body extends object, Record extends Body & { seq: number }>(
     filePath: string,
     options: AppenderOptions = {},
   ): Promise<JsonlAppender<Body, Record>> {
-    await fs.promises.mkdir(path.dirname(filePath), { recursive: true });
-    const { lastSeq, goodBytes, totalBytes } = await scanTail(filePath);
-    const handle = await fs.promises.open(filePath, "a+");
-    if (goodBytes < totalBytes) {
-      // Finish the repair a reader only reports: drop the torn tail before appending again.
-      await handle.truncate(goodBytes);
-      await handle.datasync();
-      options.onRepair?.(`${filePath}: cut a torn last line (${totalBytes - goodBytes} bytes)`);
+    const storage = options.fs ?? nodeStorageFs;
+    const scanned = await scanTail(filePath);
+    const { lastSeq, totalBytes } = scanned;
+    let goodBytes = scanned.goodBytes;
+    if (options.goodBytes !== undefined && options.goodBytes < goodBytes) {
+      goodBytes = options.goodBytes;
     }
-    return new JsonlAppender(filePath, handle, lastSeq, goodBytes, options.now ?? (() => new Date()));
+    let handle: fs.promises.FileHandle;
+    try {
+      handle = await storage.open(filePath, "a+");
+    } catch (error) {
+      throw storageError(error, path.basename(filePath));
+    }
+    try {
+      if (totalBytes === 0 && scanned.missing) storage.syncDirectory(path.dirname(filePath));
+      if (goodBytes < totalBytes) {
+        // Finish the repair a reader only reports: drop the torn tail before appending again.
+        await storage.truncate(handle, filePath, goodBytes);
+        await storage.datasync(handle, filePath);
+        const what = goodBytes === scanned.goodBytes ? "a torn last line" : "lines that were never acknowledged";
+        options.onRepair?.(`${filePath}: cut ${what} (${totalBytes - goodBytes} bytes)`);
+      }
+    } catch (error) {
+      await handle.close().catch(() => undefined);
+      throw storageError(error, path.basename(filePath));
+    }
+    const seq = goodBytes === scanned.goodBytes ? lastSeq : (await scanTail(filePath)).lastSeq;
+    return new JsonlAppender(filePath, handle, seq, goodBytes, options.now ?? (() => new Date()), storage);
+  }
+
+  /** A write or flush failed: this writer takes no more lines; the store opens a fresh one. */
+  get failed(): boolean {
+    return this.broken;
   }
 
   get seq(): number {
@@ -66,6 +104,7 @@ export class JsonlAppender<Body extends object, Record extends Body & { seq: num
 
   append(body: Body): Promise<AppendedRecord<Record>> {
     if (this.closed) return Promise.reject(new Error(`${this.filePath} is closed`));
+    if (this.broken) return Promise.reject(storageError(new Error("an earlier write failed"), path.basename(this.filePath)));
     const record = { v: 1, seq: ++this.lastSeq, at: this.now().toISOString(), ...body };
     const line = `${JSON.stringify(record)}\n`;
     return new Promise((resolve, reject) => {
@@ -83,7 +122,9 @@ export class JsonlAppender<Body extends object, Record extends Body & { seq: num
   async close(): Promise<void> {
     await this.drain();
     this.closed = true;
-    await this.handle.close();
+    await this.handle.close().catch((error: unknown) => {
+      if (!this.broken) throw error;
+    });
   }
 
   private schedule(): void {
@@ -102,10 +143,9 @@ export class JsonlAppender<Body extends object, Record extends Body & { seq: num
       const chunk = Buffer.concat(buffers);
       let written = 0;
       while (written < chunk.length) {
-        const { bytesWritten } = await this.handle.write(chunk, written, chunk.length - written, null);
-        written += bytesWritten;
+        written += await this.fs.write(this.handle, this.filePath, chunk, written, chunk.length - written);
       }
-      await this.handle.datasync();
+      await this.fs.datasync(this.handle, this.filePath);
       let offset = this.size;
       this.size += chunk.length;
       batch.forEach((entry, index) => {
@@ -113,23 +153,41 @@ export class JsonlAppender<Body extends object, Record extends Body & { seq: num
         entry.resolve({ record: entry.record as never, endOffset: offset });
       });
     } catch (error) {
-      batch.forEach((entry) => entry.reject(error));
+      await this.giveBack(batch, error);
     } finally {
       this.flushing = false;
       if (this.pending.length > 0) this.schedule();
       else this.idleWaiters.splice(0).forEach((resolve) => resolve());
     }
   }
+
+  /**
+   * Cuts the file back to the last acknowledged byte and takes back every seq not yet on disk,
+   * so the next line continues the sequence. If even the cut fails, the next writer's open does it.
+   */
+  private async giveBack(batch: Pending[], error: unknown): Promise<void> {
+    this.broken = true;
+    const rejected = [...batch, ...this.pending.splice(0)];
+    this.lastSeq -= rejected.length;
+    try {
+      await this.fs.truncate(this.handle, this.filePath, this.size);
+      await this.fs.datasync(this.handle, this.filePath);
+    } catch {
+      // left to the reopen, which is told where the good bytes end
+    }
+    const typed = storageError(error, path.basename(this.filePath));
+    rejected.forEach((entry) => entry.reject(typed));
+  }
 }
 
 /** Finds the last complete line's seq and where the good part of the file ends. */
-async function scanTail(filePath: string): Promise<{ lastSeq: number; goodBytes: number; totalBytes: number }> {
+async function scanTail(filePath: string): Promise<{ lastSeq: number; goodBytes: number; totalBytes: number; missing: boolean }> {
   let buffer: Buffer;
   try {
-    buffer = await fs.promises.readFile(filePath);
+    buffer = await readFile(filePath);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return { lastSeq: 0, goodBytes: 0, totalBytes: 0 };
-    throw error;
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return { lastSeq: 0, goodBytes: 0, totalBytes: 0, missing: true };
+    throw storageError(error, path.basename(filePath));
   }
   const goodBytes = buffer.lastIndexOf(10) + 1;
   let lastSeq = 0;
@@ -148,5 +206,5 @@ async function scanTail(filePath: string): Promise<{ lastSeq: number; goodBytes:
     }
     end = start - 1;
   }
-  return { lastSeq, goodBytes, totalBytes: buffer.length };
+  return { lastSeq, goodBytes, totalBytes: buffer.length, missing: false };
 }

@@ -10,31 +10,12 @@ import type {
   Waiting,
 } from "../events/entities";
 import type { IndexDatabase } from "./database";
+import { prepared } from "./prepared-query";
 import * as tables from "./schema";
 
+export { conversationTokenTotals, lastCompactionOf, latestCompaction, lookupRequestKey } from "./lookups";
+
 /** Reads of the index, mapped to the API's entity shapes. */
-
-type Prepared = { get(values?: Record<string, unknown>): unknown; all(values?: Record<string, unknown>): unknown[] };
-const preparedQueries = new WeakMap<IndexDatabase, Map<string, Prepared>>();
-
-/**
- * A query built and prepared once per database, run with `sql.placeholder` values: the turn loop
- * reads the same few rows on every model call, and drizzle renders the SQL and better-sqlite3
- * prepares it again on each unprepared call, which cost far more than the lookup.
- */
-function prepared<Query extends Prepared>(db: IndexDatabase, key: string, build: () => Query): Query {
-  let queries = preparedQueries.get(db);
-  if (!queries) {
-    queries = new Map();
-    preparedQueries.set(db, queries);
-  }
-  let query = queries.get(key);
-  if (!query) {
-    query = build();
-    queries.set(key, query);
-  }
-  return query as Query;
-}
 
 const id = sql.placeholder("id");
 
@@ -361,51 +342,4 @@ export function listQuestions(db: IndexDatabase, filter: { status?: string; conv
       .prepare();
   });
   return query.all(filter).map(toQuestion);
-}
-
-export function lookupRequestKey(
-  db: IndexDatabase,
-  scope: string,
-  key: string,
-): { hash: string; reference: Record<string, unknown> } | null {
-  const row = prepared(db, "lookupRequestKey", () =>
-    db
-      .select()
-      .from(tables.requestKeys)
-      .where(and(eq(tables.requestKeys.scope, sql.placeholder("scope")), eq(tables.requestKeys.key, sql.placeholder("key"))))
-      .prepare(),
-  ).get({ scope, key });
-  return row ? { hash: row.hash, reference: JSON.parse(row.response) } : null;
-}
-
-export function latestCompaction(db: IndexDatabase, sessionId: string): { itemId: string; firstKeptItemId: string | null } | null {
-  const row = lastCompactionOf(db, sessionId);
-  return row ? { itemId: row.itemId, firstKeptItemId: row.firstKeptItemId } : null;
-}
-
-export function lastCompactionOf(db: IndexDatabase, sessionId: string) {
-  return (
-    prepared(db, "lastCompactionOf", () =>
-      db
-        .select()
-        .from(tables.compactions)
-        .where(eq(tables.compactions.sessionId, id))
-        .orderBy(desc(tables.compactions.at), desc(tables.compactions.itemId))
-        .prepare(),
-    ).get({ id: sessionId }) ?? null
-  );
-}
-
-export function conversationTokenTotals(db: IndexDatabase, conversationId: string): { input: number; output: number } {
-  const row = prepared(db, "conversationTokenTotals", () =>
-    db
-      .select({
-        input: sql<number>`coalesce(sum(${tables.turns.inputTokens}), 0)`,
-        output: sql<number>`coalesce(sum(${tables.turns.outputTokens}), 0)`,
-      })
-      .from(tables.turns)
-      .where(eq(tables.turns.conversationId, id))
-      .prepare(),
-  ).get({ id: conversationId });
-  return { input: Number(row?.input ?? 0), output: Number(row?.output ?? 0) };
 }

@@ -1,10 +1,13 @@
 import fs from "node:fs";
+import path from "node:path";
+import { notFound, storageError } from "../errors";
 import { createIdGenerator, isId, type IdGenerator } from "./ids";
 import { openIndex, type IndexDatabase } from "./database";
 import { IndexWriter } from "./index-writer";
 import { JsonlAppender, type AppendedRecord } from "./jsonl-appender";
 import { readJsonl } from "./jsonl-reader";
 import { dataPaths, type DataPaths } from "./paths";
+import { nodeStorageFs, type StorageFs } from "./storage-fs";
 import {
   metadataRecordSchema,
   sessionRecordSchema,
@@ -19,9 +22,12 @@ export interface StoreOptions {
   ids?: IdGenerator;
   log?: (message: string) => void;
   migrationsFolder?: string;
+  /** The seam fault-injection tests use to make writes and flushes fail. */
+  fs?: StorageFs;
 }
 
 const MAX_OPEN_APPENDERS = 256;
+const RETIRED_PREFIX = ".deleting-";
 
 /**
  * The durable store: JSONL files are the truth, metadata.db is the index.
@@ -34,6 +40,7 @@ export class Store {
   readonly now: () => Date;
   readonly newId: IdGenerator;
   readonly log: (message: string) => void;
+  readonly fs: StorageFs;
   private readonly appenders = new Map<string, Promise<JsonlAppender<object, { seq: number }>>>();
   /** Files whose appender is closing: a new appender must not scan a file still being flushed. */
   private readonly closing = new Map<string, Promise<void>>();
@@ -45,12 +52,15 @@ export class Store {
     this.now = options.now ?? (() => new Date());
     this.newId = options.ids ?? createIdGenerator(() => this.now().getTime());
     this.log = options.log ?? ((message) => console.log(message));
+    this.fs = options.fs ?? nodeStorageFs;
     this.index = openIndex(this.paths.database, { migrationsFolder: options.migrationsFolder });
     this.writer = new IndexWriter(this.index.$client);
   }
 
   async appendMetadata(conversationId: string, body: MetadataRecordBody): Promise<MetadataRecord> {
-    const { record, endOffset } = (await this.append(this.paths.metadata(conversationId), body)) as AppendedRecord<
+    const filePath = this.paths.metadata(conversationId);
+    if (body.type === "conversation.created") this.makeConversationDirectory(conversationId);
+    const { record, endOffset } = (await this.append(filePath, body)) as AppendedRecord<
       MetadataRecord
     >;
     this.writer.transaction(() => this.writer.applyMetadata(conversationId, record, endOffset));
@@ -62,6 +72,17 @@ export class Store {
     const { record, endOffset } = (await this.append(filePath, body)) as AppendedRecord<SessionRecord>;
     this.writer.transaction(() => this.writer.applySession(conversationId, sessionId, record, endOffset));
     return record;
+  }
+
+  /**
+   * Only a conversation's first record may create its directory: any later append to a
+   * directory that is gone (deleted meanwhile) fails with not_found instead of recreating it.
+   */
+  private makeConversationDirectory(conversationId: string): void {
+    const directory = this.paths.conversation(conversationId);
+    if (fs.existsSync(directory)) return;
+    fs.mkdirSync(directory, { recursive: true });
+    this.fs.syncDirectory(this.paths.conversations);
   }
 
   readMetadata(conversationId: string) {
@@ -99,6 +120,30 @@ export class Store {
     await Promise.all(closing);
   }
 
+  /**
+   * Deletion without a tombstone, for a disk too full (or broken) to take one: the directory is
+   * renamed out of the conversations' namespace first, so a crash part-way never brings it back.
+   */
+  async retireConversation(conversationId: string): Promise<void> {
+    await this.closeConversation(conversationId);
+    const retired = path.join(this.paths.conversations, `${RETIRED_PREFIX}${conversationId}`);
+    try {
+      this.fs.rename(this.paths.conversation(conversationId), retired);
+      this.fs.syncDirectory(this.paths.conversations);
+    } catch (error) {
+      throw storageError(error, `the deletion of conversation ${conversationId}`);
+    }
+    this.writer.transaction(() => this.writer.removeConversation(conversationId));
+    fs.rmSync(retired, { recursive: true, force: true });
+  }
+
+  /** Directories a crash left half-retired are removed at start. */
+  removeRetiredDirectories(): void {
+    for (const name of fs.readdirSync(this.paths.conversations)) {
+      if (name.startsWith(RETIRED_PREFIX)) fs.rmSync(path.join(this.paths.conversations, name), { recursive: true, force: true });
+    }
+  }
+
   async close(): Promise<void> {
     this.closed = true;
     await Promise.all([...this.appenders].map(([filePath, appender]) => this.closeAppender(filePath, appender)));
@@ -109,9 +154,21 @@ export class Store {
   private async append(filePath: string, body: object): Promise<AppendedRecord<{ seq: number }>> {
     if (this.closed) throw new Error(`the store at ${this.paths.home} is closed`);
     let appender = this.appenders.get(filePath);
+    const failed = appender ? await appender.then((open) => (open.failed ? open : null), () => null) : null;
+    if (failed && this.appenders.get(filePath) === appender) {
+      // A failed writer is replaced; the new one rescans the file and cuts what was never acknowledged.
+      this.appenders.delete(filePath);
+      void failed.close().catch(() => undefined);
+      appender = undefined;
+    }
+    appender = this.appenders.get(filePath);
     if (!appender) {
+      if (!fs.existsSync(path.dirname(filePath))) throw notFound("conversation", path.basename(path.dirname(filePath)));
       const previous = this.closing.get(filePath) ?? Promise.resolve();
-      appender = previous.then(() => JsonlAppender.open(filePath, { now: this.now, onRepair: this.log }));
+      const goodBytes = failed?.bytes;
+      appender = previous.then(() =>
+        JsonlAppender.open(filePath, { now: this.now, onRepair: this.log, fs: this.fs, goodBytes }),
+      );
       this.appenders.set(filePath, appender);
       appender.catch(() => this.appenders.delete(filePath));
       this.evictIdleAppenders();

@@ -3,6 +3,7 @@ import path from "node:path";
 import { z } from "zod";
 import { AtriumError } from "../errors";
 import { assertId } from "./ids";
+import { syncDirectory } from "./storage-fs";
 import type { DataPaths } from "./paths";
 import type { AttachmentRef } from "./records";
 import { pathInside, safeFileName } from "./safe-path";
@@ -62,24 +63,73 @@ export function saveUpload(paths: DataPaths, id: string, name: string, declaredT
   return attachment;
 }
 
-/** Moves named uploads under the conversation (attachments/<id>-<name>) and returns their references. */
-export function claimUploads(paths: DataPaths, conversationId: string, ids: readonly string[]): AttachmentRef[] {
-  const claimed: AttachmentRef[] = [];
+export interface ClaimedUpload {
+  attachment: AttachmentRef;
+  from: string;
+  to: string;
+  metaPath: string;
+  meta: string;
+  /** The claim is final: the upload's sidecar goes. */
+  forget(): void;
+}
+
+function readUploadMeta(paths: DataPaths, id: string): { meta: z.infer<typeof uploadSchema>; metaPath: string; raw: string } {
+  const metaPath = path.join(paths.uploads, `${id}.json`);
+  try {
+    const raw = fs.readFileSync(metaPath, "utf8");
+    return { meta: uploadSchema.parse(JSON.parse(raw)), metaPath, raw };
+  } catch {
+    throw new AtriumError("not_found", `attachment ${id} was not found (uploads are kept for 24 hours until a message uses them)`);
+  }
+}
+
+/** Checks that every named upload is there, before anything is written for the message that names them. */
+export function checkUploads(paths: DataPaths, ids: readonly string[]): void {
   for (const raw of ids) {
     const id = assertId(raw, "attachment id");
-    const metaPath = path.join(paths.uploads, `${id}.json`);
-    let meta: z.infer<typeof uploadSchema>;
-    try {
-      meta = uploadSchema.parse(JSON.parse(fs.readFileSync(metaPath, "utf8")));
-    } catch {
+    const { meta } = readUploadMeta(paths, id);
+    if (!fs.existsSync(pathInside(paths.uploads, `${id}-${meta.name}`))) {
       throw new AtriumError("not_found", `attachment ${id} was not found (uploads are kept for 24 hours until a message uses them)`);
     }
-    const directory = paths.attachments(conversationId);
-    fs.mkdirSync(directory, { recursive: true });
-    const fileName = `${id}-${meta.name}`;
-    fs.renameSync(pathInside(paths.uploads, fileName), pathInside(directory, fileName));
-    fs.rmSync(metaPath, { force: true });
-    claimed.push({ id, name: meta.name, mediaType: meta.mediaType, bytes: meta.bytes });
+  }
+}
+
+/** Moves one upload into `directory` (attachments/<id>-<name>), flushing the directory entry. */
+export function claimUpload(paths: DataPaths, rawId: string, directory: string): ClaimedUpload {
+  const id = assertId(rawId, "attachment id");
+  const { meta, metaPath, raw } = readUploadMeta(paths, id);
+  fs.mkdirSync(directory, { recursive: true });
+  const fileName = `${id}-${meta.name}`;
+  const from = pathInside(paths.uploads, fileName);
+  const to = pathInside(directory, fileName);
+  fs.renameSync(from, to);
+  syncDirectory(directory);
+  return {
+    attachment: { id, name: meta.name, mediaType: meta.mediaType, bytes: meta.bytes },
+    from,
+    to,
+    metaPath,
+    meta: raw,
+    forget: () => fs.rmSync(metaPath, { force: true }),
+  };
+}
+
+/** Undoes a claim whose message was never recorded, so a retry can name the upload again. */
+export function returnUpload(paths: DataPaths, claimed: ClaimedUpload): void {
+  fs.mkdirSync(paths.uploads, { recursive: true });
+  if (fs.existsSync(claimed.to)) fs.renameSync(claimed.to, claimed.from);
+  if (!fs.existsSync(claimed.metaPath)) fs.writeFileSync(claimed.metaPath, claimed.meta);
+}
+
+/** Moves named uploads under the conversation (attachments/<id>-<name>) and returns their references. */
+export function claimUploads(paths: DataPaths, conversationId: string, ids: readonly string[]): ClaimedUpload[] {
+  checkUploads(paths, ids);
+  const claimed: ClaimedUpload[] = [];
+  try {
+    for (const id of ids) claimed.push(claimUpload(paths, id, paths.attachments(conversationId)));
+  } catch (error) {
+    for (const done of claimed) returnUpload(paths, done);
+    throw error;
   }
   return claimed;
 }

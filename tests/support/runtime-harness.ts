@@ -2,6 +2,7 @@ import { parseConfig } from "@/lib/config/config";
 import type { Item, Turn } from "@/lib/events/entities";
 import type { ConversationEvent, Delivered } from "@/lib/events/events";
 import { Runtime } from "@/lib/engine/runtime";
+import type { StorageFs } from "@/lib/store/storage-fs";
 import { Store } from "@/lib/store/store";
 import { makeTempHome } from "./temp-home";
 import { waitUntil } from "./wait-until";
@@ -52,13 +53,17 @@ export function fakeModelConfig(baseURL: string): Record<string, unknown> {
 }
 
 /** A real Runtime on real files in a temp ATRIUM_HOME, with fast retries. */
-export async function startHarness(configJson: Record<string, unknown> = {}, existingHome?: string): Promise<Harness> {
+export async function startHarness(
+  configJson: Record<string, unknown> = {},
+  existingHome?: string,
+  options: { fs?: StorageFs; maxLoadedOwners?: number } = {},
+): Promise<Harness> {
   const temp = existingHome ? { home: existingHome, cleanup: () => {} } : makeTempHome();
   const config = parseConfig({ retry: FAST_RETRY, defaultCwd: temp.home, ...configJson });
   const log: Array<Delivered<ConversationEvent>> = [];
   const logListeners = new Set<() => void>();
   const make = async () => {
-    const runtime = new Runtime({ store: new Store(temp.home, { log: () => {} }), config, log: () => {} });
+    const runtime = new Runtime({ store: new Store(temp.home, { log: () => {}, fs: options.fs }), config, log: () => {}, maxLoadedOwners: options.maxLoadedOwners });
     // Tapped before start() so the events of crash recovery are recorded too.
     const publish = runtime.bus.publish.bind(runtime.bus);
     runtime.bus.publish = (event) => {

@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { nextRequest } from "@/lib/engine/context-usage";
+import { nextRequest } from "@/lib/context/context-usage";
 import { startHarness, type Harness } from "../../support/runtime-harness";
 
 let harness: Harness | null = null;

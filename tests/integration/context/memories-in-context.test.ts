@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { nextRequest } from "@/lib/engine/context-usage";
+import { nextRequest } from "@/lib/context/context-usage";
 import { startHarness, type Harness } from "../../support/runtime-harness";
 
 let harness: Harness;

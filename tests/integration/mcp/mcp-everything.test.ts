@@ -1,7 +1,7 @@
 import { execFileSync } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { afterEach, describe, expect, it } from "vitest";
-import { nextRequest } from "@/lib/engine/context-usage";
+import { nextRequest } from "@/lib/context/context-usage";
 import { startHarness, type Harness } from "../../support/runtime-harness";
 import { everythingStdio, startEverythingHttp } from "../../support/mcp-servers";
 import { waitUntil } from "../../support/wait-until";

@@ -104,7 +104,7 @@ describe("objectives", () => {
     await harness.runtime.openObjective(id, "make tests green [[delay:30]] [[stream:3]]");
     const context = harness.runtime.getContext(id);
     expect(context.contextWindow).toBeGreaterThan(0);
-    const { nextRequest } = await import("@/lib/engine/context-usage");
+    const { nextRequest } = await import("@/lib/context/context-usage");
     const actor = harness.runtime.actor(id);
     expect(nextRequest(actor, actor.root).system).toContain("Open objective (slice");
     expect(nextRequest(actor, actor.root).system).toContain("make tests green");

@@ -2,7 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { parseConfig } from "@/lib/config/config";
-import { nextRequest } from "@/lib/engine/context-usage";
+import { nextRequest } from "@/lib/context/context-usage";
 import { Runtime } from "@/lib/engine/runtime";
 import { estimateTokens } from "@/lib/context/tokens";
 import { Store } from "@/lib/store/store";

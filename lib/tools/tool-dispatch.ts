@@ -3,19 +3,19 @@ import { artifactPreview, readArtifactPage, writeArtifact } from "../context/art
 import { forget, memoryFolder, remember } from "../context/memories";
 import { isId } from "../store/ids";
 import { listApprovals, listQuestions } from "../store/queries";
-import { resolveApprovalPolicy } from "../tools/approval-policy";
-import { runTool } from "../tools/tool";
-import { checkpointAfterTool } from "./checkpoint-hooks";
-import { runCollaborationTool } from "./collaboration";
-import { runObjectiveTool } from "./objective-tools";
-import type { TurnRunner } from "./turn-runner";
-import { toolEnvironment } from "../tools/tool-environment";
+import { resolveApprovalPolicy } from "./approval-policy";
+import { runTool } from "./tool";
+import { runCollaborationTool } from "../agents/collaboration";
+import { runObjectiveTool } from "../engine/objective-tools";
+import type { TurnHandle } from "../engine/owner-port";
+import { checkpointAfterTool } from "../engine/checkpoint-hooks";
+import { toolEnvironment } from "./tool-environment";
 
 /**
  * Takes one tool call the model asked for from `waiting` to its outcome: policy,
  * approval (parks the turn), ask_user (parks the turn), or execution.
  */
-export async function handleToolCall(runner: TurnRunner, item: Item): Promise<void> {
+export async function handleToolCall(runner: TurnHandle, item: Item): Promise<void> {
   const { actor, session } = runner;
   const context = actor.context;
   const name = item.toolName ?? "";
@@ -105,7 +105,7 @@ export async function handleToolCall(runner: TurnRunner, item: Item): Promise<vo
   });
 }
 
-async function readArtifact(runner: TurnRunner, item: Item): Promise<void> {
+async function readArtifact(runner: TurnHandle, item: Item): Promise<void> {
   const { actor, session } = runner;
   const input = (item.input ?? {}) as { id?: unknown; page?: unknown };
   const page = typeof input.page === "number" && Number.isInteger(input.page) ? input.page : 1;
@@ -126,7 +126,7 @@ async function readArtifact(runner: TurnRunner, item: Item): Promise<void> {
   await actor.completeItem(session, item, { status: "completed", output: header + found.text });
 }
 
-async function waitForApproval(runner: TurnRunner, item: Item): Promise<"approve" | "deny" | "aborted"> {
+async function waitForApproval(runner: TurnHandle, item: Item): Promise<"approve" | "deny" | "aborted"> {
   const { actor, session } = runner;
   const store = actor.context.store;
   let approval = listApprovals(store.index, { conversationId: actor.id }).find((candidate) => candidate.itemId === item.id);
@@ -154,7 +154,7 @@ async function waitForApproval(runner: TurnRunner, item: Item): Promise<"approve
   return approval.status === "approved" ? "approve" : "deny";
 }
 
-async function askUser(runner: TurnRunner, item: Item): Promise<void> {
+async function askUser(runner: TurnHandle, item: Item): Promise<void> {
   const { actor, session } = runner;
   const store = actor.context.store;
   const input = (item.input ?? {}) as { question?: unknown; choices?: unknown };

@@ -1,7 +1,7 @@
 import type { Item } from "../events/entities";
-import type { ConversationActor } from "./conversation-actor";
-import type { SessionState } from "./session-state";
-import type { TurnRunner } from "./turn-runner";
+import type { ConversationOwner } from "../engine/owner-port";
+import type { SessionState } from "../engine/session-state";
+import type { TurnHandle } from "../engine/owner-port";
 
 const DEFAULT_WAIT_MS = 5 * 60_000;
 const MAXIMUM_WAIT_MS = 30 * 60_000;
@@ -9,7 +9,7 @@ const MAXIMUM_WAIT_MS = 30 * 60_000;
 type Result = { status: "completed" | "failed"; output: string };
 
 /** The collaboration tools of DESIGN §5, run by the turn runner of the calling session. */
-export async function runCollaborationTool(runner: TurnRunner, item: Item): Promise<Result | null> {
+export async function runCollaborationTool(runner: TurnHandle, item: Item): Promise<Result | null> {
   const input = (item.input ?? {}) as Record<string, unknown>;
   switch (item.toolName) {
     case "spawn_agent":
@@ -40,7 +40,7 @@ export async function runCollaborationTool(runner: TurnRunner, item: Item): Prom
   }
 }
 
-async function spawnAgent(runner: TurnRunner, input: Record<string, unknown>): Promise<Result> {
+async function spawnAgent(runner: TurnHandle, input: Record<string, unknown>): Promise<Result> {
   const { actor, session } = runner;
   const context = actor.context;
   const task = typeof input.task === "string" ? input.task : "";
@@ -63,7 +63,7 @@ async function spawnAgent(runner: TurnRunner, input: Record<string, unknown>): P
   return ok(JSON.stringify({ agentId: child.id }));
 }
 
-async function waitAgents(runner: TurnRunner, input: Record<string, unknown>): Promise<Result> {
+async function waitAgents(runner: TurnHandle, input: Record<string, unknown>): Promise<Result> {
   const { actor, session } = runner;
   const ids = Array.isArray(input.ids) ? input.ids.filter((id): id is string => typeof id === "string") : [];
   if (ids.length === 0) return failed("Invalid input for wait_agents: ids: give at least one agentId");
@@ -102,7 +102,7 @@ async function waitAgents(runner: TurnRunner, input: Record<string, unknown>): P
   return ok(lines.join("\n\n"));
 }
 
-async function withAgent(runner: TurnRunner, input: Record<string, unknown>, act: (child: SessionState) => Promise<Result>): Promise<Result> {
+async function withAgent(runner: TurnHandle, input: Record<string, unknown>, act: (child: SessionState) => Promise<Result>): Promise<Result> {
   const agentId = typeof input.agentId === "string" ? input.agentId : "";
   if (!isDescendant(runner.actor, runner.session, agentId)) {
     return failed(`Unknown agentId "${agentId}": not a subagent of this agent. Use the agentId spawn_agent returned.`);
@@ -110,7 +110,7 @@ async function withAgent(runner: TurnRunner, input: Record<string, unknown>, act
   return act(runner.actor.sessions.get(agentId)!);
 }
 
-function isDescendant(actor: ConversationActor, ancestor: SessionState, sessionId: string): boolean {
+function isDescendant(actor: ConversationOwner, ancestor: SessionState, sessionId: string): boolean {
   let current = actor.sessions.get(sessionId);
   while (current?.parentSessionId) {
     if (current.parentSessionId === ancestor.id) return true;

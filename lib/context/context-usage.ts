@@ -1,19 +1,19 @@
 import type { ModelMessage } from "ai";
-import { contextItems } from "../context/compaction";
-import { memoryFolder, readMemories, selectMemories } from "../context/memories";
-import { compactionThreshold } from "../context/threshold";
-import { countMessages, tokenCounterFor, type TokenCounter } from "../context/tokens";
+import { contextItems } from "./compaction";
+import { memoryFolder, readMemories, selectMemories } from "./memories";
+import { compactionThreshold } from "./threshold";
+import { countMessages, tokenCounterFor, type TokenCounter } from "./tokens";
 import type { ContextInfo } from "../events/entities";
 import type { AnyToolDefinition } from "../tools/tool";
 import { toolAllowed } from "../tools/tool-allowed";
 import { z } from "zod";
-import type { ConversationActor } from "./conversation-actor";
-import { spawnAgentFor } from "./engine-tools";
-import { attachmentPartsFor } from "./attachment-parts";
-import { itemsToMessages } from "./history";
-import { currentObjective } from "./objectives";
-import type { SessionState } from "./session-state";
-import { buildSystemPrompt } from "./system-prompt";
+import type { ConversationOwner } from "../engine/owner-port";
+import { spawnAgentFor } from "../engine/engine-tools";
+import { attachmentPartsFor } from "../engine/attachment-parts";
+import { itemsToMessages } from "../engine/history";
+import { currentObjective } from "../engine/objectives";
+import type { SessionState } from "../engine/session-state";
+import { buildSystemPrompt } from "../engine/system-prompt";
 
 export interface RequestShape {
   system: string;
@@ -31,7 +31,7 @@ export interface Usage {
 }
 
 /** The agent's tools, as the model is offered them. */
-export function toolsFor(actor: ConversationActor, session: SessionState): readonly AnyToolDefinition[] {
+export function toolsFor(actor: ConversationOwner, session: SessionState): readonly AnyToolDefinition[] {
   const context = actor.context;
   const cwd = actor.conversation().cwd;
   const agent = context.agent(session.agent, cwd);
@@ -42,7 +42,7 @@ export function toolsFor(actor: ConversationActor, session: SessionState): reado
 }
 
 /** The request the session's next model call would send, before the new input is read. */
-export function nextRequest(actor: ConversationActor, session: SessionState, reasoningMode?: "all_turns" | "current_turn"): RequestShape {
+export function nextRequest(actor: ConversationOwner, session: SessionState, reasoningMode?: "all_turns" | "current_turn"): RequestShape {
   const model = actor.context.models.get(modelIdOf(actor, session));
   const mode = reasoningMode ?? model?.reasoningContext;
   return {
@@ -55,7 +55,7 @@ export function nextRequest(actor: ConversationActor, session: SessionState, rea
 }
 
 /** The parts of the next request that do not depend on the history: what `fixedTokens` counts, without converting the history. */
-export function requestFrame(actor: ConversationActor, session: SessionState): Pick<RequestShape, "system" | "tools"> & { catalogTokens?: { skills: number; tools: number } } {
+export function requestFrame(actor: ConversationOwner, session: SessionState): Pick<RequestShape, "system" | "tools"> & { catalogTokens?: { skills: number; tools: number } } {
   const base = {
     system: buildSystemPrompt({
       agent: actor.context.agent(session.agent, actor.conversation().cwd),
@@ -83,7 +83,7 @@ export function requestFrame(actor: ConversationActor, session: SessionState): P
   });
 }
 
-function modelIdOf(actor: ConversationActor, session: SessionState): string {
+function modelIdOf(actor: ConversationOwner, session: SessionState): string {
   return session.runner?.turn.model ?? (session.id === actor.rootSessionId ? actor.conversation().model : session.model);
 }
 
@@ -119,7 +119,7 @@ export function fixedTokens(request: Pick<RequestShape, "system" | "tools">, cou
  * DESIGN §4: the provider's input count for the last request plus an estimate of what
  * was added since; without a report, a full estimate.
  */
-export function measureUsage(actor: ConversationActor, session: SessionState, modelId: string): Usage {
+export function measureUsage(actor: ConversationOwner, session: SessionState, modelId: string): Usage {
   const model = actor.context.models.get(modelId);
   const contextWindow = model?.contextWindow ?? 32000;
   const maxOutputTokens = model?.maxOutputTokens ?? 4000;
@@ -137,7 +137,7 @@ export function measureUsage(actor: ConversationActor, session: SessionState, mo
   return { ...base, usedTokens: fixedTokens(request, counter) + countMessages(request.messages, counter), source: "estimate" };
 }
 
-export function contextInfo(actor: ConversationActor, session: SessionState, modelId: string, totals: ContextInfo["totalTokens"], lastCompaction: ContextInfo["lastCompaction"]): ContextInfo {
+export function contextInfo(actor: ConversationOwner, session: SessionState, modelId: string, totals: ContextInfo["totalTokens"], lastCompaction: ContextInfo["lastCompaction"]): ContextInfo {
   const usage = measureUsage(actor, session, modelId);
   const configured = actor.context.models.get(modelId)?.reasoningContext;
   return {

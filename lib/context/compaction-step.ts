@@ -1,12 +1,12 @@
-import { contextItems, planCompaction, requestSummary } from "../context/compaction";
-import { countMessages } from "../context/tokens";
+import { contextItems, planCompaction, requestSummary } from "./compaction";
+import { countMessages } from "./tokens";
 import { AtriumError } from "../errors";
 import { conversationTokenTotals, lastCompactionOf } from "../store/queries";
-import type { ConversationActor } from "./conversation-actor";
+import type { ConversationOwner } from "../engine/owner-port";
 import { contextInfo, fixedTokens, measureUsage, requestFrame } from "./context-usage";
-import { itemsToMessages } from "./history";
-import type { SessionState } from "./session-state";
-import { TurnFailure } from "./turn-failure";
+import { itemsToMessages } from "../engine/history";
+import type { SessionState } from "../engine/session-state";
+import { TurnFailure } from "../engine/turn-failure";
 
 export type CompactionOutcome = { compacted: true; itemId: string } | { compacted: false; reason: string };
 
@@ -15,9 +15,15 @@ export type CompactionOutcome = { compacted: true; itemId: string } | { compacte
  * and records where the kept tail starts. The summary item's text is the model's answer.
  */
 export async function compactSession(
-  actor: ConversationActor,
+  actor: ConversationOwner,
   session: SessionState,
-  options: { turnId: string | null; modelId: string; signal: AbortSignal },
+  options: {
+    turnId: string | null;
+    modelId: string;
+    signal: AbortSignal;
+    /** Runs the recording part; a manual compaction records through the conversation's queue. */
+    record?: (write: () => Promise<CompactionOutcome>) => Promise<CompactionOutcome>;
+  },
 ): Promise<CompactionOutcome> {
   const context = actor.context;
   const usage = measureUsage(actor, session, options.modelId);
@@ -43,25 +49,28 @@ export async function compactSession(
     const message = `compaction with ${compactModelId} failed: ${error instanceof Error ? error.message : String(error)}`;
     throw new TurnFailure({ code: "compaction_failed", message });
   }
-  const summary = await actor.createItem(session, { turnId: options.turnId, kind: "compaction_summary", status: "completed", text });
-  const tail = items.slice(items.indexOf(plan.firstKept));
-  // Before and after are both estimated the same way, so the two figures compare.
-  const fixed = fixedTokens(requestFrame(actor, session), usage.counter);
-  const tokensBefore = fixed + countMessages(itemsToMessages(items), usage.counter);
-  const tokensAfter = fixed + countMessages(itemsToMessages([summary, ...tail]), usage.counter);
-  await context.store.appendMetadata(actor.id, {
-    type: "compaction",
-    sessionId: session.id,
-    itemId: summary.id,
-    tokensBefore,
-    tokensAfter,
-    firstKeptItemId: plan.firstKept.id,
+  const record = options.record ?? ((write) => write());
+  return record(async () => {
+    const summary = await actor.createItem(session, { turnId: options.turnId, kind: "compaction_summary", status: "completed", text });
+    const tail = items.slice(items.indexOf(plan.firstKept));
+    // Before and after are both estimated the same way, so the two figures compare.
+    const fixed = fixedTokens(requestFrame(actor, session), usage.counter);
+    const tokensBefore = fixed + countMessages(itemsToMessages(items), usage.counter);
+    const tokensAfter = fixed + countMessages(itemsToMessages([summary, ...tail]), usage.counter);
+    await context.store.appendMetadata(actor.id, {
+      type: "compaction",
+      sessionId: session.id,
+      itemId: summary.id,
+      tokensBefore,
+      tokensAfter,
+      firstKeptItemId: plan.firstKept.id,
+    });
+    session.compaction = { itemId: summary.id, firstKeptItemId: plan.firstKept.id };
+    session.lastReportedInput = null;
+    actor.publish({ type: "compaction.completed", ...scope, itemId: summary.id });
+    publishContext(actor, session, options.modelId);
+    return { compacted: true, itemId: summary.id };
   });
-  session.compaction = { itemId: summary.id, firstKeptItemId: plan.firstKept.id };
-  session.lastReportedInput = null;
-  actor.publish({ type: "compaction.completed", ...scope, itemId: summary.id });
-  publishContext(actor, session, options.modelId);
-  return { compacted: true, itemId: summary.id };
 }
 
 /**
@@ -69,7 +78,7 @@ export async function compactSession(
  * context_overflow when instructions plus the current input cannot fit even then.
  */
 export async function ensureRoom(
-  actor: ConversationActor,
+  actor: ConversationOwner,
   session: SessionState,
   options: { turnId: string; modelId: string; signal: AbortSignal; inputIds: readonly string[]; force: boolean },
 ): Promise<void> {
@@ -89,7 +98,7 @@ export async function ensureRoom(
   }
 }
 
-function assertInputFits(actor: ConversationActor, session: SessionState, usage: ReturnType<typeof measureUsage>, inputIds: readonly string[]): void {
+function assertInputFits(actor: ConversationOwner, session: SessionState, usage: ReturnType<typeof measureUsage>, inputIds: readonly string[]): void {
   const inputs = session.items.filter((item) => inputIds.includes(item.id));
   const fixed = fixedTokens(requestFrame(actor, session), usage.counter);
   const input = countMessages(itemsToMessages(inputs), usage.counter);
@@ -102,12 +111,12 @@ function assertInputFits(actor: ConversationActor, session: SessionState, usage:
   }
 }
 
-export function publishContext(actor: ConversationActor, session: SessionState, modelId: string): void {
+export function publishContext(actor: ConversationOwner, session: SessionState, modelId: string): void {
   if (session.id !== actor.rootSessionId) return;
   actor.publish({ type: "context.updated", sessionId: session.id, context: rootContext(actor, modelId) });
 }
 
-export function rootContext(actor: ConversationActor, modelId: string) {
+export function rootContext(actor: ConversationOwner, modelId: string) {
   const db = actor.context.store.index;
   const session = actor.root;
   const last = lastCompactionOf(db, session.id);
@@ -121,17 +130,26 @@ export function rootContext(actor: ConversationActor, modelId: string) {
 }
 
 /** Manual compaction (POST …/compact, /compact, Compact now): only when nothing runs or waits. */
-export async function compactNow(actor: ConversationActor): Promise<CompactionOutcome> {
-  return actor.locked(async () => {
-    if (actor.hasOpenTurn() || actor.waiting.length > 0) {
-      throw new AtriumError("not_idle", "compaction needs the conversation to be idle: a turn is running or messages are waiting");
-    }
+export async function compactNow(actor: ConversationOwner): Promise<CompactionOutcome> {
+  const controller = await actor.locked(() => actor.beginManualCompaction());
+  try {
     const modelId = actor.conversation().model;
-    try {
-      return await compactSession(actor, actor.root, { turnId: null, modelId, signal: new AbortController().signal });
-    } catch (error) {
-      if (error instanceof TurnFailure) throw new AtriumError("compaction_failed", error.message);
-      throw error;
-    }
-  });
+    // The model call runs outside the conversation's queue; only its result is recorded through it.
+    return await compactSession(actor, actor.root, {
+      turnId: null,
+      modelId,
+      signal: controller.signal,
+      record: (write) => actor.locked(() => {
+        if (controller.signal.aborted) throw controller.signal.reason;
+        return write();
+      }),
+    });
+  } catch (error) {
+    if (actor.deleted) throw new AtriumError("not_found", `conversation ${actor.id} was deleted`);
+    if (controller.signal.aborted) return { compacted: false, reason: "the owner interrupted the compaction" };
+    if (error instanceof TurnFailure) throw new AtriumError("compaction_failed", error.message);
+    throw error;
+  } finally {
+    await actor.locked(() => actor.endManualCompaction(controller)).catch(() => undefined);
+  }
 }

@@ -1,28 +1,21 @@
 import type { Turn } from "../events/entities";
 import type { MessageOrigin } from "../store/records";
-import type { ConversationActor } from "./conversation-actor";
-import type { SessionState } from "./session-state";
+import type { ConversationOwner, SpawnOptions } from "../engine/owner-port";
+import type { SessionState } from "../engine/session-state";
 
-export interface SpawnOptions {
-  agent: string;
-  model: string;
-  task: string;
-  history: boolean;
-  /** Subagents that may run at once in this conversation (config subagentConcurrencyLimit). */
-  concurrencyLimit: number;
-}
+export type { SpawnOptions } from "../engine/owner-port";
 
 /** Subagent sessions of the conversation with a turn running now. */
-export function runningSubagents(actor: ConversationActor): number {
+export function runningSubagents(actor: ConversationOwner): number {
   return [...actor.sessions.values()].filter((session) => session.parentSessionId !== null && session.runner !== null).length;
 }
 
 /**
  * spawn_agent: a new session in this conversation, started on its task at once; null when
- * the conversation already runs its limit of subagents. Counted inside the lock, so two
- * agents spawning together cannot both take the last place.
+ * the conversation already runs its limit of subagents. Counted inside the owner's queue, so
+ * two agents spawning together cannot both take the last place.
  */
-export function spawnSession(actor: ConversationActor, parent: SessionState, options: SpawnOptions): Promise<SessionState | null> {
+export function spawnSession(actor: ConversationOwner, parent: SessionState, options: SpawnOptions): Promise<SessionState | null> {
   return actor.locked(async () => {
     actor.ensureAlive();
     if (runningSubagents(actor) >= options.concurrencyLimit) return null;
@@ -84,7 +77,7 @@ export function spawnSession(actor: ConversationActor, parent: SessionState, opt
  * A subagent reports to its parent after each turn (DESIGN §5): into a wait_agents in
  * progress, or else into the parent's inbox behind the owner's messages.
  */
-export async function deliverReport(actor: ConversationActor, child: SessionState, turn: Turn): Promise<void> {
+export async function deliverReport(actor: ConversationOwner, child: SessionState, turn: Turn): Promise<void> {
   const parent = actor.sessions.get(child.parentSessionId ?? "");
   if (!parent) return;
   const text = reportText(child, turn);
@@ -106,9 +99,10 @@ export async function deliverReport(actor: ConversationActor, child: SessionStat
 }
 
 /** wait_agents: takes reports already waiting in the inbox, as report items of the running turn. */
-export function takeReports(actor: ConversationActor, parent: SessionState, childIds: ReadonlySet<string>, turnId: string): Promise<Array<{ childId: string; text: string }>> {
+export function takeReports(actor: ConversationOwner, parent: SessionState, childIds: ReadonlySet<string>, turnId: string): Promise<Array<{ childId: string; text: string }>> {
   return actor.locked(async () => {
     const taken: Array<{ childId: string; text: string }> = [];
+    const takenIds = new Set<string>();
     for (const entry of actor.ordered(parent)) {
       if (entry.origin !== "subagent" || !entry.fromSessionId || !childIds.has(entry.fromSessionId)) continue;
       await actor.createItem(parent, {
@@ -121,10 +115,10 @@ export function takeReports(actor: ConversationActor, parent: SessionState, chil
         fromSessionId: entry.fromSessionId,
       });
       await actor.context.store.appendMetadata(actor.id, { type: "queue.removed", messageId: entry.id, reason: "steered" });
-      actor.waiting = actor.waiting.filter((candidate) => candidate.id !== entry.id);
       taken.push({ childId: entry.fromSessionId, text: entry.text });
+      takenIds.add(entry.id);
     }
-    if (taken.length > 0) actor.publishQueue();
+    actor.forgetWaiting(takenIds);
     return taken;
   });
 }

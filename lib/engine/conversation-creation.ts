@@ -1,0 +1,132 @@
+import fs from "node:fs";
+import path from "node:path";
+import type { AgentDefinition } from "../agents/definitions";
+import { AtriumError, isStorageError, storageError } from "../errors";
+import { ConversationStaging } from "../store/conversation-staging";
+import type { AttachmentRef, Effort } from "../store/records";
+import type { Store } from "../store/store";
+import { attachmentPath, checkUploads, claimUploads, returnUpload, saveUpload } from "../store/uploads";
+import type { ConversationActor } from "./conversation-actor";
+import type { EngineContext } from "./engine-context";
+import type { MessageInput, MessageOutcome } from "./owner-port";
+import { titleFromMessage } from "./titles";
+
+export interface CreateConversationInput {
+  text: string;
+  attachments?: string[];
+  agent?: string;
+  model?: string;
+  effort?: Effort;
+  cwd?: string;
+  requestKey?: string;
+}
+
+export interface StagedConversation {
+  conversationId: string;
+  rootSessionId: string;
+  attachments: AttachmentRef[] | undefined;
+}
+
+/**
+ * Creation, step one (DESIGN §2): everything is checked (agent, model, working directory,
+ * attachments) before anything is written, then the conversation's directory is built under a
+ * staging name and renamed into place whole. Nothing of a failed creation stays.
+ */
+export async function stageNewConversation(
+  context: EngineContext,
+  input: CreateConversationInput,
+  keyed: { requestKey?: string; requestHash?: string },
+): Promise<StagedConversation> {
+  const { store, config, models } = context;
+  const agentName = input.agent ?? "default";
+  // The cwd first: its project agents (.atrium/agents) are part of the lookup.
+  const cwd = path.resolve(input.cwd ?? config.defaultCwd);
+  if (!isDirectory(cwd)) throw new AtriumError("missing_cwd", `the working directory ${cwd} does not exist`);
+  const agent: AgentDefinition | undefined = context.agent(agentName, cwd);
+  if (!agent) throw new AtriumError("missing_agent", `no agent named "${agentName}" is defined`);
+  const model = input.model ?? agent.model ?? config.defaultModel;
+  if (!models.get(model)) throw new AtriumError("missing_model", `no model "${model}" is configured`);
+  const effort = models.get(model)?.effort ? (input.effort ?? null) : null;
+  if (input.attachments?.length) checkUploads(store.paths, input.attachments);
+  const conversationId = store.newId();
+  const rootSessionId = store.newId();
+  const staging = ConversationStaging.begin(store, conversationId);
+  try {
+    await staging.appendMetadata({
+      type: "conversation.created",
+      conversationId,
+      title: titleFromMessage(input.text),
+      titleSource: "auto",
+      agent: agentName,
+      model,
+      effort,
+      cwd,
+      executor: "local",
+      rootSessionId,
+      forkedFrom: null,
+      ...keyed,
+    });
+    await staging.appendMetadata({ type: "session.created", sessionId: rootSessionId, agent: agentName, model, parentSessionId: null, depth: 0 });
+    const attachments = input.attachments?.length ? input.attachments.map((id) => staging.claimUpload(id)) : undefined;
+    await staging.commit();
+    return { conversationId, rootSessionId, attachments };
+  } catch (error) {
+    await staging.abandon();
+    throw storageError(error, "the new conversation");
+  }
+}
+
+/** A created conversation whose first message could not be recorded goes, with its requestKey; its uploads go back. */
+export async function discardNewConversation(context: EngineContext, conversationId: string, attachments: readonly AttachmentRef[]): Promise<void> {
+  const { store } = context;
+  await store.closeConversation(conversationId);
+  for (const attachment of attachments) {
+    const from = attachmentPath(store.paths, conversationId, attachment);
+    if (fs.existsSync(from)) saveUpload(store.paths, attachment.id, attachment.name, attachment.mediaType, fs.readFileSync(from), store.now());
+  }
+  await store.retireConversation(conversationId);
+}
+
+export function isDirectory(directory: string): boolean {
+  try {
+    return fs.statSync(directory).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The delete command, inside the owner's queue (DESIGN §2): tombstone first, so an interrupted
+ * removal is finished by reindex; only once it is on disk is the conversation gone. A disk too
+ * full for the tombstone still drops the conversation (which frees space), renamed away first.
+ */
+export async function deleteConversationFiles(context: EngineContext, actor: ConversationActor): Promise<void> {
+  const { store } = context;
+  actor.assertDeletable();
+  try {
+    await store.appendMetadata(actor.id, { type: "conversation.deleted", conversationId: actor.id });
+  } catch (error) {
+    if (!isStorageError(error)) throw error;
+    await store.retireConversation(actor.id).catch(() => Promise.reject(error));
+    actor.markDeleted();
+    return;
+  }
+  actor.markDeleted();
+  await store.closeConversation(actor.id);
+  fs.rmSync(store.paths.conversation(actor.id), { recursive: true, force: true });
+}
+
+/** A message that names uploads claims them; if it cannot be recorded they go back, so a retry may claim them again. */
+export async function sendWithUploads(store: Store, actor: ConversationActor, message: MessageInput, uploadIds: readonly string[] | undefined): Promise<MessageOutcome> {
+  actor.ensureAlive();
+  const claimed = uploadIds?.length ? claimUploads(store.paths, actor.id, uploadIds) : [];
+  const attachments = claimed.length ? claimed.map((upload) => upload.attachment) : undefined;
+  try {
+    const outcome = await actor.sendMessage({ ...message, attachments });
+    for (const upload of claimed) upload.forget();
+    return outcome;
+  } catch (error) {
+    for (const upload of claimed) returnUpload(store.paths, upload);
+    throw error;
+  }
+}

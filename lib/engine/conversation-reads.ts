@@ -1,0 +1,75 @@
+import { readArtifactPage, type ArtifactPage } from "../context/artifacts";
+import { AtriumError } from "../errors";
+import type { Attachment, Item, Session, Turn } from "../events/entities";
+import * as queries from "../store/queries";
+import type { Store } from "../store/store";
+import { attachmentPath } from "../store/uploads";
+import type { ConversationActor } from "./conversation-actor";
+import type { MessageOutcome } from "./owner-port";
+import type { KeyReference } from "./request-keys";
+
+/** Reads that merge the index with what only the owner knows (partial text, running turns). */
+
+export function pageOfItems(actor: ConversationActor, options: { session?: string; after?: number; limit?: number }): { items: Item[]; nextCursor: number | null } {
+  const session = actor.session(options.session ?? actor.rootSessionId);
+  const after = options.after ?? 0;
+  const limit = Math.min(options.limit ?? 100, 500);
+  // From memory, so partial text of a streaming item is included.
+  const page = session.items.filter((item) => item.seq > after).slice(0, limit + 1);
+  const items = page.slice(0, limit).map((item) => ({ ...item }));
+  return { items, nextCursor: page.length > limit ? items[items.length - 1].seq : null };
+}
+
+export function turnsWithLive(store: Store, actor: ConversationActor): Turn[] {
+  const live = new Map(actor.runningTurns().map((turn) => [turn.id, turn]));
+  return queries.listTurns(store.index, actor.id).map((turn) => live.get(turn.id) ?? turn);
+}
+
+export function sessionsWithStatus(store: Store, actor: ConversationActor): Session[] {
+  return queries.listSessions(store.index, actor.id).map((session) => ({
+    ...session,
+    status: liveStatus(actor.sessions.get(session.id)?.runner?.turn.status),
+  }));
+}
+
+/** The file of an attachment some message of this conversation carries. */
+export function findAttachment(store: Store, actor: ConversationActor, attachmentId: string): { path: string; attachment: Attachment } {
+  for (const session of actor.sessions.values()) {
+    for (const item of session.items) {
+      const attachment = item.attachments?.find((candidate) => candidate.id === attachmentId);
+      if (attachment) return { path: attachmentPath(store.paths, actor.id, attachment), attachment };
+    }
+  }
+  throw new AtriumError("not_found", `attachment ${attachmentId} was not found in this conversation`);
+}
+
+/** The answer a repeated requestKey gets: what the first request created. */
+export function replayMessage(store: Store, actor: ConversationActor, reference: KeyReference, mode: MessageOutcome["message"]["mode"]): MessageOutcome {
+  if (reference.kind === "turn.started") {
+    return {
+      message: { id: String(reference.messageId), mode, status: "started" },
+      turn: queries.getTurn(store.index, String(reference.turnId)),
+    };
+  }
+  const queued = reference.mode as string;
+  const status = queued === "steer" ? "steered" : queued === "jump" ? "jumped" : "queued";
+  const joined = typeof reference.turnId === "string" ? reference.turnId : null;
+  const live = joined ? actor.runningTurns().find((turn) => turn.id === joined) : undefined;
+  return {
+    message: { id: String(reference.messageId), mode, status },
+    turn: joined ? (live ?? queries.getTurn(store.index, joined)) : null,
+  };
+}
+
+export function readArtifact(store: Store, actor: ConversationActor, artifactId: string, page: number): ArtifactPage {
+  const found = readArtifactPage(store.paths.artifacts(actor.id), artifactId, page);
+  if (!found) throw new AtriumError("not_found", `artifact ${artifactId} was not found in this conversation`);
+  if (page > found.artifact.pages) throw new AtriumError("not_found", `artifact ${artifactId} has ${found.artifact.pages} pages`);
+  return found;
+}
+
+function liveStatus(status: Turn["status"] | undefined): Session["status"] {
+  if (status === "running") return "running";
+  if (status === "waiting_approval" || status === "waiting_user") return "waiting";
+  return "idle";
+}

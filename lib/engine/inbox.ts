@@ -1,0 +1,100 @@
+import { AtriumError } from "../errors";
+import type { Waiting } from "../events/entities";
+import type { EngineContext } from "./engine-context";
+import type { MessageInput, WaitingEntry } from "./owner-port";
+
+/**
+ * A conversation's waiting messages (DESIGN §3, inbox), owned by its owner: each change is
+ * recorded (`queue.*`) before it is made, and every client is told the new list.
+ */
+export class Inbox {
+  constructor(
+    private readonly context: EngineContext,
+    private readonly conversationId: string,
+    private entries: WaitingEntry[],
+    private readonly announce: (waiting: Waiting[]) => void,
+  ) {}
+
+  get all(): readonly WaitingEntry[] {
+    return this.entries;
+  }
+
+  list(): Waiting[] {
+    return this.entries.map((entry) => ({
+      id: entry.id,
+      text: entry.text,
+      mode: entry.mode,
+      createdAt: entry.createdAt,
+      sessionId: entry.sessionId,
+      origin: entry.origin,
+    }));
+  }
+
+  /** One session's messages in the order they start: jumps, then the owner's, then the rest. */
+  ordered(sessionId: string): WaitingEntry[] {
+    const mine = this.entries.filter((entry) => entry.sessionId === sessionId);
+    const rank = (entry: WaitingEntry) => (entry.mode === "jump" ? 0 : entry.origin === "owner" ? 1 : 2);
+    return mine.sort((a, b) => rank(a) - rank(b) || a.position - b.position);
+  }
+
+  find(messageId: string): WaitingEntry {
+    const entry = this.entries.find((candidate) => candidate.id === messageId);
+    if (!entry) throw new AtriumError("not_found", `waiting message ${messageId} was not found`);
+    return entry;
+  }
+
+  async add(sessionId: string, messageId: string, input: MessageInput, mode: WaitingEntry["mode"], joinedTurnId?: string): Promise<void> {
+    const record = await this.context.store.appendMetadata(this.conversationId, {
+      type: "queue.added",
+      messageId,
+      sessionId,
+      text: input.text,
+      mode,
+      origin: input.origin,
+      fromSessionId: input.fromSessionId,
+      attachments: input.attachments?.length ? input.attachments : undefined,
+      turnId: joinedTurnId,
+      requestKey: input.requestKey,
+      requestHash: input.requestHash,
+    });
+    this.entries.push({
+      id: messageId,
+      sessionId,
+      text: input.text,
+      mode,
+      origin: input.origin,
+      fromSessionId: input.fromSessionId,
+      attachments: input.attachments,
+      createdAt: record.at,
+      position: record.seq,
+    });
+    this.publish();
+  }
+
+  async update(messageId: string, patch: { text?: string; mode?: WaitingEntry["mode"] }): Promise<WaitingEntry> {
+    const entry = this.find(messageId);
+    await this.context.store.appendMetadata(this.conversationId, { type: "queue.updated", messageId, ...patch });
+    if (patch.text !== undefined) entry.text = patch.text;
+    if (patch.mode !== undefined) entry.mode = patch.mode;
+    this.publish();
+    return entry;
+  }
+
+  /** Records a message leaving the list and drops it; the caller publishes once it is done. */
+  async remove(messageId: string, reason: "withdrawn" | "steered" | "started"): Promise<void> {
+    this.find(messageId);
+    await this.context.store.appendMetadata(this.conversationId, { type: "queue.removed", messageId, reason });
+    this.entries = this.entries.filter((entry) => entry.id !== messageId);
+  }
+
+  /** Drops messages whose leaving is already on record (a turn took them); tells clients if any went. */
+  forget(ids: ReadonlySet<string>): void {
+    if (!this.entries.some((entry) => ids.has(entry.id))) return;
+    this.entries = this.entries.filter((entry) => !ids.has(entry.id));
+    this.publish();
+  }
+
+  publish(): void {
+    this.announce(this.list());
+  }
+}

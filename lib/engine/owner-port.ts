@@ -1,0 +1,166 @@
+import type { CompactionPoint } from "../context/compaction";
+import type { Conversation, Item, Turn, Waiting } from "../events/entities";
+import type { ConversationEvent } from "../events/events";
+import type { AttachmentRef, MessageOrigin, StoredItem, TurnError } from "../store/records";
+import type { EngineContext } from "./engine-context";
+
+/**
+ * The narrow interfaces of a conversation's owner and of a running turn (DESIGN §13): what the
+ * modules acting on a conversation (turn loop, tools, objectives, compaction, subagents) may
+ * ask of it. They import these, never the owner's class, so nothing imports in a circle.
+ */
+
+export interface InterruptReason {
+  code: "interrupted" | "server_stopped";
+  message: string;
+  byOwner: boolean;
+  jump?: boolean;
+}
+
+export interface SessionState {
+  id: string;
+  agent: string;
+  model: string;
+  parentSessionId: string | null;
+  depth: number;
+  createdAt: string;
+  items: Item[];
+  byId: Map<string, Item>;
+  runner: TurnHandle | null;
+  /** Input tokens the provider reported for this session's last request, for the usage figure. */
+  lastReportedInput: number | null;
+  /** How many items that request covered; later ones are estimated on top of the report. */
+  reportedItemCount: number;
+  /** The latest compaction: what the model sees starts from its summary. */
+  compaction: CompactionPoint | null;
+  /** For OpenAI reasoning models: the reasoning context the provider last reported applying. */
+  reasoningContextApplied: "all_turns" | "current_turn" | null;
+}
+
+export interface WaitingEntry {
+  id: string;
+  sessionId: string;
+  text: string;
+  mode: "steer" | "queue" | "jump";
+  origin: string;
+  fromSessionId?: string;
+  attachments?: AttachmentRef[];
+  createdAt: string;
+  position: number;
+}
+
+export interface MessageInput {
+  text: string;
+  attachments?: AttachmentRef[];
+  mode: "auto" | "steer" | "queue" | "jump";
+  sessionId: string;
+  origin: MessageOrigin;
+  fromSessionId?: string;
+  requestKey?: string;
+  requestHash?: string;
+}
+
+export interface MessageOutcome {
+  message: { id: string; mode: "steer" | "queue" | "jump" | "auto"; status: "started" | "steered" | "queued" | "jumped" };
+  turn: Turn | null;
+}
+
+export interface SpawnOptions {
+  agent: string;
+  model: string;
+  task: string;
+  history: boolean;
+  /** Subagents that may run at once in this conversation (config subagentConcurrencyLimit). */
+  concurrencyLimit: number;
+}
+
+export interface TurnInput {
+  id: string;
+  text: string;
+  origin: string;
+  fromSessionId?: string;
+  fromWaiting?: boolean;
+  attachments?: AttachmentRef[];
+}
+
+export type ItemFields = Omit<StoredItem, "id" | "sessionId" | "createdAt"> & { id?: string };
+
+export interface ItemCompletion {
+  status: Item["status"];
+  text?: string;
+  output?: string;
+  exitCode?: number | null;
+  artifactId?: string;
+  providerMetadata?: Record<string, unknown>;
+}
+
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
+export type OwnerEvent = DistributiveOmit<ConversationEvent, "conversationId">;
+
+/** One running turn, as the owner and the tools see it. */
+export interface TurnHandle {
+  readonly actor: ConversationOwner;
+  readonly session: SessionState;
+  readonly turn: Turn;
+  readonly signal: AbortSignal;
+  readonly finished: Promise<void>;
+  reason: InterruptReason | null;
+  /** Set by the compact_context tool: compact before the next model call. */
+  compactRequested: boolean;
+  /** The turn loop is over and its end is being recorded. */
+  closing: boolean;
+  /** Set when a record of the turn could not be written: the turn ends failed with this code. */
+  storageFailure: TurnError | null;
+  closeAttempts: number;
+  noticeWritten: boolean;
+  settledAlready: boolean;
+  start(): void;
+  interrupt(reason: InterruptReason): void;
+  failOnStorage(error: TurnError): void;
+  settle(): void;
+  park(status: "waiting_approval" | "waiting_user", ready: (wake: () => void) => void): Promise<void>;
+  appendOutput(item: Item, delta: string): void;
+  writeCheckpoint(): Promise<void>;
+  markStarted(item: Item): Promise<void>;
+}
+
+/** The owner of one conversation: its commands, and the reads the turn loop makes of it. */
+export interface ConversationOwner {
+  readonly context: EngineContext;
+  readonly id: string;
+  readonly rootSessionId: string;
+  readonly sessions: Map<string, SessionState>;
+  readonly root: SessionState;
+  readonly deleted: boolean;
+  readonly decisionWaiters: Map<string, () => void>;
+  readonly reportWaiters: Map<string, { ids: Set<string>; onReport(childId: string, text: string): void }>;
+  readonly waiting: readonly WaitingEntry[];
+  /** Waiting messages whose leaving is already on record. */
+  forgetWaiting(ids: ReadonlySet<string>): void;
+  locked<T>(section: () => Promise<T> | T): Promise<T>;
+  ensureAlive(): void;
+  session(sessionId: string): SessionState;
+  conversation(): Omit<Conversation, "missing">;
+  waitingList(): Waiting[];
+  publish(event: OwnerEvent): void;
+  publishConversation(): void;
+  publishQueue(): void;
+  createItem(session: SessionState, fields: ItemFields): Promise<Item>;
+  completeItem(session: SessionState, item: Item, fields: ItemCompletion): Promise<void>;
+  mayCheckpoint(item: Item): boolean;
+  sendMessage(input: MessageInput): Promise<MessageOutcome>;
+  addWaiting(session: SessionState, messageId: string, input: MessageInput, mode: WaitingEntry["mode"], joinedTurnId?: string): Promise<void>;
+  ordered(session: SessionState): WaitingEntry[];
+  takeSteers(session: SessionState, turn: Turn): Promise<number>;
+  queueEngineMessage(session: SessionState, text: string, origin: MessageOrigin): Promise<void>;
+  pump(session: SessionState): Promise<void>;
+  interrupt(sessionId: string, byOwner?: boolean): Promise<Turn | null>;
+  onDecision(id: string, wake: () => void): void;
+  wake(id: string): void;
+  startTurn(session: SessionState, inputs: TurnInput[], request?: { requestKey?: string; requestHash?: string }, existingTurnId?: string): Promise<Turn>;
+  finishTurn(runner: TurnHandle, status: "completed" | "failed" | "interrupted", error: TurnError | null, reason: InterruptReason | null): Promise<void>;
+  spawnSession(parent: SessionState, options: SpawnOptions): Promise<SessionState | null>;
+  takeReports(parent: SessionState, childIds: ReadonlySet<string>, turnId: string): Promise<Array<{ childId: string; text: string }>>;
+  beginManualCompaction(): AbortController;
+  endManualCompaction(controller: AbortController): Promise<void>;
+}

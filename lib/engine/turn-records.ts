@@ -1,0 +1,103 @@
+import type { Turn } from "../events/entities";
+import type { MessageOrigin, TurnError } from "../store/records";
+import { SERVER_STOPPED_NOTICE } from "./crash-closing";
+import type { ConversationOwner, InterruptReason, SessionState, TurnHandle, TurnInput } from "./owner-port";
+import { settleParked } from "./parked-decisions";
+
+export const OWNER_INTERRUPT_NOTICE = "The previous turn was interrupted by the owner.";
+
+/**
+ * The records that start a turn, written inside the owner's start command; the owner then
+ * changes its state. Returns the turn as recorded.
+ */
+export async function recordTurnStart(
+  owner: ConversationOwner,
+  session: SessionState,
+  inputs: TurnInput[],
+  request: { requestKey?: string; requestHash?: string } | undefined,
+  existingTurnId: string | undefined,
+): Promise<Turn> {
+  const store = owner.context.store;
+  const conversation = owner.conversation();
+  const turnId = existingTurnId ?? store.newId();
+  // The user's items go to disk before the records that take them off the waiting list, so a
+  // crash in between leaves the message on disk (recovery drops the now-duplicate waiting entry).
+  for (const input of inputs) {
+    if (session.byId.has(input.id)) continue;
+    await owner.createItem(session, {
+      id: input.id,
+      turnId,
+      kind: input.origin === "subagent" ? "subagent_report" : "user_message",
+      status: "completed",
+      text: input.text,
+      origin: input.origin as MessageOrigin,
+      fromSessionId: input.fromSessionId,
+      attachments: input.attachments?.length ? input.attachments : undefined,
+    });
+  }
+  for (const input of inputs.filter((candidate) => candidate.fromWaiting)) {
+    await store.appendMetadata(owner.id, { type: "queue.removed", messageId: input.id, reason: "started" });
+  }
+  const model = session.id === owner.rootSessionId ? conversation.model : session.model;
+  const effort = session.id === owner.rootSessionId ? conversation.effort : null;
+  const record = await store.appendMetadata(owner.id, {
+    type: "turn.started",
+    turnId,
+    sessionId: session.id,
+    model,
+    effort,
+    inputMessageIds: inputs.map((input) => input.id),
+    requestKey: request?.requestKey,
+    requestHash: request?.requestHash,
+  });
+  return {
+    id: turnId,
+    conversationId: owner.id,
+    sessionId: session.id,
+    status: "running",
+    model,
+    effort,
+    startedAt: record.at,
+    endedAt: null,
+    error: null,
+    usage: { inputTokens: 0, outputTokens: 0 },
+    inputMessageIds: inputs.map((input) => input.id),
+  };
+}
+
+/**
+ * The records that end a turn: what is left open is closed, parked questions settled, the
+ * notice of an interrupt and `turn.ended`. Each step skips what an earlier, failed attempt
+ * already wrote, so the owner can retry it. Returns the end time as recorded.
+ */
+export async function recordTurnEnd(
+  owner: ConversationOwner,
+  runner: TurnHandle,
+  status: "completed" | "failed" | "interrupted",
+  error: TurnError | null,
+  reason: InterruptReason | null,
+): Promise<string> {
+  const { session, turn } = runner;
+  for (const item of session.items) {
+    if (item.turnId !== turn.id) continue;
+    if (item.status === "streaming" || item.status === "waiting") {
+      await owner.completeItem(session, item, {
+        status: status === "failed" && item.kind !== "tool_call" ? "failed" : "interrupted",
+        text: item.text,
+        output: item.output,
+      });
+    }
+  }
+  await settleParked(owner, turn);
+  if (status === "interrupted" && !runner.noticeWritten) {
+    await owner.createItem(session, {
+      turnId: turn.id,
+      kind: "notice",
+      status: "completed",
+      text: reason?.code === "server_stopped" ? SERVER_STOPPED_NOTICE : OWNER_INTERRUPT_NOTICE,
+    });
+    runner.noticeWritten = true;
+  }
+  const record = await owner.context.store.appendMetadata(owner.id, { type: "turn.ended", turnId: turn.id, status, error, usage: turn.usage });
+  return record.at;
+}

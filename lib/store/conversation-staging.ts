@@ -1,0 +1,100 @@
+import fs from "node:fs";
+import path from "node:path";
+import { storageError } from "../errors";
+import { assertId } from "./ids";
+import { ingestConversation } from "./ingest";
+import { JsonlAppender } from "./jsonl-appender";
+import type { MetadataRecordBody, SessionRecordBody } from "./records";
+import type { Store } from "./store";
+import { claimUpload, returnUpload, type ClaimedUpload } from "./uploads";
+
+const STAGING_PREFIX = ".staging-";
+
+/**
+ * A new conversation (create, fork) built whole under a staging name and renamed into place
+ * (DESIGN §2): a failure or a crash part-way leaves no half-made conversation behind, and its
+ * requestKey, written with its first record, becomes known only with the complete directory.
+ */
+export class ConversationStaging {
+  private readonly appenders = new Map<string, Promise<JsonlAppender<object, { seq: number }>>>();
+  private readonly claimed: ClaimedUpload[] = [];
+
+  private constructor(
+    private readonly store: Store,
+    readonly conversationId: string,
+    readonly directory: string,
+  ) {}
+
+  static begin(store: Store, conversationId: string): ConversationStaging {
+    const directory = path.join(store.paths.conversations, `${STAGING_PREFIX}${assertId(conversationId, "conversation id")}`);
+    fs.rmSync(directory, { recursive: true, force: true });
+    fs.mkdirSync(directory, { recursive: true });
+    return new ConversationStaging(store, conversationId, directory);
+  }
+
+  /** Staging directories left by a crash are never complete conversations: removed at start. */
+  static removeLeftovers(store: Store): void {
+    for (const name of fs.readdirSync(store.paths.conversations)) {
+      if (name.startsWith(STAGING_PREFIX)) fs.rmSync(path.join(store.paths.conversations, name), { recursive: true, force: true });
+    }
+  }
+
+  async appendMetadata(body: MetadataRecordBody): Promise<void> {
+    await this.append("metadata.jsonl", body);
+  }
+
+  async appendSession(sessionId: string, body: SessionRecordBody): Promise<void> {
+    await this.append(`${assertId(sessionId, "session id")}.jsonl`, body);
+  }
+
+  /** Copies a file of another conversation (artifact, attachment) to the same relative place. */
+  copyFile(from: string, relative: string): void {
+    const target = path.join(this.directory, relative);
+    fs.mkdirSync(path.dirname(target), { recursive: true });
+    fs.copyFileSync(from, target);
+  }
+
+  /** Moves an upload into the conversation; a staging that is abandoned gives it back. */
+  claimUpload(id: string) {
+    const claimed = claimUpload(this.store.paths, id, path.join(this.directory, "attachments"));
+    this.claimed.push(claimed);
+    return claimed.attachment;
+  }
+
+  /** Flushes everything, renames the directory into place, flushes its parent, then indexes it. */
+  async commit(): Promise<void> {
+    const closing = [...this.appenders.values()].map(async (appender) => (await appender).close());
+    await Promise.all(closing);
+    const target = this.store.paths.conversation(this.conversationId);
+    try {
+      for (const sub of ["attachments", "artifacts"]) {
+        const directory = path.join(this.directory, sub);
+        if (fs.existsSync(directory)) this.store.fs.syncDirectory(directory);
+      }
+      this.store.fs.syncDirectory(this.directory);
+      this.store.fs.rename(this.directory, target);
+      this.store.fs.syncDirectory(this.store.paths.conversations);
+    } catch (error) {
+      throw storageError(error, `conversation ${this.conversationId}`);
+    }
+    for (const claimed of this.claimed) claimed.forget();
+    const outcome = ingestConversation(this.store, this.conversationId, { fresh: true });
+    if (outcome.status !== "indexed") throw new Error(`conversation ${this.conversationId} could not be indexed: ${outcome.status}`);
+  }
+
+  /** Nothing of the conversation stays: uploads go back to where they were claimed from. */
+  async abandon(): Promise<void> {
+    await Promise.all([...this.appenders.values()].map((appender) => appender.then((open) => open.close()).catch(() => undefined)));
+    for (const claimed of this.claimed.splice(0)) returnUpload(this.store.paths, claimed);
+    fs.rmSync(this.directory, { recursive: true, force: true });
+  }
+
+  private async append(name: string, body: object): Promise<void> {
+    let appender = this.appenders.get(name);
+    if (!appender) {
+      appender = JsonlAppender.open(path.join(this.directory, name), { now: this.store.now, fs: this.store.fs });
+      this.appenders.set(name, appender);
+    }
+    await (await appender).append(body);
+  }
+}

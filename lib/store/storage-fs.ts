@@ -1,0 +1,123 @@
+import fs from "node:fs";
+import path from "node:path";
+
+/**
+ * The file operations the store's durability depends on, behind one seam so tests can make
+ * them fail the way a full or broken disk does (ENOSPC on write, EIO on fdatasync …).
+ */
+export interface StorageFs {
+  open(filePath: string, flags: string): Promise<fs.promises.FileHandle>;
+  write(handle: fs.promises.FileHandle, filePath: string, chunk: Buffer, offset: number, length: number): Promise<number>;
+  datasync(handle: fs.promises.FileHandle, filePath: string): Promise<void>;
+  truncate(handle: fs.promises.FileHandle, filePath: string, length: number): Promise<void>;
+  rename(from: string, to: string): void;
+  /** Makes a directory entry (a new file, a rename into it) durable. */
+  syncDirectory(directory: string): void;
+}
+
+export const nodeStorageFs: StorageFs = {
+  open: (filePath, flags) => fs.promises.open(filePath, flags),
+  write: async (handle, _filePath, chunk, offset, length) => (await handle.write(chunk, offset, length, null)).bytesWritten,
+  datasync: (handle) => handle.datasync(),
+  truncate: (handle, _filePath, length) => handle.truncate(length),
+  rename: (from, to) => fs.renameSync(from, to),
+  syncDirectory,
+};
+
+export function syncDirectory(directory: string): void {
+  let descriptor: number | null = null;
+  try {
+    descriptor = fs.openSync(directory, "r");
+    fs.fsyncSync(descriptor);
+  } catch (error) {
+    // Some filesystems refuse fsync on a directory (EINVAL/EISDIR); the entry is as durable as they allow.
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== "EINVAL" && code !== "EISDIR" && code !== "EPERM") throw error;
+  } finally {
+    if (descriptor !== null) fs.closeSync(descriptor);
+  }
+}
+
+export type FaultOperation = "open" | "write" | "fdatasync" | "truncate" | "rename";
+
+export interface Fault {
+  operation: FaultOperation;
+  code: string;
+  /** Only files whose path contains this (default: every file). */
+  pathIncludes?: string;
+  /** How many calls fail before the fault clears by itself (default: until cleared). */
+  times?: number;
+  /** For `write`: how many bytes land before the failure, as on a disk that fills mid-write. */
+  partialBytes?: number;
+}
+
+/** A StorageFs that fails on demand; otherwise the real filesystem. Used by fault-injection tests. */
+export class FaultyStorageFs implements StorageFs {
+  private faults: Fault[] = [];
+  /** How many injected failures have fired. */
+  fired = 0;
+
+  inject(fault: Fault): void {
+    this.faults.push({ ...fault });
+  }
+
+  clear(): void {
+    this.faults = [];
+  }
+
+  open(filePath: string, flags: string): Promise<fs.promises.FileHandle> {
+    const fault = this.take("open", filePath);
+    if (fault) return Promise.reject(errnoError(fault.code, "open", filePath));
+    return nodeStorageFs.open(filePath, flags);
+  }
+
+  async write(handle: fs.promises.FileHandle, filePath: string, chunk: Buffer, offset: number, length: number): Promise<number> {
+    const fault = this.take("write", filePath);
+    if (fault) {
+      const partial = Math.min(fault.partialBytes ?? 0, length);
+      if (partial > 0) await handle.write(chunk, offset, partial, null);
+      throw errnoError(fault.code, "write", filePath);
+    }
+    return nodeStorageFs.write(handle, filePath, chunk, offset, length);
+  }
+
+  datasync(handle: fs.promises.FileHandle, filePath: string): Promise<void> {
+    const fault = this.take("fdatasync", filePath);
+    if (fault) return Promise.reject(errnoError(fault.code, "fdatasync", filePath));
+    return handle.datasync();
+  }
+
+  truncate(handle: fs.promises.FileHandle, filePath: string, length: number): Promise<void> {
+    const fault = this.take("truncate", filePath);
+    if (fault) return Promise.reject(errnoError(fault.code, "ftruncate", filePath));
+    return handle.truncate(length);
+  }
+
+  rename(from: string, to: string): void {
+    const fault = this.take("rename", to);
+    if (fault) throw errnoError(fault.code, "rename", to);
+    fs.renameSync(from, to);
+  }
+
+  syncDirectory(directory: string): void {
+    syncDirectory(directory);
+  }
+
+  private take(operation: FaultOperation, filePath: string): Fault | null {
+    const fault = this.faults.find(
+      (candidate) => candidate.operation === operation && (!candidate.pathIncludes || filePath.includes(candidate.pathIncludes)),
+    );
+    if (!fault) return null;
+    this.fired += 1;
+    if (fault.times !== undefined && --fault.times <= 0) this.faults.splice(this.faults.indexOf(fault), 1);
+    return fault;
+  }
+}
+
+function errnoError(code: string, syscall: string, filePath: string): NodeJS.ErrnoException {
+  const error: NodeJS.ErrnoException = new Error(`${code}: injected fault, ${syscall} '${path.basename(filePath)}'`);
+  error.code = code;
+  error.syscall = syscall;
+  error.path = filePath;
+  return error;
+}
