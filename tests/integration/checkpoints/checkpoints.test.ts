@@ -196,7 +196,8 @@ describe("checkpoints of the working directory", () => {
     await taken;
     // The hook's continuation queues its record on the (deleted) conversation's lock: let it run, then pass through the lock after it.
     await new Promise((resolve) => setImmediate(resolve));
-    await actor.locked(() => undefined);
+    // Every command of a deleted conversation is refused, the hook's record included.
+    await expect(actor.locked(() => undefined)).rejects.toThrow(/was deleted/);
     expect(fs.existsSync(harness.runtime.store.paths.conversation(created.conversation.id))).toBe(false);
   });
 });

@@ -60,12 +60,14 @@ function sendChunked(pathname: string, totalBytes: number, headers: Record<strin
       clearInterval(sampler);
       reject(error);
     });
+    // One chunk per turn of the event loop: the server's early answer is read between writes,
+    // before a write after its close could fail with EPIPE.
     const pump = () => {
-      while (!answered && sent < totalBytes) {
-        sent += CHUNK.length;
-        if (!request.write(CHUNK)) return void request.once("drain", pump);
-      }
-      if (!answered) request.end();
+      if (answered) return;
+      if (sent >= totalBytes) return void request.end();
+      sent += CHUNK.length;
+      if (!request.write(CHUNK)) return void request.once("drain", () => setImmediate(pump));
+      setImmediate(pump);
     };
     pump();
   });
