@@ -9,6 +9,13 @@ export const MAX_SNAPSHOT_FILE_BYTES = 10 * 1024 * 1024;
 /** A diff is for reading: past this it is cut at a line end (the file list still counts everything). */
 export const MAX_DIFF_CHARACTERS = 1024 * 1024;
 
+/** A working directory found too large is listed again only after this long. */
+const TOO_LARGE_RECHECK_MS = 10 * 60 * 1000;
+
+function tooLargeReason(cwd: string, maxFiles: number): string {
+  return `the working directory ${cwd} has more than ${maxFiles} files (config snapshots.maxFiles)`;
+}
+
 export type SnapshotOutcome = { tree: string } | { off: string };
 
 export interface ChangedFile {
@@ -30,6 +37,8 @@ export function isTreeId(value: unknown): value is string {
  */
 export class SnapshotStore {
   private readonly queues = new Map<string, Promise<unknown>>();
+  /** Working directories found over maxFiles, until when that answer stands. */
+  private readonly tooLarge = new Map<string, number>();
 
   constructor(
     private readonly root: string,
@@ -139,8 +148,15 @@ export class SnapshotStore {
     const homeExclude = home !== "" && !home.startsWith("..") && !path.isAbsolute(home) ? [`/${escapeIgnorePattern(home)}/\n`] : [];
     const excludeFile = path.join(target.gitDir, "info", "exclude");
     fs.writeFileSync(excludeFile, homeExclude.join(""));
+    const tooLarge = this.tooLarge.get(cwd);
+    if (tooLarge !== undefined && Date.now() < tooLarge) return { off: tooLargeReason(cwd, this.maxFiles) };
     const listed = await listFiles(target, this.maxFiles);
-    if (listed === null) return { off: `the working directory ${cwd} has more than ${this.maxFiles} files (config snapshots.maxFiles)` };
+    if (listed === null) {
+      // Listing a huge tree takes seconds: it is not walked again on every turn.
+      this.tooLarge.set(cwd, Date.now() + TOO_LARGE_RECHECK_MS);
+      return { off: tooLargeReason(cwd, this.maxFiles) };
+    }
+    this.tooLarge.delete(cwd);
     const large: string[] = [];
     for (const relative of listed) {
       try {

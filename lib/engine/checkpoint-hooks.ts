@@ -20,12 +20,25 @@ export function changesFiles(toolName: string | undefined): boolean {
   return toolName !== undefined && (FILE_TOOLS.has(toolName) || toolName.startsWith("mcp__"));
 }
 
+/** Turn-start snapshots still being taken: the first model call need not wait, the first tool must. */
+const turnStarts = new WeakMap<TurnHandle, Promise<void>>();
+
+/**
+ * Starts the turn's first snapshot and returns at once: a large working directory (up to
+ * snapshots.maxFiles files to list) must not delay the model's answer, only the first tool.
+ */
 export function checkpointTurnStart(runner: TurnHandle): Promise<void> {
-  return checkpoint(runner, null, "turn_start");
+  turnStarts.set(runner, checkpoint(runner, null, "turn_start"));
+  return Promise.resolve();
 }
 
-export function checkpointAfterTool(runner: TurnHandle, item: Item): Promise<void> {
-  return changesFiles(item.toolName) ? checkpoint(runner, item.id, "tool") : Promise.resolve();
+/** Before a tool runs: the state it starts from is on record. */
+export async function turnStartCheckpointTaken(runner: TurnHandle): Promise<void> {
+  await turnStarts.get(runner);
+}
+
+export async function checkpointAfterTool(runner: TurnHandle, item: Item): Promise<void> {
+  if (changesFiles(item.toolName)) await checkpoint(runner, item.id, "tool");
 }
 
 async function checkpoint(runner: TurnHandle, itemId: string | null, reason: CheckpointReason): Promise<void> {
@@ -35,10 +48,12 @@ async function checkpoint(runner: TurnHandle, itemId: string | null, reason: Che
   const cwd = actor.conversation().cwd;
   // A cwd inside Atrium's data directory is never snapshotted (the snapshots would contain themselves).
   if (isInside(cwd, actor.context.store.paths.home)) return;
+  // The files as of now: the record may be written later (a turn-start snapshot runs beside the model call).
+  const takenAt = actor.context.store.now().toISOString();
   const work = (async () => {
     const outcome = await checkpoints.snapshot(cwd);
     if ("tree" in outcome) {
-      await recordUnlessDeleted(actor, { turnId: runner.turn.id, itemId, cwd, tree: outcome.tree, reason });
+      await recordUnlessDeleted(actor, { turnId: runner.turn.id, itemId, cwd, tree: outcome.tree, reason, takenAt });
       return;
     }
     const text = `Checkpoints are off: ${outcome.off}. Files changed in this conversation cannot be restored by "Restart from here".`;
