@@ -1,31 +1,23 @@
-import { AtriumError, isStorageError } from "../errors";
+import { AtriumError } from "../errors";
 import type { Approval, Conversation, Item, Question, Turn, Waiting } from "../events/entities";
-import {
-  conversationRow,
-  listItems,
-  listSessions,
-  latestCompaction,
-  listWaiting,
-  objectiveFor,
-  toConversation,
-} from "../store/queries";
-import type { AttachmentRef, MessageOrigin, StoredItem, TurnError } from "../store/records";
+import type { MessageOrigin, TurnError } from "../store/records";
 import type { EngineContext } from "./engine-context";
 import { Mutex } from "./mutex";
 import { closeTurnAfterCrash, resumeHalfStartedTurns } from "./crash-closing";
+import { ItemWriter } from "./item-writer";
 import { missingParts } from "./missing";
+import { loadOwnerState } from "./owner-loading";
 import { answerQuestion, decideApproval } from "./parked-decisions";
-import { afterRootTurn } from "./objectives";
-import { addItem, cloneTurn, type SessionState, type WaitingEntry } from "./session-state";
-import type { SpawnOptions } from "./owner-port";
-import { deliverReport, spawnSession, takeReports } from "../agents/subagent-sessions";
-import type { ConversationOwner, InterruptReason, ItemCompletion, ItemFields, MessageInput, MessageOutcome, OwnerEvent, TurnHandle, TurnInput } from "./owner-port";
-import { OWNER_INTERRUPT_NOTICE, recordTurnEnd, recordTurnStart } from "./turn-records";
-import { TurnRunner } from "./turn-runner";
+import { cloneTurn, liveItems, runningTurns, type SessionState, type WaitingEntry } from "./session-state";
+import { ConversationSnapshot } from "./conversation-snapshot";
+import { spawnSession, takeReports } from "../agents/subagent-sessions";
+import type { ConversationOwner, InterruptReason, ItemCompletion, ItemFields, MessageInput, MessageOutcome, OwnerEvent, SpawnOptions, TurnHandle, TurnInput } from "./owner-port";
+import { OWNER_INTERRUPT_NOTICE, recordSteer } from "./turn-records";
+import { resumeParkedTurn, startTurn } from "./turn-starting";
+import { closeTurn } from "./turn-closing";
 import { Inbox } from "./inbox";
 
 export type { MessageInput, MessageOutcome } from "./owner-port";
-
 
 /**
  * One conversation's live state: its sessions, their running turns and the inbox.
@@ -41,10 +33,10 @@ export class ConversationActor implements ConversationOwner {
   /** Set when the server stops: nothing new starts, open turns close with server_stopped. */
   stopped = false;
   private readonly mutex = new Mutex();
-  /** The conversation as last read from the index, valid while the index writer's revision for it is unchanged. */
-  private cachedConversation: { revision: number; conversation: Omit<Conversation, "missing"> } | null = null;
-  /** Items whose item.completed is on its way to disk: no progress checkpoint may follow it. */
-  private readonly completing = new WeakSet<Item>();
+  /** The conversation's row, cached until the index writer next touches it. */
+  private readonly snapshot: ConversationSnapshot;
+  /** Creates and completes items; knows which completions are on their way to disk. */
+  private readonly items = new ItemWriter(this);
   /** A manual compaction in progress (POST …/compact): interrupt and delete abort it. */
   private manualCompaction: AbortController | null = null;
   readonly decisionWaiters = new Map<string, () => void>();
@@ -55,40 +47,15 @@ export class ConversationActor implements ConversationOwner {
     readonly context: EngineContext,
     readonly id: string,
     readonly rootSessionId: string,
-  ) {}
+  ) {
+    this.snapshot = new ConversationSnapshot(context, id);
+  }
 
   static load(context: EngineContext, conversationId: string): ConversationActor {
-    const db = context.store.index;
-    const row = conversationRow(db, conversationId);
-    if (!row) throw new AtriumError("not_found", `conversation ${conversationId} was not found`);
-    const actor = new ConversationActor(context, conversationId, row.rootSessionId);
-    for (const session of listSessions(db, conversationId)) {
-      const items: Item[] = [];
-      let after = 0;
-      for (;;) {
-        const page = listItems(db, session.id, after, 500);
-        items.push(...page.items);
-        if (page.nextCursor === null) break;
-        after = page.nextCursor;
-      }
-      actor.sessions.set(session.id, {
-        id: session.id,
-        agent: session.agent,
-        model: session.model,
-        parentSessionId: session.parentSessionId,
-        depth: session.depth,
-        createdAt: session.createdAt,
-        items,
-        byId: new Map(items.map((item) => [item.id, item])),
-        runner: null,
-        lastReportedInput: null,
-        reportedItemCount: 0,
-        compaction: latestCompaction(db, session.id),
-        reasoningContextApplied: null,
-      });
-    }
-    const waiting = listWaiting(db, conversationId).map((entry, position) => ({ ...entry, mode: entry.mode, position }));
-    actor.inbox = new Inbox(context, conversationId, waiting, (list) => actor.publish({ type: "queue.updated", waiting: list }));
+    const state = loadOwnerState(context, conversationId);
+    const actor = new ConversationActor(context, conversationId, state.rootSessionId);
+    for (const session of state.sessions) actor.sessions.set(session.id, session);
+    actor.inbox = new Inbox(context, conversationId, state.waiting, (list) => actor.publish({ type: "queue.updated", waiting: list }));
     return actor;
   }
 
@@ -115,16 +82,7 @@ export class ConversationActor implements ConversationOwner {
 
   /** Read on every model call; cached until the index writer next touches this conversation. Callers get their own copy. */
   conversation(): Omit<Conversation, "missing"> {
-    const revision = this.context.store.writer.revision(this.id);
-    if (this.cachedConversation?.revision !== revision) {
-      const row = conversationRow(this.context.store.index, this.id);
-      if (!row) throw new AtriumError("not_found", `conversation ${this.id} was not found`);
-      this.cachedConversation = { revision, conversation: toConversation(row, objectiveFor(this.context.store.index, this.id)) };
-    }
-    const conversation = { ...this.cachedConversation.conversation };
-    if (conversation.forkedFrom) conversation.forkedFrom = { ...conversation.forkedFrom };
-    if (conversation.objective) conversation.objective = { ...conversation.objective };
-    return conversation;
+    return this.snapshot.read();
   }
 
   waitingList(): Waiting[] {
@@ -141,63 +99,26 @@ export class ConversationActor implements ConversationOwner {
   }
 
   runningTurns(): Turn[] {
-    return [...this.sessions.values()].flatMap((session) => (session.runner ? [cloneTurn(session.runner.turn)] : []));
+    return runningTurns(this.sessions.values());
   }
 
   hasOpenTurn(): boolean {
     return [...this.sessions.values()].some((session) => session.runner !== null);
   }
 
-
-
   /** Items of the running turns, partial text included: what a new SSE client starts from. */
   liveItems(): Item[] {
-    const items: Item[] = [];
-    for (const session of this.sessions.values()) {
-      const turnId = session.runner?.turn.id;
-      if (!turnId) continue;
-      for (const item of session.items) if (item.turnId === turnId) items.push({ ...item });
-    }
-    return items;
+    return liveItems(this.sessions.values());
   }
 
   // ---- items -------------------------------------------------------------
 
-  async createItem(session: SessionState, fields: Omit<StoredItem, "id" | "sessionId" | "createdAt"> & { id?: string }): Promise<Item> {
-    const store = this.context.store;
-    const stored: StoredItem = {
-      ...fields,
-      id: fields.id ?? store.newId(),
-      sessionId: session.id,
-      createdAt: store.now().toISOString(),
-    };
-    const record = await store.appendSession(this.id, session.id, { type: "item.created", item: stored });
-    const item: Item = { ...stored, seq: record.seq };
-    addItem(session, item);
-    this.publish({ type: "item.created", sessionId: session.id, turnId: item.turnId ?? undefined, item: { ...item } });
-    return item;
+  createItem(session: SessionState, fields: ItemFields): Promise<Item> {
+    return this.items.create(session, fields);
   }
 
-  async completeItem(
-    session: SessionState,
-    item: Item,
-    fields: {
-      status: Item["status"];
-      text?: string;
-      output?: string;
-      exitCode?: number | null;
-      artifactId?: string;
-      providerMetadata?: Record<string, unknown>;
-    },
-  ): Promise<void> {
-    this.completing.add(item);
-    try {
-      await this.context.store.appendSession(this.id, session.id, { type: "item.completed", itemId: item.id, ...fields });
-    } finally {
-      this.completing.delete(item);
-    }
-    Object.assign(item, fields);
-    this.publish({ type: "item.completed", sessionId: session.id, turnId: item.turnId ?? undefined, item: { ...item } });
+  completeItem(session: SessionState, item: Item, fields: ItemCompletion): Promise<void> {
+    return this.items.complete(session, item, fields);
   }
 
   publish(event: OwnerEvent): void {
@@ -220,7 +141,7 @@ export class ConversationActor implements ConversationOwner {
 
   /** Whether a progress checkpoint of this item may still be written (it streams and is not being completed). */
   mayCheckpoint(item: Item): boolean {
-    return item.status === "streaming" && !this.completing.has(item);
+    return this.items.mayCheckpoint(item);
   }
 
   // ---- inbox -------------------------------------------------------------
@@ -290,16 +211,7 @@ export class ConversationActor implements ConversationOwner {
     return this.locked(async () => {
       const steers = this.ordered(session).filter((entry) => entry.mode === "steer");
       for (const entry of steers) {
-        await this.createItem(session, {
-          id: entry.id,
-          turnId: turn.id,
-          kind: "user_message",
-          status: "completed",
-          text: entry.text,
-          origin: entry.origin as MessageOrigin,
-          fromSessionId: entry.fromSessionId,
-          attachments: entry.attachments?.length ? entry.attachments : undefined,
-        });
+        await recordSteer(this, session, turn, entry);
         await this.inbox.remove(entry.id, "steered");
         turn.inputMessageIds.push(entry.id);
       }
@@ -325,8 +237,6 @@ export class ConversationActor implements ConversationOwner {
     this.decisionWaiters.set(id, wake);
   }
 
-
-
   decideApproval(approvalId: string, decision: "approve" | "deny"): Promise<Approval> {
     return decideApproval(this, approvalId, decision);
   }
@@ -343,22 +253,14 @@ export class ConversationActor implements ConversationOwner {
 
   // ---- turns -------------------------------------------------------------
 
-  async startTurn(
+  startTurn(
     session: SessionState,
     inputs: TurnInput[],
     request?: { requestKey?: string; requestHash?: string },
     existingTurnId?: string,
   ): Promise<Turn> {
-    const turn = await recordTurnStart(this, session, inputs, request, existingTurnId);
-    this.inbox.forget(new Set(inputs.map((input) => input.id)));
-    const runner = new TurnRunner(this, session, turn);
-    session.runner = runner;
-    this.publish({ type: "turn.started", sessionId: session.id, turnId: turn.id, turn: cloneTurn(turn) });
-    this.publishConversation();
-    runner.start();
-    return cloneTurn(turn);
+    return startTurn(this, session, inputs, request, existingTurnId);
   }
-
 
   /** spawn_agent: a new session in this conversation, started on its task at once. */
   spawnSession(parent: SessionState, options: SpawnOptions): Promise<SessionState | null> {
@@ -379,20 +281,10 @@ export class ConversationActor implements ConversationOwner {
 
   /** Resumes a turn that was parked (approval or question) when the server stopped. */
   resumeParkedTurn(session: SessionState, turn: Turn): void {
-    const runner = new TurnRunner(this, session, turn);
-    session.runner = runner;
-    runner.start();
+    resumeParkedTurn(this, session, turn);
   }
 
-
-
-
-  /**
-   * Called by a runner when its turn is over: closes what is left open, records the end, starts
-   * what waits. If the disk refuses a record, the turn stays open (interruptible, deletable) and
-   * the end is retried by a timer command until a write succeeds; it then ends `failed` with the
-   * storage code, so `turn.ended` is never lost silently.
-   */
+  /** Called by a runner when its turn is over: the closing command (see turn-closing), run in the queue. */
   finishTurn(
     runner: TurnHandle,
     status: "completed" | "failed" | "interrupted",
@@ -400,58 +292,7 @@ export class ConversationActor implements ConversationOwner {
     reason: InterruptReason | null,
   ): Promise<void> {
     runner.closing = true;
-    return this.mutex.run(async () => {
-      if (this.deleted || runner.settledAlready) {
-        runner.session.runner = runner.session.runner === runner ? null : runner.session.runner;
-        runner.settle();
-        return;
-      }
-      const failure = runner.storageFailure;
-      try {
-        await this.endTurn(runner, failure ? "failed" : status, failure ?? error, reason);
-      } catch (caught) {
-        if (!isStorageError(caught) || this.stopped) {
-          this.context.log(`turn ${runner.turn.id} could not be closed: ${caught instanceof Error ? caught.message : String(caught)}`);
-          if (runner.session.runner === runner) runner.session.runner = null;
-          runner.settle();
-          return;
-        }
-        runner.storageFailure ??= { code: caught.code, message: caught.message };
-        const delay = Math.min(100 * 2 ** runner.closeAttempts, 2000);
-        runner.closeAttempts += 1;
-        this.context.log(`turn ${runner.turn.id}: ${caught.message}; retrying its end in ${delay} ms`);
-        setTimeout(() => void this.finishTurn(runner, status, error, reason), delay).unref();
-        return;
-      }
-      await this.afterTurn(runner, reason).catch((caught: unknown) =>
-        this.context.log(`after turn ${runner.turn.id}: ${caught instanceof Error ? caught.message : String(caught)}`),
-      );
-    });
-  }
-
-  private async endTurn(
-    runner: TurnHandle,
-    status: "completed" | "failed" | "interrupted",
-    error: TurnError | null,
-    reason: InterruptReason | null,
-  ): Promise<void> {
-    const { session, turn } = runner;
-    const endedAt = await recordTurnEnd(this, runner, status, error, reason);
-    turn.status = status;
-    turn.endedAt = endedAt;
-    turn.error = error;
-    session.runner = null;
-    this.publishConversation();
-    this.publish({ type: "turn.ended", sessionId: session.id, turnId: turn.id, turn: cloneTurn(turn) });
-    runner.settle();
-  }
-
-  private async afterTurn(runner: TurnHandle, reason: InterruptReason | null): Promise<void> {
-    const { session, turn } = runner;
-    if (reason?.code === "server_stopped") return;
-    if (session.parentSessionId) await deliverReport(this, session, turn);
-    if (session.id === this.rootSessionId) await afterRootTurn(this, turn.status as "completed" | "failed" | "interrupted", turn.error?.message ?? null);
-    await this.pump(session);
+    return this.mutex.run(() => closeTurn(this, runner, status, error, reason));
   }
 
   /** A message from the engine itself (an objective slice): persisted in the inbox, then started when the session is free. */
@@ -460,26 +301,12 @@ export class ConversationActor implements ConversationOwner {
     if (!session.runner) await this.pump(session);
   }
 
-
   /** Starts the next turn from the waiting list: jumps, then the owner's messages, then the rest. */
   async pump(session: SessionState): Promise<void> {
     if (session.runner || this.deleted || this.stopped) return;
     if (this.manualCompaction && session.id === this.rootSessionId) return;
-    const candidates = this.ordered(session).filter((entry) => entry.origin === "owner" || !this.holdReports || session.id !== this.rootSessionId);
-    const head = candidates[0];
-    if (!head) return;
-    const inputs = head.mode === "steer" ? candidates.filter((entry) => entry.mode === "steer" && entry.origin === head.origin) : [head];
-    await this.startTurn(
-      session,
-      inputs.map((entry) => ({
-        id: entry.id,
-        text: entry.text,
-        origin: entry.origin,
-        fromSessionId: entry.fromSessionId,
-        attachments: entry.attachments,
-        fromWaiting: true,
-      })),
-    );
+    const inputs = this.inbox.next(session.id, this.holdReports && session.id === this.rootSessionId);
+    if (inputs.length > 0) await this.startTurn(session, inputs);
   }
 
   pumpAll(): Promise<void> {
@@ -566,6 +393,5 @@ export class ConversationActor implements ConversationOwner {
   ensureAlive(): void {
     if (this.deleted) throw new AtriumError("not_found", `conversation ${this.id} was deleted`);
   }
-
 }
 

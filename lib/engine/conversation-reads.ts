@@ -1,6 +1,6 @@
 import { readArtifactPage, type ArtifactPage } from "../context/artifacts";
 import { AtriumError } from "../errors";
-import type { Attachment, Item, Session, Turn } from "../events/entities";
+import type { Attachment, Conversation, Item, Session, Turn } from "../events/entities";
 import * as queries from "../store/queries";
 import type { Store } from "../store/store";
 import { attachmentPath } from "../store/uploads";
@@ -41,6 +41,12 @@ export function findAttachment(store: Store, actor: ConversationActor, attachmen
     }
   }
   throw new AtriumError("not_found", `attachment ${attachmentId} was not found in this conversation`);
+}
+
+/** The answer a repeated create's requestKey gets: the conversation it created and its first turn. */
+export function replayCreation(store: Store, conversation: Conversation): { conversation: Conversation; message: { id: string }; turn: Turn } {
+  const turn = queries.listTurns(store.index, conversation.id, conversation.rootSessionId)[0];
+  return { conversation, message: { id: turn?.inputMessageIds[0] ?? "" }, turn };
 }
 
 /** The answer a repeated requestKey gets: what the first request created. */

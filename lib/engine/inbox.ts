@@ -1,7 +1,7 @@
 import { AtriumError } from "../errors";
 import type { Waiting } from "../events/entities";
 import type { EngineContext } from "./engine-context";
-import type { MessageInput, WaitingEntry } from "./owner-port";
+import type { MessageInput, TurnInput, WaitingEntry } from "./owner-port";
 
 /**
  * A conversation's waiting messages (DESIGN §3, inbox), owned by its owner: each change is
@@ -35,6 +35,25 @@ export class Inbox {
     const mine = this.entries.filter((entry) => entry.sessionId === sessionId);
     const rank = (entry: WaitingEntry) => (entry.mode === "jump" ? 0 : entry.origin === "owner" ? 1 : 2);
     return mine.sort((a, b) => rank(a) - rank(b) || a.position - b.position);
+  }
+
+  /**
+   * What the session's next turn starts from: the head of its list, with the steers of the same
+   * origin beside it. While reports are held, only the owner's messages may start one.
+   */
+  next(sessionId: string, holdReports: boolean): TurnInput[] {
+    const candidates = this.ordered(sessionId).filter((entry) => entry.origin === "owner" || !holdReports);
+    const head = candidates[0];
+    if (!head) return [];
+    const inputs = head.mode === "steer" ? candidates.filter((entry) => entry.mode === "steer" && entry.origin === head.origin) : [head];
+    return inputs.map((entry) => ({
+      id: entry.id,
+      text: entry.text,
+      origin: entry.origin,
+      fromSessionId: entry.fromSessionId,
+      attachments: entry.attachments,
+      fromWaiting: true,
+    }));
   }
 
   find(messageId: string): WaitingEntry {

@@ -132,6 +132,8 @@ export interface ConversationOwner {
   readonly sessions: Map<string, SessionState>;
   readonly root: SessionState;
   readonly deleted: boolean;
+  /** The server is stopping: nothing new starts. */
+  readonly stopped: boolean;
   readonly decisionWaiters: Map<string, () => void>;
   readonly reportWaiters: Map<string, { ids: Set<string>; onReport(childId: string, text: string): void }>;
   readonly waiting: readonly WaitingEntry[];

@@ -6,7 +6,6 @@ import type { Agent, Approval, Attachment, ContextInfo, Conversation, Item, Obje
 import type { ConversationEvent, Delivered, ListEvent } from "../events/events";
 import { createModelRegistry, type ModelRegistry } from "../models/registry";
 import { catchUpIndex } from "../store/ingest";
-import { conversationsWithObjective } from "../store/lookups";
 import * as queries from "../store/queries";
 import type { Store } from "../store/store";
 import { ConversationStaging } from "../store/conversation-staging";
@@ -14,26 +13,28 @@ import { deleteConversationFiles, discardNewConversation, sendWithUploads, stage
 import { assertUsable, conversationChanges, type ConversationPatch } from "./conversation-patch";
 import { subscribeToConversation } from "./live-subscription";
 import { OwnerCache } from "./owner-cache";
-import { findAttachment, pageOfItems, readArtifact, replayMessage, sessionsWithStatus, turnsWithLive } from "./conversation-reads";
+import { findAttachment, pageOfItems, readArtifact, replayCreation, replayMessage, sessionsWithStatus, turnsWithLive } from "./conversation-reads";
 import type { AttachmentRef } from "../store/records";
 import { removeStaleUploads, saveUpload } from "../store/uploads";
-import { builtinFileAndShellTools } from "../tools/builtin-tools";
-import { Checkpoints, type TurnChanges } from "../checkpoints/checkpoints";
+import type { TurnChanges } from "../checkpoints/checkpoints";
 import { RequestExtensions } from "../context/request-extensions";
 import { EventBus } from "./bus";
-import { copyCheckpointsToFork, fileChangesSince, restoreBeforeMessage } from "./checkpoint-hooks";
+import { copyCheckpointsToFork } from "./checkpoint-hooks";
 import { compactNow, rootContext, type CompactionOutcome } from "../context/compaction-step";
 import { ConversationActor, type MessageOutcome } from "./conversation-actor";
 import type { EngineContext } from "./engine-context";
-import { engineTools } from "./engine-tools";
+import { findApproval, findQuestion } from "./decision-reads";
 import { forkConversation } from "./fork";
 import { recoverOpenTurns } from "./recovery";
-import { RequestKeys, type KeyReference } from "./request-keys";
+import { filesChangedSinceItem, rewindConversation, type RewindOptions, type RewindOutcome } from "./rewind";
+import { RequestKeys } from "./request-keys";
 import { missingParts } from "./missing";
-import { changeObjective, openObjective } from "./objectives";
+import { changeObjectiveRequest, openObjectiveRequest } from "./objective-requests";
+import { buildEngineContext } from "./runtime-context";
 import { buildTimeline } from "./timeline";
+import { TimelineNotes } from "./timeline-notes";
 import { titleAfterFirstReply } from "./auto-title";
-import { wakeObjective, type GithubEvent } from "./webhooks";
+import { deliverGithubEvent, type GithubEvent } from "./webhooks";
 
 export interface RuntimeOptions {
   store: Store;
@@ -64,7 +65,7 @@ export class Runtime {
   readonly extensions: RequestExtensions;
   private readonly owners: OwnerCache;
   private readonly agents: AgentCatalog;
-  private readonly timelineNotes = new Map<string, TimelineEntry[]>();
+  private readonly timelineNotes = new TimelineNotes();
   private stopping = false;
   private uploadSweep: NodeJS.Timeout | null = null;
 
@@ -86,28 +87,16 @@ export class Runtime {
       allowedSkills: (agent, cwd) => (agent ? (this.agents.get(agent, cwd)?.skills ?? null) : null),
     });
     this.extensions = extensions;
-    this.context = {
+    this.context = buildEngineContext({
       store: this.store,
       bus: this.bus,
       config: this.config,
       models: this.models,
-      agent: (name, cwd) => this.agents.get(name, cwd),
-      agents: (cwd) => this.agents.list(cwd),
-      get tools() {
-        return [...builtinFileAndShellTools, ...extensions.tools()];
-      },
-      engineTools,
+      agents: this.agents,
       extensions,
       log,
-      checkpoints: new Checkpoints(this.store, this.config.snapshots.maxFiles),
-      noteTimeline: (turnId, entry) => {
-        const entries = this.timelineNotes.get(turnId) ?? [];
-        entries.push(entry);
-        this.timelineNotes.set(turnId, entries);
-        // Bounded: only recent turns keep their retry notes.
-        if (this.timelineNotes.size > 2000) this.timelineNotes.delete(this.timelineNotes.keys().next().value!);
-      },
-    };
+      notes: this.timelineNotes,
+    });
   }
 
   /** Catches the index up with the files and settles turns left open by a crash; before listening. */
@@ -147,7 +136,6 @@ export class Runtime {
     return this.owners.size;
   }
 
-
   getConversation(conversationId: string): Conversation {
     return this.decorate(this.actor(conversationId).conversation());
   }
@@ -180,7 +168,7 @@ export class Runtime {
           throw error;
         }
       },
-      (reference) => this.replayCreation(reference),
+      (reference) => replayCreation(this.store, this.getConversation(String(reference.conversationId))),
     );
   }
 
@@ -191,13 +179,6 @@ export class Runtime {
     this.owners.drop(actor);
     this.bus.forget(conversationId);
     this.bus.publishList({ type: "conversation.deleted", conversationId });
-  }
-
-  private replayCreation(reference: KeyReference): { conversation: Conversation; message: { id: string }; turn: Turn } {
-    const conversationId = String(reference.conversationId);
-    const conversation = this.getConversation(conversationId);
-    const turn = queries.listTurns(this.store.index, conversationId, conversation.rootSessionId)[0];
-    return { conversation, message: { id: turn?.inputMessageIds[0] ?? "" }, turn };
   }
 
   async updateConversation(conversationId: string, patch: ConversationPatch): Promise<Conversation> {
@@ -238,33 +219,14 @@ export class Runtime {
     );
   }
 
-  async rewind(
-    conversationId: string,
-    itemId: string,
-    options: { requestKey?: string; restoreFiles?: boolean; force?: boolean } = {},
-  ): Promise<{ conversation: Conversation; draft: string; restored: string[] }> {
-    const actor = this.actor(conversationId);
-    const item = actor.root.byId.get(itemId);
-    if (!item) throw new AtriumError("not_found", `item ${itemId} was not found in this conversation`);
-    if (item.kind !== "user_message") throw new AtriumError("bad_request", "only the owner's messages can be restarted from");
-    // Files first (checked, then restored), so a refused restore forks nothing; a failed fork puts the files back.
-    const files = options.restoreFiles ? await restoreBeforeMessage(actor, item, options.force ?? false) : null;
-    let conversation: Conversation;
-    try {
-      conversation = await this.fork(conversationId, { beforeItemId: itemId, requestKey: options.requestKey });
-    } catch (error) {
-      await files?.undo();
-      throw error;
-    }
-    return { conversation, draft: item.text ?? "", restored: files?.restored ?? [] };
+  async rewind(conversationId: string, itemId: string, options: RewindOptions = {}): Promise<RewindOutcome> {
+    const fork = (beforeItemId: string, requestKey: string | undefined) => this.fork(conversationId, { beforeItemId, requestKey });
+    return rewindConversation(this.actor(conversationId), itemId, options, fork);
   }
 
   /** The files changed since an owner's message: what a rewind with restoreFiles would put back. */
   async filesChangedSince(conversationId: string, itemId: string): Promise<string[]> {
-    const actor = this.actor(conversationId);
-    const item = actor.root.byId.get(itemId);
-    if (!item) throw new AtriumError("not_found", `item ${itemId} was not found in this conversation`);
-    return fileChangesSince(actor, item);
+    return filesChangedSinceItem(this.actor(conversationId), itemId);
   }
 
   /** GET /api/turns/:id/changes; with itemId, the changes of that one tool call. */
@@ -272,7 +234,6 @@ export class Runtime {
     const turn = this.getTurn(turnId);
     return this.context.checkpoints?.turnChanges(turn.conversationId, turnId, itemId) ?? { files: [], diff: "" };
   }
-
 
   async sendMessage(
     conversationId: string,
@@ -294,8 +255,6 @@ export class Runtime {
     );
   }
 
-
-
   listWaiting(conversationId: string): Waiting[] {
     return this.actor(conversationId).waitingList();
   }
@@ -313,16 +272,13 @@ export class Runtime {
     return actor.interrupt(sessionId ?? actor.rootSessionId);
   }
 
-
   listItems(conversationId: string, options: { session?: string; after?: number; limit?: number }): { items: Item[]; nextCursor: number | null } {
     return pageOfItems(this.actor(conversationId), options);
   }
 
-
   listTurns(conversationId: string): Turn[] {
     return turnsWithLive(this.store, this.actor(conversationId));
   }
-
 
   getTurn(turnId: string): Turn {
     const turn = queries.getTurn(this.store.index, turnId);
@@ -332,7 +288,7 @@ export class Runtime {
   }
 
   timeline(turnId: string): TimelineEntry[] {
-    const entries = [...buildTimeline(this.store, this.getTurn(turnId)), ...(this.timelineNotes.get(turnId) ?? [])];
+    const entries = [...buildTimeline(this.store, this.getTurn(turnId)), ...this.timelineNotes.of(turnId)];
     return entries.sort((a, b) => (a.startedAt < b.startedAt ? -1 : a.startedAt > b.startedAt ? 1 : 0));
   }
 
@@ -340,21 +296,16 @@ export class Runtime {
     return sessionsWithStatus(this.store, this.actor(conversationId));
   }
 
-
   listApprovals(status?: string): Approval[] {
     return queries.listApprovals(this.store.index, { status });
   }
 
   decideApproval(approvalId: string, decision: "approve" | "deny"): Promise<Approval> {
-    const approval = queries.getApproval(this.store.index, approvalId);
-    if (!approval) throw new AtriumError("not_found", `approval ${approvalId} was not found`);
-    return this.actor(approval.conversationId).decideApproval(approvalId, decision);
+    return this.actor(findApproval(this.store, approvalId).conversationId).decideApproval(approvalId, decision);
   }
 
   getQuestion(questionId: string): Question {
-    const question = queries.getQuestion(this.store.index, questionId);
-    if (!question) throw new AtriumError("not_found", `question ${questionId} was not found`);
-    return question;
+    return findQuestion(this.store, questionId);
   }
 
   listAllQuestions(filter: { status?: string; conversation?: string }): Question[] {
@@ -380,7 +331,6 @@ export class Runtime {
     }));
   }
 
-
   uploadAttachment(name: string, mediaType: string, data: Buffer): Attachment {
     return saveUpload(this.store.paths, this.store.newId(), name, mediaType, data, this.store.now());
   }
@@ -390,20 +340,9 @@ export class Runtime {
     return findAttachment(this.store, this.actor(conversationId), attachmentId);
   }
 
-
-
   openObjective(conversationId: string, text: string, requestKey?: string): Promise<Objective> {
     const actor = this.actor(conversationId);
-    return this.keys.run(
-      conversationId,
-      requestKey,
-      { objective: "open", text },
-      (keyed) => {
-        this.assertUsable(actor);
-        return openObjective(actor, text, keyed);
-      },
-      () => this.replayObjective(actor),
-    );
+    return openObjectiveRequest(this.keys, actor, text, requestKey, () => this.assertUsable(actor));
   }
 
   changeObjective(
@@ -412,32 +351,13 @@ export class Runtime {
     note?: string,
     requestKey?: string,
   ): Promise<Objective> {
-    const actor = this.actor(conversationId);
-    return this.keys.run(
-      conversationId,
-      requestKey,
-      { objective: "change", status, note },
-      (keyed) => changeObjective(actor, { status, note }, keyed),
-      () => this.replayObjective(actor),
-    );
-  }
-
-  /** A repeated objective request answers with the objective as it stands; nothing is written again. */
-  private replayObjective(actor: ConversationActor): Objective {
-    const objective = actor.conversation().objective;
-    if (!objective) throw new AtriumError("not_found", "this conversation has no objective");
-    return objective;
+    return changeObjectiveRequest(this.keys, this.actor(conversationId), { status, note }, requestKey);
   }
 
   /** A verified GitHub webhook: wakes every objective whose listener matches. */
-  async deliverGithubEvent(event: GithubEvent): Promise<number> {
-    let matched = 0;
-    for (const conversationId of conversationsWithObjective(this.store.index, "waiting_event")) {
-      if (await wakeObjective(this.actor(conversationId), event)) matched += 1;
-    }
-    return matched;
+  deliverGithubEvent(event: GithubEvent): Promise<number> {
+    return deliverGithubEvent(this.store, (conversationId) => this.actor(conversationId), event);
   }
-
 
   getContext(conversationId: string): ContextInfo {
     const actor = this.actor(conversationId);
@@ -452,8 +372,6 @@ export class Runtime {
     return readArtifact(this.store, this.actor(conversationId), artifactId, page);
   }
 
-
-
   subscribe(
     conversationId: string,
     options: { lastEventId?: number; session?: string },
@@ -465,7 +383,6 @@ export class Runtime {
   subscribeList(send: (delivered: Delivered<ListEvent>) => void): () => void {
     return this.bus.subscribeList(send);
   }
-
 
   private decorate(conversation: Omit<Conversation, "missing">): Conversation {
     return { ...conversation, missing: missingParts(conversation, this.context) };

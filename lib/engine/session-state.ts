@@ -11,3 +11,19 @@ export function addItem(session: SessionState, item: Item): void {
 export function cloneTurn(turn: Turn): Turn {
   return { ...turn, usage: { ...turn.usage }, error: turn.error ? { ...turn.error } : null };
 }
+
+/** The turns running now, as copies. */
+export function runningTurns(sessions: Iterable<SessionState>): Turn[] {
+  return [...sessions].flatMap((session) => (session.runner ? [cloneTurn(session.runner.turn)] : []));
+}
+
+/** Items of the running turns, partial text included: what a new SSE client starts from. */
+export function liveItems(sessions: Iterable<SessionState>): Item[] {
+  const items: Item[] = [];
+  for (const session of sessions) {
+    const turnId = session.runner?.turn.id;
+    if (!turnId) continue;
+    for (const item of session.items) if (item.turnId === turnId) items.push({ ...item });
+  }
+  return items;
+}

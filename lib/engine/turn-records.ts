@@ -1,7 +1,7 @@
 import type { Turn } from "../events/entities";
 import type { MessageOrigin, TurnError } from "../store/records";
 import { SERVER_STOPPED_NOTICE } from "./crash-closing";
-import type { ConversationOwner, InterruptReason, SessionState, TurnHandle, TurnInput } from "./owner-port";
+import type { ConversationOwner, InterruptReason, SessionState, TurnHandle, TurnInput, WaitingEntry } from "./owner-port";
 import { settleParked } from "./parked-decisions";
 
 export const OWNER_INTERRUPT_NOTICE = "The previous turn was interrupted by the owner.";
@@ -100,4 +100,18 @@ export async function recordTurnEnd(
   }
   const record = await owner.context.store.appendMetadata(owner.id, { type: "turn.ended", turnId: turn.id, status, error, usage: turn.usage });
   return record.at;
+}
+
+/** A steered message joining the running turn: its user_message item, under the message's id. */
+export async function recordSteer(owner: ConversationOwner, session: SessionState, turn: Turn, entry: WaitingEntry): Promise<void> {
+  await owner.createItem(session, {
+    id: entry.id,
+    turnId: turn.id,
+    kind: "user_message",
+    status: "completed",
+    text: entry.text,
+    origin: entry.origin as MessageOrigin,
+    fromSessionId: entry.fromSessionId,
+    attachments: entry.attachments?.length ? entry.attachments : undefined,
+  });
 }

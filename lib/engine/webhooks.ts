@@ -1,6 +1,7 @@
 import type { Objective } from "../events/entities";
 import type { ConversationActor } from "./conversation-actor";
-import { objectiveListener } from "../store/lookups";
+import { conversationsWithObjective, objectiveListener } from "../store/lookups";
+import type { Store } from "../store/store";
 import { currentObjective, queueSlice, setObjective } from "./objectives";
 
 export interface GithubEvent {
@@ -58,4 +59,13 @@ export async function wakeObjective(actor: ConversationActor, event: GithubEvent
     await queueSlice(actor, reopened, summarize(event, matched));
     return true;
   });
+}
+
+/** A verified GitHub webhook: wakes every objective whose listener matches; returns how many. */
+export async function deliverGithubEvent(store: Store, actorOf: (conversationId: string) => ConversationActor, event: GithubEvent): Promise<number> {
+  let matched = 0;
+  for (const conversationId of conversationsWithObjective(store.index, "waiting_event")) {
+    if (await wakeObjective(actorOf(conversationId), event)) matched += 1;
+  }
+  return matched;
 }

@@ -2,10 +2,7 @@ import type Database from "better-sqlite3";
 import { itemRowValues, prepareIndexStatements, type IndexStatements } from "./index-statements";
 import type { MetadataRecord, SessionRecord, StoredItem } from "./records";
 import { ReplayTally } from "./replay-tally";
-
-const SEARCHABLE_KINDS = new Set(["user_message", "assistant_message"]);
-const BULK_FTS_HASH_BYTES = 64 * 1024 * 1024;
-const DEFAULT_FTS_HASH_BYTES = 1024 * 1024;
+import { SearchIndex } from "./search-index";
 
 /**
  * Applies JSONL records to the SQLite index. The live server and `atrium reindex`
@@ -16,8 +13,8 @@ export class IndexWriter {
   private readonly statements: IndexStatements;
   /** conversation.updated statements by the columns they set: at most one per combination. */
   private readonly updateStatements = new Map<string, Database.Statement>();
-  /** During a bulk rebuild full-text rows are filled in one pass at the end. */
-  private deferSearch = false;
+  /** The full-text rows; during a bulk rebuild they are filled in one pass at the end. */
+  private readonly search: SearchIndex;
   /** Set while ingest replays one conversation (see `replay`). */
   private tally: ReplayTally | null = null;
   /** Bumped on every write that touches a conversation's rows, so readers can cache them (see `revision`). */
@@ -25,6 +22,7 @@ export class IndexWriter {
 
   constructor(private readonly client: Database.Database) {
     this.statements = prepareIndexStatements(client);
+    this.search = new SearchIndex(client, this.statements);
   }
 
   transaction<T>(work: () => T): T {
@@ -48,22 +46,11 @@ export class IndexWriter {
   }
 
   beginBulk(): void {
-    this.deferSearch = true;
+    this.search.beginBulk();
   }
 
   endBulk(): void {
-    this.deferSearch = false;
-    // A larger in-memory term table for the one big insert (FTS5 flushes a segment each time it
-    // fills, default 1 MiB) means fewer segments to merge; the default is put back after.
-    this.client.exec(`
-      DELETE FROM item_fts; DELETE FROM title_fts;
-      INSERT INTO item_fts(item_fts, rank) VALUES ('hashsize', ${BULK_FTS_HASH_BYTES});
-      INSERT INTO item_fts(rowid, text, conversation_id)
-        SELECT rowid, text, conversation_id FROM items
-        WHERE kind IN ('user_message', 'assistant_message') AND text IS NOT NULL AND text <> '';
-      INSERT INTO item_fts(item_fts, rank) VALUES ('hashsize', ${DEFAULT_FTS_HASH_BYTES});
-      INSERT INTO title_fts(rowid, title) SELECT rowid, title FROM conversations;
-    `);
+    this.search.endBulk();
   }
 
   /** Changes whenever this writer applies anything to the conversation: a cache of its rows is current while this is unchanged. */
@@ -93,7 +80,7 @@ export class IndexWriter {
           at: record.at,
         });
         tally?.conversationCreated();
-        this.indexTitle(conversationId);
+        this.search.title(conversationId);
         this.rememberKey("", record.requestKey, record.requestHash, record.at, {
           kind: "conversation.created",
           conversationId,
@@ -113,7 +100,7 @@ export class IndexWriter {
         // Archiving and protecting are not activity: "Updated" (and the sidebar's order) stays put.
         const activity = names.some((name) => name !== "archived" && name !== "protected");
         if (names.length > 0) this.updateStatement(names, activity).run({ ...fields, at: record.at, id: conversationId });
-        if (record.title !== undefined) this.indexTitle(conversationId);
+        if (record.title !== undefined) this.search.title(conversationId);
         break;
       }
       case "conversation.deleted":
@@ -303,7 +290,7 @@ export class IndexWriter {
         break;
       case "item.progress":
         s.progressItem.run({ id: record.itemId, text: record.text });
-        this.indexItemText(record.itemId);
+        this.search.itemText(record.itemId);
         break;
       case "item.completed":
         s.completeItem.run({
@@ -315,7 +302,7 @@ export class IndexWriter {
           artifactId: record.artifactId ?? null,
           providerMetadata: record.providerMetadata ? JSON.stringify(record.providerMetadata) : null,
         });
-        this.indexItemText(record.itemId);
+        this.search.itemText(record.itemId);
         break;
     }
     if (tally) tally.sessionApplied(sessionId, record.seq, endOffset);
@@ -368,32 +355,7 @@ export class IndexWriter {
 
   private insertItem(conversationId: string, seq: number, item: StoredItem): void {
     const result = this.statements.insertItem.run(...itemRowValues(conversationId, seq, item));
-    if (!this.deferSearch && SEARCHABLE_KINDS.has(item.kind) && item.text) {
-      this.statements.insertItemSearch.run({
-        rowid: result.lastInsertRowid,
-        text: item.text,
-        conversationId,
-      });
-    }
-  }
-
-  private indexItemText(itemId: string): void {
-    if (this.deferSearch) return;
-    const row = this.statements.itemForSearch.get(itemId) as
-      | { rowid: number; kind: string; text: string | null; conversation_id: string }
-      | undefined;
-    if (!row || !SEARCHABLE_KINDS.has(row.kind)) return;
-    this.statements.deleteOneItemSearch.run(row.rowid);
-    // Text that became empty leaves no row, as a rebuild (endBulk) would leave none.
-    if (row.text) this.statements.insertItemSearch.run({ rowid: row.rowid, text: row.text, conversationId: row.conversation_id });
-  }
-
-  private indexTitle(conversationId: string): void {
-    if (this.deferSearch) return;
-    const row = this.statements.conversationRow.get(conversationId) as { rowid: number; title: string } | undefined;
-    if (!row) return;
-    this.statements.deleteOneTitleSearch.run(row.rowid);
-    this.statements.insertTitleSearch.run({ rowid: row.rowid, title: row.title });
+    this.search.addItem(result.lastInsertRowid, conversationId, item.kind, item.text);
   }
 
   /** A session or conversation is running while one of its turns runs, waiting while one is parked. */

@@ -1,0 +1,46 @@
+import type { Item } from "../events/entities";
+import type { StoredItem } from "../store/records";
+import type { ConversationOwner, ItemCompletion, ItemFields, SessionState } from "./owner-port";
+import { addItem } from "./session-state";
+
+/**
+ * Creates and completes a conversation's items for its owner: each record is flushed first,
+ * then the item changes in memory, then clients are told.
+ */
+export class ItemWriter {
+  /** Items whose item.completed is on its way to disk: no progress checkpoint may follow it. */
+  private readonly completing = new WeakSet<Item>();
+
+  constructor(private readonly owner: Pick<ConversationOwner, "context" | "id" | "publish">) {}
+
+  async create(session: SessionState, fields: ItemFields): Promise<Item> {
+    const store = this.owner.context.store;
+    const stored: StoredItem = {
+      ...fields,
+      id: fields.id ?? store.newId(),
+      sessionId: session.id,
+      createdAt: store.now().toISOString(),
+    };
+    const record = await store.appendSession(this.owner.id, session.id, { type: "item.created", item: stored });
+    const item: Item = { ...stored, seq: record.seq };
+    addItem(session, item);
+    this.owner.publish({ type: "item.created", sessionId: session.id, turnId: item.turnId ?? undefined, item: { ...item } });
+    return item;
+  }
+
+  async complete(session: SessionState, item: Item, fields: ItemCompletion): Promise<void> {
+    this.completing.add(item);
+    try {
+      await this.owner.context.store.appendSession(this.owner.id, session.id, { type: "item.completed", itemId: item.id, ...fields });
+    } finally {
+      this.completing.delete(item);
+    }
+    Object.assign(item, fields);
+    this.owner.publish({ type: "item.completed", sessionId: session.id, turnId: item.turnId ?? undefined, item: { ...item } });
+  }
+
+  /** Whether a progress checkpoint of this item may still be written (it streams and is not being completed). */
+  mayCheckpoint(item: Item): boolean {
+    return item.status === "streaming" && !this.completing.has(item);
+  }
+}

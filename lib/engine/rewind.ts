@@ -1,0 +1,53 @@
+import { AtriumError } from "../errors";
+import type { Conversation, Item } from "../events/entities";
+import { fileChangesSince, restoreBeforeMessage } from "./checkpoint-hooks";
+import type { ConversationOwner } from "./owner-port";
+
+type RewindSource = ConversationOwner & { hasOpenTurn(): boolean };
+
+export interface RewindOptions {
+  requestKey?: string;
+  restoreFiles?: boolean;
+  force?: boolean;
+}
+
+export interface RewindOutcome {
+  conversation: Conversation;
+  draft: string;
+  restored: string[];
+}
+
+/**
+ * Restart from an owner's message: a fork of the conversation before it, its text as the draft,
+ * and with restoreFiles the working directory as it was then.
+ */
+export async function rewindConversation(
+  actor: RewindSource,
+  itemId: string,
+  options: RewindOptions,
+  fork: (beforeItemId: string, requestKey: string | undefined) => Promise<Conversation>,
+): Promise<RewindOutcome> {
+  const item = rootItem(actor, itemId);
+  if (item.kind !== "user_message") throw new AtriumError("bad_request", "only the owner's messages can be restarted from");
+  // Files first (checked, then restored), so a refused restore forks nothing; a failed fork puts the files back.
+  const files = options.restoreFiles ? await restoreBeforeMessage(actor, item, options.force ?? false) : null;
+  let conversation: Conversation;
+  try {
+    conversation = await fork(itemId, options.requestKey);
+  } catch (error) {
+    await files?.undo();
+    throw error;
+  }
+  return { conversation, draft: item.text ?? "", restored: files?.restored ?? [] };
+}
+
+/** The files changed since an owner's message: what a rewind with restoreFiles would put back. */
+export async function filesChangedSinceItem(actor: ConversationOwner, itemId: string): Promise<string[]> {
+  return fileChangesSince(actor, rootItem(actor, itemId));
+}
+
+function rootItem(actor: ConversationOwner, itemId: string): Item {
+  const item = actor.root.byId.get(itemId);
+  if (!item) throw new AtriumError("not_found", `item ${itemId} was not found in this conversation`);
+  return item;
+}

@@ -1,0 +1,44 @@
+import type { AgentCatalog } from "../agents/agent-catalog";
+import { Checkpoints } from "../checkpoints/checkpoints";
+import type { AtriumConfig } from "../config/config";
+import type { RequestExtensions } from "../context/request-extensions";
+import type { ModelRegistry } from "../models/registry";
+import type { Store } from "../store/store";
+import { builtinFileAndShellTools } from "../tools/builtin-tools";
+import type { EventBus } from "./bus";
+import type { EngineContext } from "./engine-context";
+import { engineTools } from "./engine-tools";
+import type { TimelineNotes } from "./timeline-notes";
+
+/** The parts of the Runtime its conversations are handed. */
+export interface RuntimeParts {
+  store: Store;
+  bus: EventBus;
+  config: AtriumConfig;
+  models: ModelRegistry;
+  agents: AgentCatalog;
+  extensions: RequestExtensions;
+  log: (message: string) => void;
+  notes: TimelineNotes;
+}
+
+/** The engine context of the Runtime: what its conversation owners and turns see of it. */
+export function buildEngineContext(parts: RuntimeParts): EngineContext {
+  const { agents, extensions, notes } = parts;
+  return {
+    store: parts.store,
+    bus: parts.bus,
+    config: parts.config,
+    models: parts.models,
+    agent: (name, cwd) => agents.get(name, cwd),
+    agents: (cwd) => agents.list(cwd),
+    get tools() {
+      return [...builtinFileAndShellTools, ...extensions.tools()];
+    },
+    engineTools,
+    extensions,
+    log: parts.log,
+    checkpoints: new Checkpoints(parts.store, parts.config.snapshots.maxFiles),
+    noteTimeline: (turnId, entry) => notes.note(turnId, entry),
+  };
+}

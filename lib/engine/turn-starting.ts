@@ -1,0 +1,33 @@
+import type { Turn } from "../events/entities";
+import type { ConversationOwner, SessionState, TurnInput } from "./owner-port";
+import { cloneTurn } from "./session-state";
+import { recordTurnStart } from "./turn-records";
+import { TurnRunner } from "./turn-runner";
+
+/**
+ * The owner's command that starts a turn: its records first, then the session takes the runner,
+ * then clients are told; the turn loop itself runs outside the queue.
+ */
+export async function startTurn(
+  owner: ConversationOwner,
+  session: SessionState,
+  inputs: TurnInput[],
+  request?: { requestKey?: string; requestHash?: string },
+  existingTurnId?: string,
+): Promise<Turn> {
+  const turn = await recordTurnStart(owner, session, inputs, request, existingTurnId);
+  owner.forgetWaiting(new Set(inputs.map((input) => input.id)));
+  const runner = new TurnRunner(owner, session, turn);
+  session.runner = runner;
+  owner.publish({ type: "turn.started", sessionId: session.id, turnId: turn.id, turn: cloneTurn(turn) });
+  owner.publishConversation();
+  runner.start();
+  return cloneTurn(turn);
+}
+
+/** Resumes a turn that was parked (approval or question) when the server stopped. */
+export function resumeParkedTurn(owner: ConversationOwner, session: SessionState, turn: Turn): void {
+  const runner = new TurnRunner(owner, session, turn);
+  session.runner = runner;
+  runner.start();
+}
