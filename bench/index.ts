@@ -9,7 +9,7 @@ import { verdict, type FigureResult } from "./support/figure";
  * side in the same run. Env: BENCH_SCALE (0–1] shrinks the reindex fixture for quick runs;
  * BENCH_PROFILE=1 prints profiles even when goals are met, =0 turns reindex sampling off.
  */
-const FIGURES = ["append-rate.ts", "reindex.ts", "sse-throughput.ts", "sse-fanout.ts", "concurrent-turns.ts", "checkpoint.ts", "soak.ts"];
+const FIGURES = ["append-rate.ts", "reindex.ts", "sse-throughput.ts", "sse-fanout.ts", "concurrent-turns.ts", "checkpoint.ts", "soak.ts", "scale.ts"];
 /** A figure that hangs must not hang the bench. */
 const FIGURE_TIMEOUT_MS = 10 * 60_000;
 
