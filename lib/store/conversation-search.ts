@@ -26,20 +26,36 @@ function statement(client: Database.Database, source: string): Database.Statemen
   return prepared;
 }
 
+export interface SearchFilter {
+  archived: "false" | "true" | "all";
+  model?: string;
+}
+
 /*
  * Rowids of item_fts and title_fts mirror those of items and conversations, which grow as
  * records are written, so `ORDER BY rowid DESC LIMIT` is newest first, and FTS5 walks its
- * doclist in that order and stops at the limit instead of collecting every match.
+ * doclist in that order and stops at the limit instead of collecting every match. The list's
+ * filters apply before the limit: a search among archived conversations must not come back
+ * empty because the newest matches are all in unarchived ones.
  */
-const ITEM_HITS = `SELECT conversation_id FROM item_fts WHERE item_fts MATCH ? ORDER BY rowid DESC LIMIT ?`;
-const TITLE_HITS = `SELECT id FROM conversations WHERE rowid IN
-  (SELECT rowid FROM title_fts WHERE title_fts MATCH ? ORDER BY rowid DESC LIMIT ?)`;
+function candidateQuery(filter: SearchFilter): string {
+  const conditions = [filter.archived === "all" ? "" : `AND c.archived = ${filter.archived === "true" ? 1 : 0}`, filter.model ? "AND c.model = @model" : ""].join(" ");
+  return `SELECT c.id FROM item_fts f JOIN conversations c ON c.id = f.conversation_id
+      WHERE item_fts MATCH @match ${conditions} ORDER BY f.rowid DESC LIMIT @limit`;
+}
 
-/** Ids of the conversations owning the newest `limit` matching items or titles, at most 2 × limit. */
-export function searchCandidates(db: IndexDatabase, match: string, limit = SEARCH_CANDIDATE_LIMIT): string[] {
+function titleQuery(filter: SearchFilter): string {
+  const conditions = [filter.archived === "all" ? "" : `AND c.archived = ${filter.archived === "true" ? 1 : 0}`, filter.model ? "AND c.model = @model" : ""].join(" ");
+  return `SELECT c.id FROM title_fts t JOIN conversations c ON c.rowid = t.rowid
+      WHERE title_fts MATCH @match ${conditions} ORDER BY t.rowid DESC LIMIT @limit`;
+}
+
+/** Ids of the conversations owning the newest `limit` matching items or titles that pass the filter, at most 2 × limit. */
+export function searchCandidates(db: IndexDatabase, match: string, filter: SearchFilter, limit = SEARCH_CANDIDATE_LIMIT): string[] {
   const client = db.$client;
-  const ids = new Set<string>(statement(client, ITEM_HITS).pluck().all(match, limit) as string[]);
-  for (const id of statement(client, TITLE_HITS).pluck().all(match, limit) as string[]) ids.add(id);
+  const values = { match, limit, ...(filter.model ? { model: filter.model } : {}) };
+  const ids = new Set<string>(statement(client, candidateQuery(filter)).pluck().all(values) as string[]);
+  for (const id of statement(client, titleQuery(filter)).pluck().all(values) as string[]) ids.add(id);
   return [...ids];
 }
 

@@ -68,7 +68,7 @@ export function listConversationRows(
   const c = tables.conversations;
   const match = query.q ? toMatchExpression(query.q) : null;
   if (query.q && !match) return { rows: [], total: 0 };
-  const candidates = match ? searchCandidates(db, match) : null;
+  const candidates = match ? searchCandidates(db, match, { archived: query.archived, model: query.model }) : null;
   if (candidates?.length === 0) return { rows: [], total: 0 };
   // A search reads its few candidates by id and sorts them: the unary + keeps SQLite from
   // walking a recency index over every conversation to test each against the candidates.

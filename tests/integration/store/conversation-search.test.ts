@@ -26,9 +26,9 @@ it("a search's candidates are the conversations of the newest matches, up to the
   const recent = await createConversation(store, { title: "recent", texts: ["nothing"] });
   await appendExchange(store, recent, "common at last");
   const match = toMatchExpression("common")!;
-  expect(new Set(searchCandidates(store.index, match))).toEqual(new Set([old.conversationId, middle.conversationId, recent.conversationId]));
+  expect(new Set(searchCandidates(store.index, match, { archived: "false" }))).toEqual(new Set([old.conversationId, middle.conversationId, recent.conversationId]));
   // The newest item matches come first: a limit of one keeps only the latest conversation's.
-  expect(searchCandidates(store.index, match, 1)).toEqual([recent.conversationId]);
+  expect(searchCandidates(store.index, match, { archived: "false" }, 1)).toEqual([recent.conversationId]);
 });
 
 it("search results keep list order, filters, totals and title matches", async () => {
@@ -59,4 +59,14 @@ it("list totals follow every write, from this connection and from another", asyn
   expect(list().total).toBe(1);
   expect(list({ archived: "true" }).total).toBe(1);
   expect(list({ archived: "all" }).total).toBe(2);
+});
+
+it("the list's filters apply before the candidate limit: an archived match behind newer ones is found", async () => {
+  const archived = await createConversation(store, { title: "kept", texts: ["common in an archived one"] });
+  const newer = await createConversation(store, { title: "fresh", texts: ["common and newer"] });
+  store.index.$client.prepare("UPDATE conversations SET archived = 1 WHERE id = ?").run(archived.conversationId);
+  const match = toMatchExpression("common")!;
+  expect(searchCandidates(store.index, match, { archived: "true" }, 1)).toEqual([archived.conversationId]);
+  expect(searchCandidates(store.index, match, { archived: "false" }, 1)).toEqual([newer.conversationId]);
+  expect(list({ q: "common", archived: "true" }).rows.map((row) => row.id)).toEqual([archived.conversationId]);
 });
