@@ -60,6 +60,7 @@ export function searchCandidates(db: IndexDatabase, match: string, filter: Searc
 }
 
 const lastTotals = new WeakMap<Database.Database, { version: string; totals: Map<string, number> }>();
+const MAX_CACHED_TOTALS = 64;
 const VERSION = `SELECT total_changes() || ':' || (SELECT data_version FROM pragma_data_version)`;
 
 /**
@@ -71,7 +72,10 @@ export function cachedTotal(db: IndexDatabase, key: string, count: () => number)
   const client = db.$client;
   const version = statement(client, VERSION).pluck().get() as string;
   let entry = lastTotals.get(client);
-  if (!entry || entry.version !== version) lastTotals.set(client, (entry = { version, totals: new Map() }));
+  // The key holds a model name from the query string: a bounded map, whatever a client sends.
+  if (!entry || entry.version !== version || entry.totals.size >= MAX_CACHED_TOTALS) {
+    lastTotals.set(client, (entry = { version, totals: new Map() }));
+  }
   let total = entry.totals.get(key);
   if (total === undefined) entry.totals.set(key, (total = count()));
   return total;
