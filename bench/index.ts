@@ -6,10 +6,11 @@ import { verdict, type FigureResult } from "./support/figure";
 /**
  * `npm run bench`: each figure in its own process (so RSS and event-loop figures start
  * clean), one after another, then a summary table. Every figure is a ratio measured side by
- * side in the same run. Env: BENCH_SCALE (0–1] shrinks the reindex fixture for quick runs;
+ * side in the same run. Env: BENCH_SCALE (0–1] shrinks the reindex and scale fixtures for quick runs
+ * (BENCH_SCALE_CONVERSATIONS sets the scale figure's count; it needs `npm run build` first);
  * BENCH_PROFILE=1 prints profiles even when goals are met, =0 turns reindex sampling off.
  */
-const FIGURES = ["append-rate.ts", "reindex.ts", "sse-throughput.ts", "sse-fanout.ts", "concurrent-turns.ts", "checkpoint.ts", "soak.ts"];
+const FIGURES = ["append-rate.ts", "reindex.ts", "sse-throughput.ts", "sse-fanout.ts", "concurrent-turns.ts", "checkpoint.ts", "soak.ts", "scale.ts"];
 /** A figure that hangs must not hang the bench. */
 const FIGURE_TIMEOUT_MS = 10 * 60_000;
 

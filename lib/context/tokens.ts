@@ -1,5 +1,13 @@
+import { createRequire } from "node:module";
 import type { ModelMessage } from "ai";
-import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
+
+/* The o200k tables take a large share of start-up to load: only an OpenAI-family model's first count pays for them. */
+const requireTokenizer = createRequire(import.meta.url);
+let o200k: ((text: string) => number) | null = null;
+function countO200k(text: string): number {
+  o200k ??= (requireTokenizer("gpt-tokenizer/cjs/encoding/o200k_base") as typeof import("gpt-tokenizer/encoding/o200k_base")).countTokens;
+  return o200k(text);
+}
 
 export type TokenCounter = (text: string) => number;
 
@@ -11,7 +19,7 @@ export const estimateTokens: TokenCounter = (text) => Math.ceil(text.length / 4)
 
 /** OpenAI-family models get the real o200k tokenizer; everything else the estimate. */
 export function tokenCounterFor(provider: string | undefined): TokenCounter {
-  return provider === "openai" ? (text) => countTokens(text) : estimateTokens;
+  return provider === "openai" ? countO200k : estimateTokens;
 }
 
 /** Per-message framing the providers add (role markers, separators). */

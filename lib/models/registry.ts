@@ -1,12 +1,23 @@
-import { createAnthropic } from "@ai-sdk/anthropic";
-import { createOpenAI } from "@ai-sdk/openai";
-import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
+import { createRequire } from "node:module";
 import type { LanguageModelV3 } from "@ai-sdk/provider";
 import type { AtriumConfig, ModelConfig } from "../config/config";
 import { AtriumError } from "../errors";
 import { OFFLINE_MODEL_NOTICE, createOfflineModel } from "./offline-model";
 
 export type Effort = "low" | "medium" | "high";
+
+/*
+ * Providers load on the first call to a model of theirs, synchronously (languageModel is sync):
+ * importing all three at start cost about half a second of a server start that needs none of
+ * them to answer /api/health, and most configs use one provider or only the offline model.
+ */
+const requireProvider = createRequire(import.meta.url);
+const providers = {
+  anthropic: () => (requireProvider("@ai-sdk/anthropic") as typeof import("@ai-sdk/anthropic")).createAnthropic,
+  openai: () => (requireProvider("@ai-sdk/openai") as typeof import("@ai-sdk/openai")).createOpenAI,
+  openaiCompatible: () =>
+    (requireProvider("@ai-sdk/openai-compatible") as typeof import("@ai-sdk/openai-compatible")).createOpenAICompatible,
+};
 
 export interface ModelInfo {
   id: string;
@@ -51,14 +62,14 @@ export function createModelRegistry(config: AtriumConfig, env: Record<string, st
       case "offline":
         return offlineModel;
       case "openai-compatible":
-        return createOpenAICompatible({ name: entry.id, baseURL: entry.baseURL!, apiKey, includeUsage: true })(modelName);
+        return providers.openaiCompatible()({ name: entry.id, baseURL: entry.baseURL!, apiKey, includeUsage: true })(modelName);
       case "openai": {
-        const openai = createOpenAI({ apiKey, baseURL: entry.baseURL });
+        const openai = providers.openai()({ apiKey, baseURL: entry.baseURL });
         const useResponses = entry.api === "responses" || entry.reasoningContext !== undefined;
         return useResponses ? openai.responses(modelName) : openai.chat(modelName);
       }
       case "anthropic":
-        return createAnthropic({ apiKey, baseURL: entry.baseURL })(modelName);
+        return providers.anthropic()({ apiKey, baseURL: entry.baseURL })(modelName);
     }
   }
 

@@ -10,6 +10,7 @@ import type {
   Waiting,
 } from "../events/entities";
 import type { IndexDatabase } from "./database";
+import { cachedTotal, searchCandidates, toMatchExpression } from "./conversation-search";
 import { prepared } from "./prepared-query";
 import * as tables from "./schema";
 
@@ -65,18 +66,22 @@ export function listConversationRows(
   query: ListConversationsQuery,
 ): { rows: ConversationRow[]; total: number } {
   const c = tables.conversations;
-  const filters: SQL[] = [];
-  if (query.archived === "false") filters.push(eq(c.archived, false));
-  if (query.archived === "true") filters.push(eq(c.archived, true));
-  if (query.model) filters.push(eq(c.model, query.model));
   const match = query.q ? toMatchExpression(query.q) : null;
   if (query.q && !match) return { rows: [], total: 0 };
-  if (match) {
-    filters.push(sql`(${c.id} IN (SELECT conversation_id FROM item_fts WHERE item_fts MATCH ${match})
-      OR rowid IN (SELECT rowid FROM title_fts WHERE title_fts MATCH ${match}))`);
+  const candidates = match ? searchCandidates(db, match, { archived: query.archived, model: query.model }) : null;
+  if (candidates?.length === 0) return { rows: [], total: 0 };
+  // A search reads its few candidates by id and sorts them: the unary + keeps SQLite from
+  // walking a recency index over every conversation to test each against the candidates.
+  const filters: SQL[] = [];
+  if (query.archived !== "all") {
+    const archived = query.archived === "true";
+    filters.push(candidates ? sql`+${c.archived} = ${archived ? 1 : 0}` : eq(c.archived, archived));
   }
+  if (query.model) filters.push(eq(c.model, query.model));
+  if (candidates) filters.push(sql`${c.id} IN (SELECT value FROM json_each(${JSON.stringify(candidates)}))`);
   const where = filters.length > 0 ? and(...filters) : undefined;
-  const column = { updated: c.updatedAt, created: c.createdAt, title: c.title, model: c.model }[query.sort ?? "updated"];
+  const sorted = { updated: c.updatedAt, created: c.createdAt, title: c.title, model: c.model }[query.sort ?? "updated"];
+  const column = candidates ? sql`+${sorted}` : sorted;
   const order = query.direction === "asc" ? asc(column) : desc(column);
   const rows = db
     .select()
@@ -86,15 +91,10 @@ export function listConversationRows(
     .limit(query.limit)
     .offset(query.offset)
     .all();
-  const counted = db.select({ total: count() }).from(c).where(where).get();
-  return { rows, total: counted?.total ?? 0 };
-}
-
-/** Each word becomes a prefix term; quotes keep FTS5 syntax in the owner's text inert. */
-function toMatchExpression(text: string): string | null {
-  const words = text.match(/[\p{L}\p{N}_]+/gu) ?? [];
-  if (words.length === 0) return null;
-  return words.map((word) => `"${word}"*`).join(" ");
+  const countRows = () => db.select({ total: count() }).from(c).where(where).get()?.total ?? 0;
+  // A search's candidates are bounded, so counting them is cheap; a plain list's count is cached.
+  const total = candidates ? countRows() : cachedTotal(db, `${query.archived}:${query.model ?? ""}`, countRows);
+  return { rows, total };
 }
 
 export function objectiveFor(db: IndexDatabase, conversationId: string): Objective | null {

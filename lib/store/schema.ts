@@ -27,7 +27,8 @@ export const conversations = sqliteTable(
     metadataSeq: integer("metadata_seq").notNull().default(0),
     metadataBytes: integer("metadata_bytes").notNull().default(0),
   },
-  (table) => [index("conversations_updated").on(table.archived, table.updatedAt)],
+  // conversations_recent serves archived=all in recency order without sorting the whole table.
+  (table) => [index("conversations_updated").on(table.archived, table.updatedAt), index("conversations_recent").on(table.updatedAt)],
 );
 
 export const sessions = sqliteTable(

@@ -1,12 +1,35 @@
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { ErrorCode, McpError, ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { isStdioServer, type McpServerConfig } from "../config/mcp-servers-schema";
 import { httpHeaders, stdioEnvironment } from "./mcp-environment";
 import { mcpResultToToolResult } from "./mcp-result";
 import type { ToolResult } from "./tool";
+
+
+/*
+ * The SDK loads with the first connection: it is a large share of a server start, and most
+ * installs configure no MCP server. Every use of it below follows a connection attempt.
+ */
+async function loadSdk() {
+  const [client, stdio, http, types] = await Promise.all([
+    import("@modelcontextprotocol/sdk/client/index.js"),
+    import("@modelcontextprotocol/sdk/client/stdio.js"),
+    import("@modelcontextprotocol/sdk/client/streamableHttp.js"),
+    import("@modelcontextprotocol/sdk/types.js"),
+  ]);
+  return {
+    Client: client.Client,
+    StdioClientTransport: stdio.StdioClientTransport,
+    StreamableHTTPClientTransport: http.StreamableHTTPClientTransport,
+    ErrorCode: types.ErrorCode,
+    McpError: types.McpError,
+    ToolListChangedNotificationSchema: types.ToolListChangedNotificationSchema,
+  };
+}
+type Sdk = Awaited<ReturnType<typeof loadSdk>>;
+let sdkLoading: Promise<Sdk> | null = null;
+let sdk: Sdk | null = null;
+const sdkReady = () => (sdkLoading ??= loadSdk().then((loaded) => (sdk = loaded)));
 
 export type McpServerStatus = "starting" | "connected" | "failed";
 
@@ -142,6 +165,7 @@ export class McpConnection {
   }
 
   private async open(): Promise<Client> {
+    const { Client, ToolListChangedNotificationSchema } = await sdkReady();
     const client = new Client({ name: "atrium", version: "0.1.0" });
     const transport = this.makeTransport();
     let opened = false;
@@ -183,6 +207,7 @@ export class McpConnection {
   }
 
   private makeTransport(): Transport {
+    const { StdioClientTransport, StreamableHTTPClientTransport } = sdk!;
     const config = this.config;
     if (isStdioServer(config)) {
       const transport = new StdioClientTransport({
@@ -244,8 +269,8 @@ async function listAllTools(client: Client): Promise<McpRemoteTool[]> {
 
 /** Errors the server answered (bad arguments, unknown tool) keep the connection; anything else means it is gone. */
 function isConnectionFailure(error: unknown): boolean {
-  if (!(error instanceof McpError)) return true;
-  return error.code === ErrorCode.ConnectionClosed;
+  if (!sdk || !(error instanceof sdk.McpError)) return true;
+  return error.code === sdk.ErrorCode.ConnectionClosed;
 }
 
 /** The SDK reports a server that exits while starting as "Connection closed"; say what happened. */

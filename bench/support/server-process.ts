@@ -1,0 +1,72 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import path from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+
+const PROJECT_ROOT = path.resolve(import.meta.dirname, "..", "..");
+const TOKEN = "bench-token-0123456789";
+const READY_TIMEOUT_MS = 120_000;
+
+export interface BenchServer {
+  url: string;
+  /** Spawn → first `/api/health` 200, polled every 10 ms. */
+  readyMs: number;
+  child: ChildProcess;
+  get(pathname: string): Promise<Response>;
+  stop(): Promise<void>;
+}
+
+/**
+ * The real custom server (server.ts, production build: run `npm run build` first) on a fixed
+ * free port against `home`, timed from spawn until `/api/health` answers 200, which it does
+ * only once recovery is done.
+ */
+export async function startBenchServer(home: string, port: number): Promise<BenchServer> {
+  const url = `http://127.0.0.1:${port}`;
+  const started = performance.now();
+  const child = spawn(process.execPath, ["--import", "tsx", "server.ts"], {
+    cwd: PROJECT_ROOT,
+    env: { ...process.env, ATRIUM_HOME: home, ATRIUM_TOKEN: TOKEN, PORT: String(port), HOST: "127.0.0.1", NODE_ENV: "production" },
+    stdio: ["ignore", "ignore", "pipe"],
+  });
+  let stderr = "";
+  child.stderr!.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+  const get = (pathname: string) => fetch(`${url}${pathname}`, { headers: { authorization: `Bearer ${TOKEN}` } });
+  let readyMs = Number.NaN;
+  while (Number.isNaN(readyMs)) {
+    if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode} before ready:\n${stderr}`);
+    if (performance.now() - started > READY_TIMEOUT_MS) {
+      child.kill("SIGKILL");
+      throw new Error(`server not ready within ${READY_TIMEOUT_MS} ms:\n${stderr}`);
+    }
+    const ok = await get("/api/health").then(
+      (response) => response.ok,
+      () => false,
+    );
+    if (ok) readyMs = performance.now() - started;
+    else await sleep(10);
+  }
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  return {
+    url,
+    readyMs,
+    child,
+    get,
+    async stop() {
+      if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
+      await exited;
+    },
+  };
+}
+
+/** A port the OS says is free right now. */
+export async function freePort(): Promise<number> {
+  const net = await import("node:net");
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      server.close(() => (typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port"))));
+    });
+  });
+}

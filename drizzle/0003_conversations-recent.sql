@@ -1,0 +1,1 @@
+CREATE INDEX `conversations_recent` ON `conversations` (`updated_at`);
