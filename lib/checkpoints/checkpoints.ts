@@ -35,6 +35,20 @@ export class Checkpoints {
     return this.snapshots.snapshot(cwd);
   }
 
+  /** Checkpoint work (snapshot and record) still running: a stopping server lets it finish before closing the store. */
+  private readonly inFlight = new Set<Promise<unknown>>();
+
+  track<T>(work: Promise<T>): Promise<T> {
+    this.inFlight.add(work);
+    const forget = () => this.inFlight.delete(work);
+    work.then(forget, forget);
+    return work;
+  }
+
+  async settle(): Promise<void> {
+    await Promise.allSettled([...this.inFlight]);
+  }
+
   /** Appends the record naming a tree; the caller makes sure the conversation still exists. */
   async record(
     conversationId: string,

@@ -60,6 +60,7 @@ async function checkpoint(runner: TurnHandle, itemId: string | null, reason: Che
     if (runner.signal.aborted || session.items.some((item) => item.kind === "notice" && item.text === text)) return;
     await actor.createItem(session, { turnId: runner.turn.id, kind: "notice", status: "completed", text });
   })().catch((error: unknown) => actor.context.log(`checkpoint of ${cwd} failed: ${error instanceof Error ? error.message : String(error)}`));
+  checkpoints.track(work);
   await untilAborted(work, runner.signal);
 }
 

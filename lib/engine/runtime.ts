@@ -120,6 +120,7 @@ export class Runtime {
     if (this.uploadSweep) clearInterval(this.uploadSweep);
     const finishing = [...this.owners.values()].flatMap((actor) => actor.stop());
     await Promise.race([Promise.all(finishing), new Promise((resolve) => setTimeout(resolve, 10_000).unref())]);
+    await Promise.race([this.context.checkpoints?.settle(), new Promise((resolve) => setTimeout(resolve, 10_000).unref())]);
     await this.extensions.stop();
     await this.store.close();
   }
