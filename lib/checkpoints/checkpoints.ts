@@ -35,18 +35,29 @@ export class Checkpoints {
     return this.snapshots.snapshot(cwd);
   }
 
-  /** Checkpoint work (snapshot and record) still running: a stopping server lets it finish before closing the store. */
-  private readonly inFlight = new Set<Promise<unknown>>();
+  /** Checkpoint work (snapshot and record) still running, by conversation. */
+  private readonly inFlight = new Map<string, Set<Promise<unknown>>>();
 
-  track<T>(work: Promise<T>): Promise<T> {
-    this.inFlight.add(work);
-    const forget = () => this.inFlight.delete(work);
+  track<T>(conversationId: string, work: Promise<T>): Promise<T> {
+    const running = this.inFlight.get(conversationId) ?? new Set<Promise<unknown>>();
+    this.inFlight.set(conversationId, running);
+    running.add(work);
+    const forget = () => {
+      running.delete(work);
+      if (running.size === 0 && this.inFlight.get(conversationId) === running) this.inFlight.delete(conversationId);
+    };
     work.then(forget, forget);
     return work;
   }
 
+  /** Resolves once the conversation's checkpoint work started so far is on record (a restore or fork reads after it). */
+  async settled(conversationId: string): Promise<void> {
+    await Promise.allSettled([...(this.inFlight.get(conversationId) ?? [])]);
+  }
+
+  /** A stopping server lets every checkpoint still running finish before it closes the store. */
   async settle(): Promise<void> {
-    await Promise.allSettled([...this.inFlight]);
+    await Promise.allSettled([...this.inFlight.values()].flatMap((running) => [...running]));
   }
 
   /** Appends the record naming a tree; the caller makes sure the conversation still exists. */

@@ -14,7 +14,10 @@ export interface RestoreOutcome {
 
 /** The checkpoint that holds the files as they were before `message`. */
 export function checkpointBefore(records: readonly CheckpointRecord[], message: RestoreMessage): CheckpointRecord | null {
-  const start = records.find((record) => record.turnId === message.turnId && record.turnId !== null && takenAt(record) >= message.createdAt);
+  // Only the turn's own start: a tool record already holds what that tool changed after the message.
+  const start = records.find(
+    (record) => record.reason === "turn_start" && record.turnId === message.turnId && record.turnId !== null && takenAt(record) >= message.createdAt,
+  );
   if (start) return start;
   return records.filter((record) => takenAt(record) <= message.createdAt).at(-1) ?? null;
 }

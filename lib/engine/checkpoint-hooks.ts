@@ -20,21 +20,8 @@ export function changesFiles(toolName: string | undefined): boolean {
   return toolName !== undefined && (FILE_TOOLS.has(toolName) || toolName.startsWith("mcp__"));
 }
 
-/** Turn-start snapshots still being taken: the first model call need not wait, the first tool must. */
-const turnStarts = new WeakMap<TurnHandle, Promise<void>>();
-
-/**
- * Starts the turn's first snapshot and returns at once: a large working directory (up to
- * snapshots.maxFiles files to list) must not delay the model's answer, only the first tool.
- */
 export function checkpointTurnStart(runner: TurnHandle): Promise<void> {
-  turnStarts.set(runner, checkpoint(runner, null, "turn_start"));
-  return Promise.resolve();
-}
-
-/** Before a tool runs: the state it starts from is on record. */
-export async function turnStartCheckpointTaken(runner: TurnHandle): Promise<void> {
-  await turnStarts.get(runner);
+  return checkpoint(runner, null, "turn_start");
 }
 
 export async function checkpointAfterTool(runner: TurnHandle, item: Item): Promise<void> {
@@ -48,7 +35,7 @@ async function checkpoint(runner: TurnHandle, itemId: string | null, reason: Che
   const cwd = actor.conversation().cwd;
   // A cwd inside Atrium's data directory is never snapshotted (the snapshots would contain themselves).
   if (isInside(cwd, actor.context.store.paths.home)) return;
-  // The files as of now: the record may be written later (a turn-start snapshot runs beside the model call).
+  // The files as of now: an interrupted turn stops waiting, and the record may then come later.
   const takenAt = actor.context.store.now().toISOString();
   const work = (async () => {
     const outcome = await checkpoints.snapshot(cwd);
@@ -60,13 +47,14 @@ async function checkpoint(runner: TurnHandle, itemId: string | null, reason: Che
     if (runner.signal.aborted || session.items.some((item) => item.kind === "notice" && item.text === text)) return;
     await actor.createItem(session, { turnId: runner.turn.id, kind: "notice", status: "completed", text });
   })().catch((error: unknown) => actor.context.log(`checkpoint of ${cwd} failed: ${error instanceof Error ? error.message : String(error)}`));
-  checkpoints.track(work);
+  checkpoints.track(actor.id, work);
   await untilAborted(work, runner.signal);
 }
 
 export async function fileChangesSince(actor: ConversationOwner, message: Item): Promise<string[]> {
   const checkpoints = actor.context.checkpoints;
   if (!checkpoints) return [];
+  await checkpoints.settled(actor.id);
   return filesChangedSince(checkpoints, actor.id, message);
 }
 
@@ -77,6 +65,8 @@ export async function restoreBeforeMessage(actor: RewindSource, message: Item, f
   if (actor.hasOpenTurn()) {
     throw new AtriumError("turn_running", "a turn of this conversation is running; interrupt it before restoring files");
   }
+  // An interrupted turn's last snapshot may still be on its way: the restore must see it.
+  await checkpoints.settled(actor.id);
   return restoreFilesBefore(checkpoints, actor.id, message, {
     force,
     record: (fields) => recordUnlessDeleted(actor, fields),
@@ -113,6 +103,7 @@ export async function copyCheckpointsToFork(
 ): Promise<void> {
   const checkpoints = source.context.checkpoints;
   if (!checkpoints) return;
+  await checkpoints.settled(source.id);
   const items = source.root.items;
   const target = options.beforeItemId ?? options.throughItemId;
   const index = target ? items.findIndex((item) => item.id === target) : -1;

@@ -114,7 +114,8 @@ function copyItem(item: Item, id: string, sessionId: string): StoredItem {
 /** Artifacts and attachments the copied items refer to travel with them. */
 function copyReferencedFiles(paths: DataPaths, fromId: string, staging: ConversationStaging, items: readonly Item[]): void {
   for (const item of items) {
-    if (item.artifactId) {
+    // A malformed id from an imported record is skipped like a bad attachment, never a failed fork.
+    if (item.artifactId && isId(item.artifactId)) {
       const from = paths.artifact(fromId, item.artifactId);
       if (fs.existsSync(from)) staging.copyFile(from, path.join("artifacts", path.basename(from)));
     }

@@ -8,7 +8,7 @@ import { runTool } from "./tool";
 import { runCollaborationTool } from "../agents/collaboration";
 import { runObjectiveTool } from "../engine/objective-tools";
 import type { TurnHandle } from "../engine/owner-port";
-import { checkpointAfterTool, turnStartCheckpointTaken } from "../engine/checkpoint-hooks";
+import { checkpointAfterTool } from "../engine/checkpoint-hooks";
 import { toolEnvironment } from "./tool-environment";
 
 /**
@@ -76,7 +76,6 @@ export async function handleToolCall(runner: TurnHandle, item: Item): Promise<vo
       return;
     }
   }
-  await turnStartCheckpointTaken(runner);
   await runner.markStarted(item);
   const result = await runTool(definition, item.input, {
     cwd: actor.conversation().cwd,

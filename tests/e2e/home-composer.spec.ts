@@ -1,4 +1,6 @@
+import fs from "node:fs";
 import os from "node:os";
+import path from "node:path";
 import { ConversationPage, expect, test, unique } from "./support/fixtures";
 
 test("home opens on the new-chat composer with agent, folder and model pre-filled and changeable: type, Enter", async ({ app, api }) => {
@@ -10,7 +12,8 @@ test("home opens on the new-chat composer with agent, folder and model pre-fille
   await expect(folder).toBeVisible();
 
   await folder.click();
-  const chosen = os.tmpdir();
+  // A small folder of its own: the turn-start checkpoint of a huge one would only slow the test.
+  const chosen = fs.mkdtempSync(path.join(os.tmpdir(), "atrium-home-cwd-"));
   await page.getByRole("textbox", { name: "Working directory" }).fill(chosen);
   await page.keyboard.press("Escape");
   await expect(folder).toHaveAttribute("aria-label", `Working directory: ${chosen}`);

@@ -200,4 +200,41 @@ describe("checkpoints of the working directory", () => {
     await expect(actor.locked(() => undefined)).rejects.toThrow(/was deleted/);
     expect(fs.existsSync(harness.runtime.store.paths.conversation(created.conversation.id))).toBe(false);
   });
+
+  it("a rewind right after an interrupt waits for the interrupted turn's last snapshot, so the file it changed is put back", async () => {
+    cwd = fs.mkdtempSync(path.join(os.tmpdir(), "atrium-cwd-"));
+    fs.writeFileSync(path.join(cwd, "a.txt"), "before\n");
+    harness = await startHarness(AUTO);
+    const checkpoints = harness.runtime.context.checkpoints!;
+    const real = checkpoints.snapshot.bind(checkpoints);
+    const first = await runTurn(null, "hello");
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    let started!: () => void;
+    const toolSnapshotStarted = new Promise<void>((resolve) => (started = resolve));
+    let calls = 0;
+    // The second turn's start snapshot is real; the one after its tool waits at the gate.
+    checkpoints.snapshot = (directory) => {
+      calls += 1;
+      if (calls === 1) return real(directory);
+      started();
+      return gate.then(() => real(directory));
+    };
+    const sent = await harness.runtime.sendMessage(first.conversationId, { text: tool("write_file", { path: "a.txt", content: "after\n" }), mode: "auto" });
+    await toolSnapshotStarted;
+    await harness.runtime.interrupt(first.conversationId);
+    expect((await harness.turnEnded(first.conversationId, sent.turn!.id)).status).toBe("interrupted");
+    expect(fs.readFileSync(path.join(cwd, "a.txt"), "utf8")).toBe("after\n");
+
+    let answered = false;
+    const preview = harness.runtime.filesChangedSince(first.conversationId, sent.message.id).then((files) => ((answered = true), files));
+    // Not before the snapshot is on record: poll a few turns of the event loop, then let it go.
+    for (let round = 0; round < 20; round += 1) await new Promise((resolve) => setImmediate(resolve));
+    expect(answered).toBe(false);
+    release();
+    expect(await preview).toEqual(["a.txt"]);
+    const rewound = await harness.runtime.rewind(first.conversationId, sent.message.id, { restoreFiles: true });
+    expect(rewound.restored).toEqual(["a.txt"]);
+    expect(fs.readFileSync(path.join(cwd, "a.txt"), "utf8")).toBe("before\n");
+  });
 });
