@@ -16,7 +16,6 @@ import { clearConversationDraft, conversationDraftKey, writeDraft } from "@/comp
 import { useLiveConversation } from "@/components/live/use-live";
 import { AgentsButton } from "@/components/agents/agents-panel";
 import { AttachButton, AttachmentChips, useAttachmentTray } from "@/components/attachments/attachments";
-import { compactNow } from "@/components/context/compact-now";
 import { ContextRing } from "@/components/context/context-ring";
 import { RestartDialog, type RestartChoice } from "@/components/checkpoints/restart-dialog";
 import { ArchivedBanner, MissingBanner, ObjectiveBanner } from "./banners";
@@ -28,7 +27,7 @@ import { OutgoingMessages } from "./outgoing-messages";
 import { useOutgoingMessages } from "./use-outgoing-messages";
 import { History } from "./history";
 import { EffortPicker, ModelPicker, type Effort } from "./model-controls";
-import type { SlashCommandName } from "./slash-commands";
+import { runSlashCommand, setObjectiveStatus } from "./slash-command-actions";
 import { useStickToBottom } from "./use-stick-to-bottom";
 import { WaitingList } from "./waiting-list";
 
@@ -193,46 +192,6 @@ export function ConversationView(props: ConversationViewProps) {
     }
   }, [id]);
 
-  const runCommand = async (command: SlashCommandName, argument: string) => {
-    const notAvailable = (error: unknown, what: string) =>
-      error instanceof ApiError && error.status === 404 && error.code !== "not_found" ? `${what} is not available yet on this server` : errorMessage(error);
-    switch (command) {
-      case "fork":
-        await fork();
-        return;
-      case "compact":
-        await compactNow(id);
-        return;
-      case "objective":
-        if (argument === "") {
-          toast.error("Write the goal after /objective, for example: /objective make the tests pass");
-          return;
-        }
-        try {
-          await apiFetch(`/api/conversations/${id}/objective`, { method: "POST", body: { text: argument, requestKey: newRequestKey() } });
-          toast.success("Objective opened");
-        } catch (error) {
-          toast.error(notAvailable(error, "Objectives"));
-        }
-        return;
-      case "done":
-      case "objective-cancel":
-        await setObjectiveStatus(command === "done" ? "completed" : "cancelled");
-        return;
-    }
-  };
-
-  const setObjectiveStatus = async (status: "completed" | "cancelled") => {
-    try {
-      await apiFetch(`/api/conversations/${id}/objective`, { method: "PATCH", body: { status } });
-      toast.success(status === "completed" ? "Objective marked done" : "Objective cancelled");
-    } catch (error) {
-      toast.error(
-        error instanceof ApiError && error.status === 404 && error.code !== "not_found" ? "Objectives are not available yet on this server" : errorMessage(error),
-      );
-    }
-  };
-
   // Esc interrupts from anywhere on the page; text fields and open menus or dialogs handle their own Esc.
   useEffect(() => {
     if (!busy) return;
@@ -313,7 +272,7 @@ export function ConversationView(props: ConversationViewProps) {
         }}
       />
       {conversation.archived && <ArchivedBanner onUnarchive={() => void archive(false)} />}
-      {conversation.objective && <ObjectiveBanner objective={conversation.objective} onSetStatus={(status) => void setObjectiveStatus(status)} />}
+      {conversation.objective && <ObjectiveBanner objective={conversation.objective} onSetStatus={(status) => void setObjectiveStatus(id, status)} />}
       <div className="relative min-h-0 flex-1">
         <div
           ref={container}
@@ -385,7 +344,7 @@ export function ConversationView(props: ConversationViewProps) {
             slashCommands
             clearOn="submit"
             onSubmit={send}
-            onCommand={(command, argument) => void runCommand(command, argument)}
+            onCommand={(command, argument) => void runSlashCommand(id, command, argument, fork)}
             onInterrupt={() => void interrupt()}
             interrupting={interrupting}
             injected={injected}

@@ -20,6 +20,7 @@ async function leaderOf(pages: Page[]): Promise<Page> {
 }
 
 test("eight conversation tabs, the archive and approvals share one live connection; closing the leader loses no word", async ({ browser, api }) => {
+  // Eleven pages and nine streamed turns on a 2-core machine: past the default 120 s budget.
   test.setTimeout(180_000);
   const conversations = [];
   for (let index = 0; index < TABS; index += 1) conversations.push(await api.createConversation(unique(`tab ${index + 1}`)));

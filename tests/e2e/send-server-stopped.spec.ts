@@ -10,6 +10,7 @@ import { startServerProcess, type ServerProcess } from "../support/server-proces
 const PORT = String(E2E_PORT + 50);
 
 test("a send while the server is stopped shows the error and Retry; after a restart Retry delivers exactly one message", async ({ page }) => {
+  // Starts, stops and restarts its own production server: three server starts in one test.
   test.setTimeout(150_000);
   const home = fs.mkdtempSync(path.join(os.tmpdir(), "atrium-e2e-stopped-"));
   const environment = { PORT, ATRIUM_TOKEN: E2E_TOKEN, NEXT_TELEMETRY_DISABLED: "1" };

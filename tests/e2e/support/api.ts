@@ -1,5 +1,6 @@
 import type { APIRequestContext } from "@playwright/test";
 import type { Conversation } from "../../../lib/events/entities";
+import { waitUntil } from "../../support/wait-until";
 import { E2E_TOKEN } from "./environment";
 
 /** Setup through the real HTTP API with the bearer token, for state a test is not about. */
@@ -40,17 +41,19 @@ export class AtriumApi {
 
   /** Decides every approval of the conversation as it comes, until no turn is open. */
   async decideUntilIdle(id: string, decision: "approve" | "deny", timeoutMs = 30_000): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const response = await this.request.get("/api/approvals?status=pending", { headers: this.headers() });
-      const { approvals } = (await response.json()) as { approvals: Array<{ id: string; conversationId: string }> };
-      for (const approval of approvals.filter((candidate) => candidate.conversationId === id)) {
-        await this.request.post(`/api/approvals/${approval.id}`, { headers: this.headers(), data: { decision } });
-      }
-      if ((await this.getConversation(id)).status === "idle") return;
-      if (Date.now() > deadline) throw new Error(`conversation ${id} did not settle`);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    await waitUntil(
+      async () => {
+        const response = await this.request.get("/api/approvals?status=pending", { headers: this.headers() });
+        const { approvals } = (await response.json()) as { approvals: Array<{ id: string; conversationId: string }> };
+        for (const approval of approvals.filter((candidate) => candidate.conversationId === id)) {
+          await this.request.post(`/api/approvals/${approval.id}`, { headers: this.headers(), data: { decision } });
+        }
+        return (await this.getConversation(id)).status === "idle";
+      },
+      `conversation ${id} to settle`,
+      timeoutMs,
+      100,
+    );
   }
 
   /** SSE responses the server holds open right now (all routes), from /api/health. */
@@ -61,12 +64,6 @@ export class AtriumApi {
 
   /** Resolves once no turn of the conversation is open (polls the API; nothing is slept on). */
   async waitUntilIdle(id: string, timeoutMs = 30_000): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const conversation = await this.getConversation(id);
-      if (conversation.status === "idle") return;
-      if (Date.now() > deadline) throw new Error(`conversation ${id} is still ${conversation.status}`);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    await waitUntil(async () => (await this.getConversation(id)).status === "idle", `conversation ${id} to be idle`, timeoutMs, 100);
   }
 }
