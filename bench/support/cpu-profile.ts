@@ -58,12 +58,16 @@ function location(frame: ProfileNode["callFrame"]): string {
   const entry: Partial<SourceMapping> | undefined = isProjectCode(url)
     ? findSourceMap(url)?.findEntry(frame.lineNumber, frame.columnNumber)
     : undefined;
-  if (entry?.originalSource !== undefined && entry.originalLine !== undefined) {
-    url = entry.originalSource;
-    line = entry.originalLine;
+  const mapped = entry?.originalSource !== undefined && entry.originalLine !== undefined;
+  if (mapped) {
+    url = entry.originalSource!;
+    line = entry.originalLine!;
   }
   const file = url.startsWith("file://") ? new URL(url).pathname : url;
   const relative = file.startsWith(PROJECT_ROOT) ? path.relative(PROJECT_ROOT, file) : file;
+  // Project code profiled in another process (a server under --cpu-prof) has no source map
+  // here, and tsx's line numbers are those of minified code: the file alone is the truth.
+  if (isProjectCode(frame.url) && !mapped) return relative;
   return `${relative}:${line + 1}`;
 }
 
