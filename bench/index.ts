@@ -81,7 +81,15 @@ async function main(): Promise<void> {
   if (process.env.BENCH_SCALE) console.log(`BENCH_SCALE=${process.env.BENCH_SCALE}: the reindex fixture is scaled down`);
   const results: FigureResult[] = [];
   const failures: string[] = [];
-  for (const file of selectedFigures()) {
+  let figures: string[];
+  try {
+    figures = selectedFigures();
+  } catch (error) {
+    console.error(error instanceof Error ? error.message : String(error));
+    process.exitCode = 2;
+    return;
+  }
+  for (const file of figures) {
     try {
       results.push(await runFigure(file));
     } catch (error) {

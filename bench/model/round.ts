@@ -5,7 +5,7 @@ import { BENCH_TOKEN, freePort, startBenchServer, type BenchServer } from "../su
 import type { Received } from "./client-process";
 import { StreamClient, type FakeModel } from "./handles";
 import { cpuMs, peakRssBytes, rssBytes, sampleRss } from "./proc";
-import { benchPrompt, monotonicMicros } from "./stamps";
+import { benchPrompt, monotonicMicros, parseBenchPrompt } from "./stamps";
 
 /**
  * One round of the model-stream figure on a fresh server and a fresh data directory: ready
@@ -35,6 +35,10 @@ export interface RoundFigures {
   sequential: number[];
   concurrent: number[];
   submitToRequestMs: number[];
+  /** Concurrent: POST sent → its 202 received by the figure. */
+  submitToAnswerMs: number[];
+  /** The same as submitToRequestMs for the sequential turns, one at a time. */
+  sequentialSubmitToRequestMs: number[];
   concurrentCpuMs: number;
   concurrentWords: number;
   concurrentFrames: number;
@@ -90,13 +94,24 @@ function allLatencies(received: Received): number[] {
 async function turnInEach(server: BenchServer, client: StreamClient, ids: string[], prompt: (index: number) => string, words: number) {
   const { done } = await client.expect(ids, words);
   const submitted = new Map<string, number>();
+  const answered = new Map<string, number>();
   await Promise.all(
-    ids.map((id, index) => {
+    ids.map(async (id, index) => {
       submitted.set(prompt(index), monotonicMicros());
-      return post(server, `/api/conversations/${id}/messages`, { text: prompt(index) });
+      await post(server, `/api/conversations/${id}/messages`, { text: prompt(index) });
+      answered.set(prompt(index), monotonicMicros());
     }),
   );
-  return { received: await done, submitted };
+  return { received: await done, submitted, answered };
+}
+
+/** Per prompt: ms from its POST being sent to the fake model receiving its request. */
+function toModelRequestMs(submitted: Map<string, number>, arrivals: Record<string, number>): number[] {
+  return [...submitted].map(([prompt, sentMicros]) => {
+    const arrived = arrivals[parseBenchPrompt(prompt)!.tag];
+    if (arrived === undefined) throw new Error(`the fake model never saw ${prompt}`);
+    return (arrived - sentMicros) / 1000;
+  });
 }
 
 export async function runRound(home: string, fake: FakeModel, options: RoundOptions): Promise<RoundFigures> {
@@ -120,9 +135,11 @@ export async function runRound(home: string, fake: FakeModel, options: RoundOpti
     await turnInEach(server, client, ids, (index) => benchPrompt(tag("warm", index), WARM_WORDS, 0), WARM_WORDS);
 
     const sequential: number[] = [];
+    const sequentialSubmitted = new Map<string, number>();
     for (let turn = 0; turn < (options.concurrentOnly ? 0 : SEQUENTIAL_TURNS); turn += 1) {
-      const { received } = await turnInEach(server, client, [ids[turn % ids.length]], () => benchPrompt(tag("seq", turn)), WORDS);
+      const { received, submitted } = await turnInEach(server, client, [ids[turn % ids.length]], () => benchPrompt(tag("seq", turn)), WORDS);
       sequential.push(...allLatencies(received));
+      for (const [prompt, micros] of submitted) sequentialSubmitted.set(prompt, micros);
     }
 
     const stopSampling = sampleRss(pid);
@@ -133,11 +150,8 @@ export async function runRound(home: string, fake: FakeModel, options: RoundOpti
     const concurrentCpuMs = cpuMs(pid) - cpuBefore;
     const peakRss = stopSampling();
     const arrivals = await fake.arrivals();
-    const submitToRequestMs = [...concurrent.submitted].map(([prompt, sentMicros]) => {
-      const arrived = arrivals[/\[bench (\S+)/.exec(prompt)![1]];
-      if (arrived === undefined) throw new Error(`the fake model never saw ${prompt}`);
-      return (arrived - sentMicros) / 1000;
-    });
+    const submitToRequestMs = toModelRequestMs(concurrent.submitted, arrivals);
+    const submitToAnswerMs = [...concurrent.submitted].map(([prompt, sentMicros]) => (concurrent.answered.get(prompt)! - sentMicros) / 1000);
 
     const floorSequential = options.concurrentOnly ? [] : allLatencies(await client.direct(fake.url, [benchPrompt(tag("floor", 0))]));
     const floorConcurrent = options.concurrentOnly
@@ -151,6 +165,8 @@ export async function runRound(home: string, fake: FakeModel, options: RoundOpti
       sequential,
       concurrent: allLatencies(concurrent.received),
       submitToRequestMs,
+      submitToAnswerMs,
+      sequentialSubmitToRequestMs: toModelRequestMs(sequentialSubmitted, arrivals),
       concurrentCpuMs,
       concurrentWords: concurrent.received.words,
       concurrentFrames: concurrent.received.frames,

@@ -76,6 +76,12 @@ function areaOf(url: string): string {
   const packageMatch = /\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url);
   if (packageMatch) return packageMatch[1].startsWith("@ai-sdk/") || packageMatch[1] === "ai" ? "AI SDK (ai, @ai-sdk/*)" : packageMatch[1];
   if (url.startsWith("node:internal/webstreams")) return "node web streams";
+  // Node's own fetch (undici) parses HTTP responses with llhttp compiled to wasm.
+  if (url.startsWith("wasm://")) return "wasm (undici's llhttp: fetch responses)";
+  // AsyncLocalStorage on node 20 runs a hook on every promise made while any store is active.
+  if (url === "node:async_hooks" || url.startsWith("node:internal/async_hooks") || url === "node:internal/async_local_storage") {
+    return "node async_hooks (AsyncLocalStorage)";
+  }
   if (/^node:(_http|net|stream|internal\/(streams|stream_base_commons|http))/.test(url)) return "node http/net/streams";
   if (url.startsWith("node:")) return "node, other";
   if (isProjectCode(url)) {
