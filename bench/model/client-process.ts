@@ -127,6 +127,10 @@ function open(command: Extract<ClientCommand, { type: "open" }>): void {
     if (response.statusCode !== 200) return fail(new Error(`/api/stream: HTTP ${response.statusCode}`));
     response.setEncoding("utf8");
     response.on("data", parse);
+    // The server went away: a turn still expected would otherwise wait for the round's timeout.
+    response.on("close", () => {
+      if (expectation) fail(new Error("/api/stream closed while turns were expected"));
+    });
   });
   request.on("error", fail);
 }
