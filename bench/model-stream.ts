@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { summarizeProfile, type CpuProfile } from "./support/cpu-profile";
+import { inclusiveByArea, summarizeProfile, type CpuProfile } from "./support/cpu-profile";
 import { runFigureIfMain, type Check, type Measure } from "./support/figure";
 import { formatMs, formatNumber, median, percentile } from "./support/stats";
 import { withTempDirectory } from "./support/temp-directory";
@@ -56,10 +56,14 @@ function profileEvidence(directory: string, figures: RoundFigures): string[] {
   const whole = JSON.parse(fs.readFileSync(largest, "utf8")) as CpuProfile;
   const windowed = profileWindow(whole, figures.window.fromMicros, figures.window.toMicros);
   const seconds = (figures.window.toMicros - figures.window.fromMicros) / 1e6;
+  const windowPath = path.join(directory, "concurrent-window.cpuprofile");
+  if (windowed) fs.writeFileSync(windowPath, JSON.stringify(windowed));
   return [
-    `server CPU profile (node --cpu-prof, saved to ${largest}) during ${CONVERSATIONS} concurrent turns, ${seconds.toFixed(2)} s window` +
+    `server CPU profile (node --cpu-prof: whole life ${largest}${windowed ? `, the window ${windowPath}` : ""}) during ${CONVERSATIONS} concurrent turns, ${seconds.toFixed(2)} s window` +
       (windowed ? ":" : " — no sample in the window, whole life shown:"),
     ...summarizeProfile(windowed ?? whole, 15),
+    "inclusive time by area (on the stack at all: the flame graph's widest bands):",
+    ...inclusiveByArea(windowed ?? whole),
   ];
 }
 

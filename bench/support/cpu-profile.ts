@@ -172,3 +172,41 @@ export function summarizeProfile(profile: CpuProfile, top = 12): string[] {
     ...rows(inclusiveByLabel, top, (key) => / lib\//.test(key)).map((row) => `  ${row}`),
   ];
 }
+
+/**
+ * Share of the sampled time each area is anywhere on the stack (its code, or code it called):
+ * the flame graph's widest bands. A sample counts once per area however deep it recurs.
+ * "node, other" is left out: the tick and microtask queues sit under nearly every stack.
+ */
+export function inclusiveByArea(profile: CpuProfile, top = 12): string[] {
+  const byId = new Map(profile.nodes.map((node) => [node.id, node]));
+  const parents = new Map<number, number>();
+  for (const node of profile.nodes) for (const child of node.children ?? []) parents.set(child, node.id);
+  const areasOf = new Map<number, string[]>();
+  const stackAreas = (id: number): string[] => {
+    let areas = areasOf.get(id);
+    if (areas) return areas;
+    const frame = byId.get(id)!.callFrame;
+    const seen = new Set<string>();
+    if (!frame.url && frame.functionName.startsWith("(") && frame.functionName !== "(root)") seen.add(frame.functionName);
+    for (let current: number | undefined = id; current !== undefined; current = parents.get(current)) {
+      const url = byId.get(current)!.callFrame.url;
+      if (url) seen.add(areaOf(url));
+    }
+    areas = [...seen];
+    areasOf.set(id, areas);
+    return areas;
+  };
+  const byArea = new Map<string, number>();
+  let totalMs = 0;
+  profile.samples.forEach((id, index) => {
+    const ms = (profile.timeDeltas[index] ?? 0) / 1000;
+    totalMs += ms;
+    for (const area of stackAreas(id)) byArea.set(area, (byArea.get(area) ?? 0) + ms);
+  });
+  byArea.delete("node, other");
+  return [...byArea]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, top)
+    .map(([area, ms]) => `  ${((ms / totalMs) * 100).toFixed(1).padStart(5)}% ${ms.toFixed(0).padStart(6)} ms  ${area}`);
+}
