@@ -118,6 +118,7 @@ export const measure: Measure = async () => {
       `per round — submit → request p50 ${list(submitP50.each, ms)} ms (max ${list(results.map((round) => Math.max(...round.submitToRequestMs)), ms)}); CPU/delta ${list(cpuPerDelta.each, (value) => value.toFixed(0))} µs`,
       `submit → 202 answered p50, concurrent: ${list(results.map((round) => p(round.submitToAnswerMs, 0.5)), ms)} ms; submit → model request p50, sequential turns: ${list(results.map((round) => p(round.sequentialSubmitToRequestMs, 0.5)), ms)} ms`,
       `per round — ready ${list(ready.each, (value) => value.toFixed(0))} ms; RSS idle ${list(idleRss.each, mib)}, peak ${list(peakRss.each, mib)}, VmHWM ${list(results.map((round) => round.highWaterRss), mib)} MiB`,
+      `sequential turns: server CPU per delta ${list(results.map((round) => (round.sequentialCpuMs * 1000) / round.sequential.length), (value) => value.toFixed(0))} µs`,
       `concurrent window: server CPU ${list(results.map((round) => round.concurrentCpuMs), (value) => value.toFixed(0))} ms over ${list(results.map((round) => (round.window.toMicros - round.window.fromMicros) / 1000), (value) => value.toFixed(0))} ms; ${formatNumber(words)} words came in ${formatNumber(frames)} SSE delta frames`,
       `floor, straight from the fake model (no Atrium): one stream ${floor((round) => round.floorSequential)}; ${CONVERSATIONS} at once ${floor((round) => round.floorConcurrent)}`,
       "latency = parsed by the SSE client (own process, JSON.parse per frame) − written by the fake model, on CLOCK_MONOTONIC",

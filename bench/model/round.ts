@@ -40,6 +40,8 @@ export interface RoundFigures {
   /** The same as submitToRequestMs for the sequential turns, one at a time. */
   sequentialSubmitToRequestMs: number[];
   concurrentCpuMs: number;
+  /** Server CPU over the sequential turns, and the words they streamed. */
+  sequentialCpuMs: number;
   concurrentWords: number;
   concurrentFrames: number;
   /** The concurrent window in monotonic microseconds: first POST → last turn.ended received. */
@@ -136,11 +138,14 @@ export async function runRound(home: string, fake: FakeModel, options: RoundOpti
 
     const sequential: number[] = [];
     const sequentialSubmitted = new Map<string, number>();
+    const sequentialCpuBefore = cpuMs(pid);
     for (let turn = 0; turn < (options.concurrentOnly ? 0 : SEQUENTIAL_TURNS); turn += 1) {
       const { received, submitted } = await turnInEach(server, client, [ids[turn % ids.length]], () => benchPrompt(tag("seq", turn)), WORDS);
       sequential.push(...allLatencies(received));
       for (const [prompt, micros] of submitted) sequentialSubmitted.set(prompt, micros);
     }
+
+    const sequentialCpuMs = cpuMs(pid) - sequentialCpuBefore;
 
     const stopSampling = sampleRss(pid);
     const cpuBefore = cpuMs(pid);
@@ -168,6 +173,7 @@ export async function runRound(home: string, fake: FakeModel, options: RoundOpti
       submitToAnswerMs,
       sequentialSubmitToRequestMs: toModelRequestMs(sequentialSubmitted, arrivals),
       concurrentCpuMs,
+      sequentialCpuMs,
       concurrentWords: concurrent.received.words,
       concurrentFrames: concurrent.received.frames,
       window: { fromMicros, toMicros },
