@@ -7,7 +7,7 @@ import { formatMs, formatNumber, median, percentile } from "./support/stats";
 import { withTempDirectory } from "./support/temp-directory";
 import { FakeModel } from "./model/handles";
 import { profileWindow } from "./model/profile-window";
-import { CONVERSATIONS, runRound, SEQUENTIAL_TURNS, WORDS, type RoundFigures } from "./model/round";
+import { CONVERSATIONS, runRound, SEQUENTIAL_TURNS, WORDS, type RoundFigures, type Window } from "./model/round";
 import { DEFAULT_DELAY_MS } from "./model/stamps";
 
 /**
@@ -17,7 +17,8 @@ import { DEFAULT_DELAY_MS } from "./model/stamps";
  * `/api/stream` as the browser does. Each word carries the moment the fake sent it, so
  * latency is receive − send on the shared monotonic clock. Every round starts a fresh server
  * (ready time, idle RSS); figures are medians over BENCH_MODEL_ROUNDS rounds (default 3).
- * BENCH_PROFILE=1 adds a run under `node --cpu-prof` and summarizes its concurrent window.
+ * BENCH_PROFILE=1 adds a run under `node --cpu-prof` and summarizes its sequential and
+ * concurrent windows.
  */
 const MiB = 1024 * 1024;
 const GOALS = {
@@ -48,22 +49,30 @@ function list(values: number[], format: (value: number) => string): string {
   return `[${values.map(format).join(", ")}]`;
 }
 
-/** The profile `node --cpu-prof` wrote for the server, cut to the concurrent window. */
+/** The profile `node --cpu-prof` wrote for the server, cut to one window and summarized. */
+function windowEvidence(directory: string, whole: CpuProfile, name: string, what: string, window: Window, top: number): string[] {
+  const windowed = profileWindow(whole, window.fromMicros, window.toMicros);
+  const seconds = (window.toMicros - window.fromMicros) / 1e6;
+  const windowPath = path.join(directory, `${name}-window.cpuprofile`);
+  if (windowed) fs.writeFileSync(windowPath, JSON.stringify(windowed));
+  return [
+    `server CPU profile during ${what}, ${seconds.toFixed(2)} s window` +
+      (windowed ? ` (saved to ${windowPath}):` : " — no sample in the window, the whole life shown:"),
+    ...summarizeProfile(windowed ?? whole, top),
+    "inclusive time by area (on the stack at all: the flame graph's widest bands):",
+    ...inclusiveByArea(windowed ?? whole),
+  ];
+}
+
 function profileEvidence(directory: string, figures: RoundFigures): string[] {
   const files = fs.readdirSync(directory).filter((name) => name.endsWith(".cpuprofile"));
   if (files.length === 0) return [`no .cpuprofile was written in ${directory}`];
   const largest = files.map((name) => path.join(directory, name)).sort((a, b) => fs.statSync(b).size - fs.statSync(a).size)[0];
   const whole = JSON.parse(fs.readFileSync(largest, "utf8")) as CpuProfile;
-  const windowed = profileWindow(whole, figures.window.fromMicros, figures.window.toMicros);
-  const seconds = (figures.window.toMicros - figures.window.fromMicros) / 1e6;
-  const windowPath = path.join(directory, "concurrent-window.cpuprofile");
-  if (windowed) fs.writeFileSync(windowPath, JSON.stringify(windowed));
   return [
-    `server CPU profile (node --cpu-prof: whole life ${largest}${windowed ? `, the window ${windowPath}` : ""}) during ${CONVERSATIONS} concurrent turns, ${seconds.toFixed(2)} s window` +
-      (windowed ? ":" : " — no sample in the window, whole life shown:"),
-    ...summarizeProfile(windowed ?? whole, 15),
-    "inclusive time by area (on the stack at all: the flame graph's widest bands):",
-    ...inclusiveByArea(windowed ?? whole),
+    `profiled run: the server under node --cpu-prof (whole life in ${largest}), figures not counted`,
+    ...windowEvidence(directory, whole, "sequential", `${SEQUENTIAL_TURNS} sequential turns`, figures.windows.sequential, 10),
+    ...windowEvidence(directory, whole, "concurrent", `${CONVERSATIONS} concurrent turns`, figures.windows.concurrent, 15),
   ];
 }
 
@@ -72,7 +81,7 @@ export const measure: Measure = async () => {
   try {
     const results: RoundFigures[] = [];
     for (let round = 0; round < rounds(); round += 1) {
-      results.push(await withTempDirectory("atrium-bench-model-", (home) => runRound(home, fake, { round, concurrentOnly: false })));
+      results.push(await withTempDirectory("atrium-bench-model-", (home) => runRound(home, fake, { round, skipFloor: false })));
     }
     const p = (samples: number[], fraction: number) => percentile(samples, fraction);
     const seqP50 = across(results, (round) => p(round.sequential, 0.5));
@@ -118,8 +127,8 @@ export const measure: Measure = async () => {
       `per round — submit → request p50 ${list(submitP50.each, ms)} ms (max ${list(results.map((round) => Math.max(...round.submitToRequestMs)), ms)}); CPU/delta ${list(cpuPerDelta.each, (value) => value.toFixed(0))} µs`,
       `submit → 202 answered p50, concurrent: ${list(results.map((round) => p(round.submitToAnswerMs, 0.5)), ms)} ms; submit → model request p50, sequential turns: ${list(results.map((round) => p(round.sequentialSubmitToRequestMs, 0.5)), ms)} ms`,
       `per round — ready ${list(ready.each, (value) => value.toFixed(0))} ms; RSS idle ${list(idleRss.each, mib)}, peak ${list(peakRss.each, mib)}, VmHWM ${list(results.map((round) => round.highWaterRss), mib)} MiB`,
-      `sequential turns: server CPU per delta ${list(results.map((round) => (round.sequentialCpuMs * 1000) / round.sequential.length), (value) => value.toFixed(0))} µs`,
-      `concurrent window: server CPU ${list(results.map((round) => round.concurrentCpuMs), (value) => value.toFixed(0))} ms over ${list(results.map((round) => (round.window.toMicros - round.window.fromMicros) / 1000), (value) => value.toFixed(0))} ms; ${formatNumber(words)} words came in ${formatNumber(frames)} SSE delta frames`,
+      `sequential turns: server CPU per delta ${list(results.map((round) => (round.sequentialCpuMs * 1000) / round.sequential.length), (value) => value.toFixed(0))} µs; idle server ${list(results.map((round) => round.idleCpuPerSecond), (value) => value.toFixed(0))} ms CPU per s`,
+      `concurrent window: server CPU ${list(results.map((round) => round.concurrentCpuMs), (value) => value.toFixed(0))} ms over ${list(results.map((round) => (round.windows.concurrent.toMicros - round.windows.concurrent.fromMicros) / 1000), (value) => value.toFixed(0))} ms; ${formatNumber(words)} words came in ${formatNumber(frames)} SSE delta frames`,
       `floor, straight from the fake model (no Atrium): one stream ${floor((round) => round.floorSequential)}; ${CONVERSATIONS} at once ${floor((round) => round.floorConcurrent)}`,
       "latency = parsed by the SSE client (own process, JSON.parse per frame) − written by the fake model, on CLOCK_MONOTONIC",
     ];
@@ -128,7 +137,7 @@ export const measure: Measure = async () => {
     if (process.env.BENCH_PROFILE === "1") {
       const directory = fs.mkdtempSync(path.join(os.tmpdir(), "atrium-bench-model-prof-"));
       const nodeArgs = ["--cpu-prof", "--cpu-prof-dir", directory, "--cpu-prof-interval", "500"];
-      const profiled = await withTempDirectory("atrium-bench-model-", (home) => runRound(home, fake, { round: results.length, concurrentOnly: true, nodeArgs }));
+      const profiled = await withTempDirectory("atrium-bench-model-", (home) => runRound(home, fake, { round: results.length, skipFloor: true, nodeArgs }));
       evidence.push(...profileEvidence(directory, profiled));
     }
     return {

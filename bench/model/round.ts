@@ -18,12 +18,19 @@ export const SEQUENTIAL_TURNS = 5;
 export const WORDS = 200;
 const WARM_WORDS = 20;
 const TURN_END_TIMEOUT_MS = 30_000;
+/** A quiet spell after the warm-up: what the server spends with nothing to do. */
+const IDLE_MS = 500;
 
 export interface RoundOptions {
   round: number;
-  /** Only ready, idle RSS, the warm-up and the concurrent turns: for the profiled extra run. */
-  concurrentOnly: boolean;
+  /** No loopback floor: for the profiled extra run, which measures only the server. */
+  skipFloor: boolean;
   nodeArgs?: string[];
+}
+
+export interface Window {
+  fromMicros: number;
+  toMicros: number;
 }
 
 export interface RoundFigures {
@@ -42,10 +49,12 @@ export interface RoundFigures {
   concurrentCpuMs: number;
   /** Server CPU over the sequential turns, and the words they streamed. */
   sequentialCpuMs: number;
+  /** Server CPU ms per second of wall time while idle, the stream open and no turn running. */
+  idleCpuPerSecond: number;
   concurrentWords: number;
   concurrentFrames: number;
-  /** The concurrent window in monotonic microseconds: first POST → last turn.ended received. */
-  window: { fromMicros: number; toMicros: number };
+  /** The windows in monotonic microseconds: first POST → last turn.ended received. */
+  windows: { sequential: Window; concurrent: Window };
   floorSequential: number[];
   floorConcurrent: number[];
 }
@@ -136,16 +145,23 @@ export async function runRound(home: string, fake: FakeModel, options: RoundOpti
     // A second short turn in each: warms the messages route, the history and the stream.
     await turnInEach(server, client, ids, (index) => benchPrompt(tag("warm", index), WARM_WORDS, 0), WARM_WORDS);
 
+    const idleCpuBefore = cpuMs(pid);
+    const idleStarted = performance.now();
+    await sleep(IDLE_MS);
+    const idleCpuPerSecond = ((cpuMs(pid) - idleCpuBefore) * 1000) / (performance.now() - idleStarted);
+
     const sequential: number[] = [];
     const sequentialSubmitted = new Map<string, number>();
     const sequentialCpuBefore = cpuMs(pid);
-    for (let turn = 0; turn < (options.concurrentOnly ? 0 : SEQUENTIAL_TURNS); turn += 1) {
+    const sequentialFrom = monotonicMicros();
+    for (let turn = 0; turn < SEQUENTIAL_TURNS; turn += 1) {
       const { received, submitted } = await turnInEach(server, client, [ids[turn % ids.length]], () => benchPrompt(tag("seq", turn)), WORDS);
       sequential.push(...allLatencies(received));
       for (const [prompt, micros] of submitted) sequentialSubmitted.set(prompt, micros);
     }
 
     const sequentialCpuMs = cpuMs(pid) - sequentialCpuBefore;
+    const sequentialWindow = { fromMicros: sequentialFrom, toMicros: monotonicMicros() };
 
     const stopSampling = sampleRss(pid);
     const cpuBefore = cpuMs(pid);
@@ -158,8 +174,8 @@ export async function runRound(home: string, fake: FakeModel, options: RoundOpti
     const submitToRequestMs = toModelRequestMs(concurrent.submitted, arrivals);
     const submitToAnswerMs = [...concurrent.submitted].map(([prompt, sentMicros]) => (concurrent.answered.get(prompt)! - sentMicros) / 1000);
 
-    const floorSequential = options.concurrentOnly ? [] : allLatencies(await client.direct(fake.url, [benchPrompt(tag("floor", 0))]));
-    const floorConcurrent = options.concurrentOnly
+    const floorSequential = options.skipFloor ? [] : allLatencies(await client.direct(fake.url, [benchPrompt(tag("floor", 0))]));
+    const floorConcurrent = options.skipFloor
       ? []
       : allLatencies(await client.direct(fake.url, ids.map((_, index) => benchPrompt(tag("floorcon", index)))));
     return {
@@ -174,9 +190,10 @@ export async function runRound(home: string, fake: FakeModel, options: RoundOpti
       sequentialSubmitToRequestMs: toModelRequestMs(sequentialSubmitted, arrivals),
       concurrentCpuMs,
       sequentialCpuMs,
+      idleCpuPerSecond,
       concurrentWords: concurrent.received.words,
       concurrentFrames: concurrent.received.frames,
-      window: { fromMicros, toMicros },
+      windows: { sequential: sequentialWindow, concurrent: { fromMicros, toMicros } },
       floorSequential,
       floorConcurrent,
     };
