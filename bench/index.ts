@@ -8,9 +8,30 @@ import { verdict, type FigureResult } from "./support/figure";
  * clean), one after another, then a summary table. Every figure is a ratio measured side by
  * side in the same run. Env: BENCH_SCALE (0–1] shrinks the reindex and scale fixtures for quick runs
  * (BENCH_SCALE_CONVERSATIONS sets the scale figure's count; it needs `npm run build` first);
- * BENCH_PROFILE=1 prints profiles even when goals are met, =0 turns reindex sampling off.
+ * BENCH_PROFILE=1 prints profiles even when goals are met, =0 turns reindex sampling off;
+ * BENCH_FIGURES=a.ts,b.ts runs only those figures; BENCH_MODEL_ROUNDS sets model-stream's rounds.
  */
-const FIGURES = ["append-rate.ts", "reindex.ts", "sse-throughput.ts", "sse-fanout.ts", "concurrent-turns.ts", "checkpoint.ts", "soak.ts", "scale.ts"];
+const ALL_FIGURES = [
+  "append-rate.ts",
+  "reindex.ts",
+  "sse-throughput.ts",
+  "sse-fanout.ts",
+  "concurrent-turns.ts",
+  "checkpoint.ts",
+  "soak.ts",
+  "scale.ts",
+  "model-stream.ts",
+];
+
+/** BENCH_FIGURES: a comma-separated subset, by file name (the `.ts` may be left off). */
+function selectedFigures(): string[] {
+  const wanted = process.env.BENCH_FIGURES?.split(",").map((name) => name.trim()).filter(Boolean);
+  if (!wanted || wanted.length === 0) return ALL_FIGURES;
+  const files = wanted.map((name) => (name.endsWith(".ts") ? name : `${name}.ts`));
+  const unknown = files.filter((file) => !ALL_FIGURES.includes(file));
+  if (unknown.length > 0) throw new Error(`BENCH_FIGURES names no figure ${unknown.join(", ")}; figures: ${ALL_FIGURES.join(", ")}`);
+  return ALL_FIGURES.filter((file) => files.includes(file));
+}
 /** A figure that hangs must not hang the bench. */
 const FIGURE_TIMEOUT_MS = 10 * 60_000;
 
@@ -60,7 +81,15 @@ async function main(): Promise<void> {
   if (process.env.BENCH_SCALE) console.log(`BENCH_SCALE=${process.env.BENCH_SCALE}: the reindex fixture is scaled down`);
   const results: FigureResult[] = [];
   const failures: string[] = [];
-  for (const file of FIGURES) {
+  let figures: string[];
+  try {
+    figures = selectedFigures();
+  } catch (error) {
+    console.error(error instanceof Error ? error.message : String(error));
+    process.exitCode = 2;
+    return;
+  }
+  for (const file of figures) {
     try {
       results.push(await runFigure(file));
     } catch (error) {

@@ -58,12 +58,16 @@ function location(frame: ProfileNode["callFrame"]): string {
   const entry: Partial<SourceMapping> | undefined = isProjectCode(url)
     ? findSourceMap(url)?.findEntry(frame.lineNumber, frame.columnNumber)
     : undefined;
-  if (entry?.originalSource !== undefined && entry.originalLine !== undefined) {
-    url = entry.originalSource;
-    line = entry.originalLine;
+  const mapped = entry?.originalSource !== undefined && entry.originalLine !== undefined;
+  if (mapped) {
+    url = entry.originalSource!;
+    line = entry.originalLine!;
   }
   const file = url.startsWith("file://") ? new URL(url).pathname : url;
   const relative = file.startsWith(PROJECT_ROOT) ? path.relative(PROJECT_ROOT, file) : file;
+  // Project code profiled in another process (a server under --cpu-prof) has no source map
+  // here, and tsx's line numbers are those of minified code: the file alone is the truth.
+  if (isProjectCode(frame.url) && !mapped) return relative;
   return `${relative}:${line + 1}`;
 }
 
@@ -72,6 +76,12 @@ function areaOf(url: string): string {
   const packageMatch = /\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url);
   if (packageMatch) return packageMatch[1].startsWith("@ai-sdk/") || packageMatch[1] === "ai" ? "AI SDK (ai, @ai-sdk/*)" : packageMatch[1];
   if (url.startsWith("node:internal/webstreams")) return "node web streams";
+  // Node's own fetch (undici) parses HTTP responses with llhttp compiled to wasm.
+  if (url.startsWith("wasm://")) return "wasm (undici's llhttp: fetch responses)";
+  // AsyncLocalStorage on node 20 runs a hook on every promise made while any store is active.
+  if (url === "node:async_hooks" || url.startsWith("node:internal/async_hooks") || url === "node:internal/async_local_storage") {
+    return "node async_hooks (AsyncLocalStorage)";
+  }
   if (/^node:(_http|net|stream|internal\/(streams|stream_base_commons|http))/.test(url)) return "node http/net/streams";
   if (url.startsWith("node:")) return "node, other";
   if (isProjectCode(url)) {
@@ -161,4 +171,42 @@ export function summarizeProfile(profile: CpuProfile, top = 12): string[] {
     "inclusive time, project code:",
     ...rows(inclusiveByLabel, top, (key) => / lib\//.test(key)).map((row) => `  ${row}`),
   ];
+}
+
+/**
+ * Share of the sampled time each area is anywhere on the stack (its code, or code it called):
+ * the flame graph's widest bands. A sample counts once per area however deep it recurs.
+ * "node, other" is left out: the tick and microtask queues sit under nearly every stack.
+ */
+export function inclusiveByArea(profile: CpuProfile, top = 12): string[] {
+  const byId = new Map(profile.nodes.map((node) => [node.id, node]));
+  const parents = new Map<number, number>();
+  for (const node of profile.nodes) for (const child of node.children ?? []) parents.set(child, node.id);
+  const areasOf = new Map<number, string[]>();
+  const stackAreas = (id: number): string[] => {
+    let areas = areasOf.get(id);
+    if (areas) return areas;
+    const frame = byId.get(id)!.callFrame;
+    const seen = new Set<string>();
+    if (!frame.url && frame.functionName.startsWith("(") && frame.functionName !== "(root)") seen.add(frame.functionName);
+    for (let current: number | undefined = id; current !== undefined; current = parents.get(current)) {
+      const url = byId.get(current)!.callFrame.url;
+      if (url) seen.add(areaOf(url));
+    }
+    areas = [...seen];
+    areasOf.set(id, areas);
+    return areas;
+  };
+  const byArea = new Map<string, number>();
+  let totalMs = 0;
+  profile.samples.forEach((id, index) => {
+    const ms = (profile.timeDeltas[index] ?? 0) / 1000;
+    totalMs += ms;
+    for (const area of stackAreas(id)) byArea.set(area, (byArea.get(area) ?? 0) + ms);
+  });
+  byArea.delete("node, other");
+  return [...byArea]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, top)
+    .map(([area, ms]) => `  ${((ms / totalMs) * 100).toFixed(1).padStart(5)}% ${ms.toFixed(0).padStart(6)} ms  ${area}`);
 }

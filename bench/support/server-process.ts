@@ -3,7 +3,7 @@ import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 
 const PROJECT_ROOT = path.resolve(import.meta.dirname, "..", "..");
-const TOKEN = "bench-token-0123456789";
+export const BENCH_TOKEN = "bench-token-0123456789";
 const READY_TIMEOUT_MS = 120_000;
 
 export interface BenchServer {
@@ -18,19 +18,19 @@ export interface BenchServer {
 /**
  * The real custom server (server.ts, production build: run `npm run build` first) on a fixed
  * free port against `home`, timed from spawn until `/api/health` answers 200, which it does
- * only once recovery is done.
+ * only once recovery is done. `nodeArgs` go to node before the script (e.g. `--cpu-prof`).
  */
-export async function startBenchServer(home: string, port: number): Promise<BenchServer> {
+export async function startBenchServer(home: string, port: number, options: { nodeArgs?: string[] } = {}): Promise<BenchServer> {
   const url = `http://127.0.0.1:${port}`;
   const started = performance.now();
-  const child = spawn(process.execPath, ["--import", "tsx", "server.ts"], {
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), "--import", "tsx", "server.ts"], {
     cwd: PROJECT_ROOT,
-    env: { ...process.env, ATRIUM_HOME: home, ATRIUM_TOKEN: TOKEN, PORT: String(port), HOST: "127.0.0.1", NODE_ENV: "production" },
+    env: { ...process.env, ATRIUM_HOME: home, ATRIUM_TOKEN: BENCH_TOKEN, PORT: String(port), HOST: "127.0.0.1", NODE_ENV: "production" },
     stdio: ["ignore", "ignore", "pipe"],
   });
   let stderr = "";
   child.stderr!.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-  const get = (pathname: string) => fetch(`${url}${pathname}`, { headers: { authorization: `Bearer ${TOKEN}` } });
+  const get = (pathname: string) => fetch(`${url}${pathname}`, { headers: { authorization: `Bearer ${BENCH_TOKEN}` } });
   let readyMs = Number.NaN;
   while (Number.isNaN(readyMs)) {
     if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode} before ready:\n${stderr}`);
