@@ -69,8 +69,8 @@ export async function runModelStep(request: StepRequest, sink: StepSink): Promis
   let output = false;
   let reasoningOpen = false;
   let textOpen = false;
-  /** Text and reasoning parts started and not yet ended, by kind and id. */
-  const openParts = new Set<string>();
+  /** Text and reasoning parts started and not yet ended, by id. */
+  const openParts = { text: new Set<string>(), reasoning: new Set<string>() };
   try {
     for (;;) {
       let next: ReadableStreamReadResult<LanguageModelV3StreamPart>;
@@ -95,7 +95,7 @@ export async function runModelStep(request: StepRequest, sink: StepSink): Promis
       if (OUTPUT_PARTS.has(part.type)) output = true;
       switch (part.type) {
         case "reasoning-start":
-          openParts.add(`reasoning ${part.id}`);
+          openParts.reasoning.add(part.id);
           reasoningOpen = true;
           await sink.reasoningStart(part.providerMetadata as ProviderMetadata);
           break;
@@ -111,10 +111,10 @@ export async function runModelStep(request: StepRequest, sink: StepSink): Promis
           if (reasoningOpen) await sink.reasoningEnd(part.providerMetadata as ProviderMetadata);
           reasoningOpen = false;
           expectOpen(openParts, "reasoning", part.id);
-          openParts.delete(`reasoning ${part.id}`);
+          openParts.reasoning.delete(part.id);
           break;
         case "text-start":
-          openParts.add(`text ${part.id}`);
+          openParts.text.add(part.id);
           textOpen = true;
           await sink.textStart();
           break;
@@ -132,7 +132,7 @@ export async function runModelStep(request: StepRequest, sink: StepSink): Promis
           if (textOpen) await sink.textEnd();
           textOpen = false;
           expectOpen(openParts, "text", part.id);
-          openParts.delete(`text ${part.id}`);
+          openParts.text.delete(part.id);
           break;
         case "tool-call": {
           step.toolCalls += 1;
@@ -160,6 +160,6 @@ export async function runModelStep(request: StepRequest, sink: StepSink): Promis
 }
 
 /** A delta or end for a part that was never started fails the step after the sink saw it, as with the SDK and in its words. */
-function expectOpen(openParts: Set<string>, kind: "text" | "reasoning", id: string): void {
-  if (!openParts.has(`${kind} ${id}`)) throw new Error(`${kind} part ${id} not found`);
+function expectOpen(openParts: Record<"text" | "reasoning", Set<string>>, kind: "text" | "reasoning", id: string): void {
+  if (!openParts[kind].has(id)) throw new Error(`${kind} part ${id} not found`);
 }
