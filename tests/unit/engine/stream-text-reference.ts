@@ -1,24 +1,13 @@
-import type { LanguageModelV3 } from "@ai-sdk/provider";
-import { jsonSchema, streamText, tool, type ModelMessage, type ToolSet } from "ai";
+import { jsonSchema, streamText, tool, type ToolSet } from "ai";
 import { z } from "zod";
-import type { StepResult, StepSink } from "../../../lib/engine/model-step";
-import type { AnyToolDefinition } from "../../../lib/tools/tool";
+import type { StepRequest, StepResult, StepSink } from "../../../lib/engine/model-step";
 
 /**
  * The engine's model step as it was on `streamText` (before it called `doStream` itself):
  * the reference the direct implementation is compared with, part for part.
  */
 export async function runStepThroughStreamText(
-  request: {
-    model: LanguageModelV3;
-    system: string;
-    messages: ModelMessage[];
-    tools: readonly AnyToolDefinition[];
-    signal: AbortSignal;
-    headers: Record<string, string>;
-    providerOptions?: Record<string, Record<string, never>>;
-    maxOutputTokens?: number;
-  },
+  request: StepRequest,
   sink: StepSink,
 ): Promise<StepResult> {
   const tools: ToolSet = {};
