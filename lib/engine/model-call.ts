@@ -23,7 +23,7 @@ export interface ModelCallInput {
  */
 export async function modelCallOptions(input: ModelCallInput): Promise<LanguageModelV3CallOptions> {
   const callSettings = prepareCallSettings({ maxOutputTokens: input.maxOutputTokens });
-  const standardized = await standardizePrompt({ system: input.system, messages: input.messages });
+  const standardized = await checkedPrompt(input.system, input.messages);
   const prompt = await convertToLanguageModelPrompt({
     prompt: standardized,
     supportedUrls: await input.model.supportedUrls,
@@ -45,6 +45,26 @@ export async function modelCallOptions(input: ModelCallInput): Promise<LanguageM
     headers: input.headers,
     includeRawChunks: false,
   };
+}
+
+/**
+ * The SDK checks the whole history against its ModelMessage schema on every call: a tenth of a
+ * millisecond a message, tens of milliseconds of blocked event loop for a long conversation.
+ * The history is built from records (text, ids, tool input typed as unknown, attachment bytes),
+ * which that schema always accepts; only provider options carried back from a provider's
+ * metadata (reasoning) are checked, by the SDK, as before. Empty histories and system messages
+ * take the SDK's own path for its own errors and warnings.
+ */
+async function checkedPrompt(system: string, messages: ModelMessage[]): ReturnType<typeof standardizePrompt> {
+  if (messages.length === 0 || messages.some((message) => message.role === "system")) return standardizePrompt({ system, messages });
+  const carried = messages.filter(carriesProviderOptions);
+  if (carried.length > 0) await standardizePrompt({ system, messages: carried });
+  return { system, messages };
+}
+
+function carriesProviderOptions(message: ModelMessage): boolean {
+  if (message.providerOptions !== undefined) return true;
+  return typeof message.content !== "string" && message.content.some((part) => "providerOptions" in part && part.providerOptions !== undefined);
 }
 
 /**

@@ -1,4 +1,4 @@
-import { APICallError, type LanguageModelV3CallOptions, type LanguageModelV3StreamPart, type LanguageModelV3Usage } from "@ai-sdk/provider";
+import { APICallError, InvalidPromptError, type LanguageModelV3CallOptions, type LanguageModelV3StreamPart, type LanguageModelV3Usage } from "@ai-sdk/provider";
 import { NoOutputGeneratedError, type ModelMessage } from "ai";
 import { MockLanguageModelV3, convertArrayToReadableStream } from "ai/test";
 import { describe, expect, it } from "vitest";
@@ -45,7 +45,13 @@ type Outcome = { calls: unknown[]; result?: StepResult; error?: unknown; options
 async function run(
   implementation: (request: StepRequest, sink: StepSink) => Promise<StepResult>,
   stream: () => ReadableStream<LanguageModelV3StreamPart>,
-  options: { tools?: AnyToolDefinition[]; controller?: AbortController; abortAfterDeltas?: number; doStream?: () => Promise<never> } = {},
+  options: {
+    tools?: AnyToolDefinition[];
+    messages?: ModelMessage[];
+    controller?: AbortController;
+    abortAfterDeltas?: number;
+    doStream?: () => Promise<never>;
+  } = {},
 ): Promise<Outcome> {
   const controller = options.controller ?? new AbortController();
   const model = new MockLanguageModelV3({ doStream: options.doStream ?? (async () => ({ stream: stream() })) });
@@ -67,7 +73,7 @@ async function run(
   const request: StepRequest = {
     model,
     system: "You are a test.",
-    messages,
+    messages: options.messages ?? messages,
     tools: options.tools ?? [readFile, mcpTool],
     signal: controller.signal,
     headers: { "x-atrium-turn": "turn_1" },
@@ -88,9 +94,11 @@ async function expectSameAsStreamText(stream: () => ReadableStream<LanguageModel
   expect(direct.calls).toEqual(reference.calls);
   expect(direct.result).toEqual(reference.result);
   // The SDK reports a part that was never started as a bare string; the step throws an Error with those words.
-  const errorOf = (error: unknown) => (typeof error === "string" ? new Error(error) : error);
+  // A refused prompt says the same; its cause (the schema's report) names the messages it was given, here only those checked.
+  const errorOf = (error: unknown) =>
+    typeof error === "string" ? new Error(error) : InvalidPromptError.isInstance(error) ? { name: error.name, message: error.message } : error;
   expect(errorOf(direct.error)).toEqual(errorOf(reference.error));
-  if (direct.error) expect(Object.getPrototypeOf(direct.error)).toBe(Object.getPrototypeOf(errorOf(reference.error)));
+  if (direct.error) expect(Object.getPrototypeOf(direct.error)).toBe(Object.getPrototypeOf(typeof reference.error === "string" ? new Error() : reference.error));
   // streamText hands the provider its own signal that follows ours; everything else is the same.
   const withoutSignal = (options: LanguageModelV3CallOptions[]) => options.map(({ abortSignal, ...rest }) => ({ ...rest, signal: abortSignal !== undefined }));
   expect(withoutSignal(direct.options)).toEqual(withoutSignal(reference.options));
@@ -213,6 +221,22 @@ describe("runModelStep on the provider's doStream", () => {
     expect(text.calls).toEqual([["textStart"], ["textDelta", "x"]]);
     const reasoning = await expectSameAsStreamText(parts([{ type: "reasoning-end", id: "r" }, finish]));
     expect((reasoning.error as Error).message).toBe("reasoning part r not found");
+  });
+
+  it("sends reasoning carried back with its provider options, and refuses what the SDK's message schema refuses, as before", async () => {
+    const reasoning: ModelMessage = {
+      role: "assistant",
+      content: [{ type: "reasoning", text: "earlier", providerOptions: { anthropic: { signature: "s", absent: undefined } } }],
+    };
+    const sent = await expectSameAsStreamText(parts([{ type: "text-start", id: "t" }, { type: "text-delta", id: "t", delta: "x" }, finish]), {
+      messages: [...messages, reasoning],
+    });
+    expect(sent.options[0].prompt.at(-1)).toMatchObject({ role: "assistant", content: [{ type: "reasoning", text: "earlier" }] });
+    const bad: ModelMessage = { role: "assistant", content: [{ type: "reasoning", text: "x", providerOptions: { anthropic: { when: (() => 1) as never } } }] };
+    const refused = await expectSameAsStreamText(parts([finish]), { messages: [...messages, bad] });
+    expect(InvalidPromptError.isInstance(refused.error)).toBe(true);
+    const empty = await expectSameAsStreamText(parts([finish]), { messages: [] });
+    expect((empty.error as Error).message).toMatch(/messages must not be empty/);
   });
 
   it("fails a stream that ends with no output and no finish", async () => {
