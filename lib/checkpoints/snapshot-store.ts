@@ -37,6 +37,12 @@ export function isTreeId(value: unknown): value is string {
  */
 export class SnapshotStore {
   private readonly queues = new Map<string, Promise<unknown>>();
+  /**
+   * A snapshot queued and not started yet, by store: a request made meanwhile takes it instead
+   * of queueing one more, since it starts after that request too (turns starting together in
+   * one cwd would otherwise wait for one git run each). Anything else queued ends the sharing.
+   */
+  private readonly queuedSnapshots = new Map<string, Promise<SnapshotOutcome>>();
   /** Working directories found over maxFiles, until when that answer stands. */
   private readonly tooLarge = new Map<string, number>();
 
@@ -54,12 +60,18 @@ export class SnapshotStore {
 
   /** Writes the cwd's current files as a tree, or says why checkpoints are off for it. */
   snapshot(cwd: string): Promise<SnapshotOutcome> {
-    return this.serial(cwd, () =>
-      this.writeTree(cwd).catch((error: unknown) => {
+    const key = this.target(cwd).gitDir;
+    const queued = this.queuedSnapshots.get(key);
+    if (queued) return queued;
+    const snapshot: Promise<SnapshotOutcome> = this.serial(cwd, () => {
+      if (this.queuedSnapshots.get(key) === snapshot) this.queuedSnapshots.delete(key);
+      return this.writeTree(cwd).catch((error: unknown) => {
         if (isGitMissing(error)) return { off: "git is not installed on this machine" };
         throw error;
-      }),
-    );
+      });
+    });
+    this.queuedSnapshots.set(key, snapshot);
+    return snapshot;
   }
 
   changes(cwd: string, from: string, to: string): Promise<{ files: ChangedFile[]; diff: string }> {
@@ -192,6 +204,7 @@ export class SnapshotStore {
 
   private serial<T>(cwd: string, work: () => Promise<T>): Promise<T> {
     const key = this.target(cwd).gitDir;
+    this.queuedSnapshots.delete(key);
     const previous = this.queues.get(key) ?? Promise.resolve();
     const next = previous.then(work, work);
     const settled = next.catch(() => undefined);

@@ -3,6 +3,7 @@ import { contextItems } from "./compaction";
 import { memoryFolder, readMemories, selectMemories } from "./memories";
 import { compactionThreshold } from "./threshold";
 import { countMessages, tokenCounterFor, type TokenCounter } from "./tokens";
+import type { AgentDefinition } from "../agents/definitions";
 import type { ContextInfo } from "../events/entities";
 import type { AnyToolDefinition } from "../tools/tool";
 import { toolAllowed } from "../tools/tool-allowed";
@@ -32,9 +33,12 @@ export interface Usage {
 
 /** The agent's tools, as the model is offered them. */
 export function toolsFor(actor: ConversationOwner, session: SessionState): readonly AnyToolDefinition[] {
-  const context = actor.context;
   const cwd = actor.conversation().cwd;
-  const agent = context.agent(session.agent, cwd);
+  return agentTools(actor, actor.context.agent(session.agent, cwd), cwd);
+}
+
+function agentTools(actor: ConversationOwner, agent: AgentDefinition | undefined, cwd: string): readonly AnyToolDefinition[] {
+  const context = actor.context;
   return [...context.tools, ...context.engineTools]
     // Issue 14 hook: `mcp__<server>__*` entries in an agent's tools: list.
     .filter((tool) => toolAllowed(agent?.tools, tool.name))
@@ -56,10 +60,13 @@ export function nextRequest(actor: ConversationOwner, session: SessionState, rea
 
 /** The parts of the next request that do not depend on the history: what `fixedTokens` counts, without converting the history. */
 export function requestFrame(actor: ConversationOwner, session: SessionState): Pick<RequestShape, "system" | "tools"> & { catalogTokens?: { skills: number; tools: number } } {
+  // Read once per frame: each read of the conversation is a copy, each agent lookup a look at its folder.
+  const cwd = actor.conversation().cwd;
+  const agent = actor.context.agent(session.agent, cwd);
   const base = {
     system: buildSystemPrompt({
-      agent: actor.context.agent(session.agent, actor.conversation().cwd),
-      cwd: actor.conversation().cwd,
+      agent,
+      cwd,
       memories: selectMemories(
         readMemories(memoryFolder(actor.context.store.paths.home, session.agent)),
         lastUserText(session),
@@ -67,15 +74,15 @@ export function requestFrame(actor: ConversationOwner, session: SessionState): P
       ),
       objective: session.id === actor.rootSessionId ? currentObjective(actor) : null,
     }),
-    tools: toolsFor(actor, session),
+    tools: agentTools(actor, agent, cwd),
   };
   // Issue 14 hook: the skill catalog, skills loaded before a compaction, MCP tools or their catalog.
   const extensions = actor.context.extensions;
   if (!extensions) return base;
   const model = actor.context.models.get(modelIdOf(actor, session));
   return extensions.frame(base, {
-    allowedSkills: actor.context.agent(session.agent, actor.conversation().cwd)?.skills ?? null,
-    cwd: actor.conversation().cwd,
+    allowedSkills: agent?.skills ?? null,
+    cwd,
     items: session.items,
     kept: contextItems(session.items, session.compaction),
     input: lastUserText(session),

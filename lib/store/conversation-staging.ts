@@ -61,7 +61,11 @@ export class ConversationStaging {
     return claimed.attachment;
   }
 
-  /** Flushes everything, renames the directory into place, flushes its parent, then indexes it. */
+  /**
+   * Flushes everything, renames the directory into place and indexes it in the same tick (so it
+   * is never seen unindexed), then flushes the parent. The directory flushes run off the event
+   * loop: a turn start must not hold up every other turn's deltas for a disk round trip.
+   */
   async commit(): Promise<void> {
     const closing = [...this.appenders.values()].map(async (appender) => (await appender).close());
     await Promise.all(closing);
@@ -69,17 +73,21 @@ export class ConversationStaging {
     try {
       for (const sub of ["attachments", "artifacts"]) {
         const directory = path.join(this.directory, sub);
-        if (fs.existsSync(directory)) this.store.fs.syncDirectory(directory);
+        if (fs.existsSync(directory)) await this.store.fs.flushDirectory(directory);
       }
-      this.store.fs.syncDirectory(this.directory);
+      await this.store.fs.flushDirectory(this.directory);
       this.store.fs.rename(this.directory, target);
-      this.store.fs.syncDirectory(this.store.paths.conversations);
     } catch (error) {
       throw storageError(error, `conversation ${this.conversationId}`);
     }
     for (const claimed of this.claimed) claimed.forget();
     const outcome = ingestConversation(this.store, this.conversationId, { fresh: true });
     if (outcome.status !== "indexed") throw new Error(`conversation ${this.conversationId} could not be indexed: ${outcome.status}`);
+    try {
+      await this.store.fs.flushDirectory(this.store.paths.conversations);
+    } catch (error) {
+      throw storageError(error, `conversation ${this.conversationId}`);
+    }
   }
 
   /** Nothing of the conversation stays: uploads go back to where they were claimed from. */

@@ -73,7 +73,7 @@ export class JsonlAppender<Body extends object, Record extends Body & { seq: num
       throw storageError(error, path.basename(filePath));
     }
     try {
-      if (totalBytes === 0 && scanned.missing) storage.syncDirectory(path.dirname(filePath));
+      if (totalBytes === 0 && scanned.missing) await storage.flushDirectory(path.dirname(filePath));
       if (goodBytes < totalBytes) {
         // Finish the repair a reader only reports: drop the torn tail before appending again.
         await storage.truncate(handle, filePath, goodBytes);

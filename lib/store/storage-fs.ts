@@ -13,6 +13,8 @@ export interface StorageFs {
   rename(from: string, to: string): void;
   /** Makes a directory entry (a new file, a rename into it) durable. */
   syncDirectory(directory: string): void;
+  /** The same, off the event loop: for the paths a turn start waits on, so other turns' deltas do not. */
+  flushDirectory(directory: string): Promise<void>;
 }
 
 export const nodeStorageFs: StorageFs = {
@@ -22,6 +24,7 @@ export const nodeStorageFs: StorageFs = {
   truncate: (handle, _filePath, length) => handle.truncate(length),
   rename: (from, to) => fs.renameSync(from, to),
   syncDirectory,
+  flushDirectory,
 };
 
 export function syncDirectory(directory: string): void {
@@ -35,6 +38,19 @@ export function syncDirectory(directory: string): void {
     if (code !== "EINVAL" && code !== "EISDIR" && code !== "EPERM") throw error;
   } finally {
     if (descriptor !== null) fs.closeSync(descriptor);
+  }
+}
+
+export async function flushDirectory(directory: string): Promise<void> {
+  let handle: fs.promises.FileHandle | null = null;
+  try {
+    handle = await fs.promises.open(directory, "r");
+    await handle.sync();
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== "EINVAL" && code !== "EISDIR" && code !== "EPERM") throw error;
+  } finally {
+    await handle?.close();
   }
 }
 
@@ -101,6 +117,10 @@ export class FaultyStorageFs implements StorageFs {
 
   syncDirectory(directory: string): void {
     syncDirectory(directory);
+  }
+
+  flushDirectory(directory: string): Promise<void> {
+    return flushDirectory(directory);
   }
 
   private take(operation: FaultOperation, filePath: string): Fault | null {

@@ -53,4 +53,30 @@ describe("SnapshotStore", () => {
     expect(fs.readFileSync(path.join(cwd, "[a]*.txt"), "utf8")).toBe("literal\n");
     expect(fs.readFileSync(path.join(cwd, "a.txt"), "utf8")).toBe("plain\n");
   });
+
+  it("gives snapshots asked for while one is queued that one, and a later one its own that sees later changes", async () => {
+    fs.writeFileSync(path.join(cwd, "a.txt"), "one\n");
+    const first = store.snapshot(cwd);
+    // Asked for in the same tick: the first has not started, so it serves both.
+    const second = store.snapshot(cwd);
+    expect(second).toBe(first);
+    const [one, two] = await Promise.all([first, second]);
+    expect(two).toEqual(one);
+    fs.writeFileSync(path.join(cwd, "a.txt"), "two\n");
+    const later = await tree();
+    expect(later).not.toBe((one as { tree: string }).tree);
+  });
+
+  it("does not let a snapshot asked for after a restore share one queued before it", async () => {
+    fs.writeFileSync(path.join(cwd, "a.txt"), "one\n");
+    const before = await tree();
+    fs.writeFileSync(path.join(cwd, "a.txt"), "two\n");
+    const queued = store.snapshot(cwd);
+    const restoring = store.restore(cwd, before, ["a.txt"]);
+    const after = store.snapshot(cwd);
+    expect(after).not.toBe(queued);
+    await restoring;
+    expect(await after).toEqual({ tree: before });
+    expect(await queued).not.toEqual({ tree: before });
+  });
 });
