@@ -4,6 +4,8 @@ import { pathToFileURL } from "node:url";
 
 export interface RunningServer {
   url: string;
+  /** Settles once the whole app is served; rejects if it cannot start. */
+  ready?: Promise<void>;
   close(): Promise<void>;
 }
 
