@@ -1,6 +1,7 @@
 import type { LanguageModelV3 } from "@ai-sdk/provider";
-import { jsonSchema, streamText, tool, type ModelMessage, type ToolSet } from "ai";
+import type { jsonSchema, ModelMessage, ToolSet } from "ai";
 import { z } from "zod";
+import { aiSdk } from "../lazy-packages";
 import type { AnyToolDefinition } from "../tools/tool";
 
 type ProviderMetadata = Record<string, Record<string, unknown>> | undefined;
@@ -40,7 +41,7 @@ export interface StepResult {
  * the iteration; an abort ends the stream with an `abort` part.
  */
 export async function runModelStep(request: StepRequest, sink: StepSink): Promise<StepResult> {
-  const result = streamText({
+  const result = aiSdk().streamText({
     model: request.model,
     system: request.system,
     messages: request.messages,
@@ -118,13 +119,14 @@ const inputJsonSchemas = new WeakMap<AnyToolDefinition["inputSchema"], ReturnTyp
 function inputJsonSchema(schema: AnyToolDefinition["inputSchema"]): ReturnType<typeof jsonSchema> {
   let converted = inputJsonSchemas.get(schema);
   if (!converted) {
-    converted = jsonSchema(z.toJSONSchema(schema, { io: "input" }) as never);
+    converted = aiSdk().jsonSchema(z.toJSONSchema(schema, { io: "input" }) as never);
     inputJsonSchemas.set(schema, converted);
   }
   return converted;
 }
 
 function toToolSet(tools: readonly AnyToolDefinition[]): ToolSet {
+  const { jsonSchema, tool } = aiSdk();
   const set: ToolSet = {};
   for (const definition of tools) {
     // A plain JSON schema, so the SDK passes the model's input through and runTool's zod check
