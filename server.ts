@@ -19,6 +19,8 @@ export interface ServerOptions {
   port: number;
   dev?: boolean;
   log?: (message: string) => void;
+  /** For tests: Next starts loading only once this settles, so the server can be seen before Next is ready. */
+  beforeNext?: () => Promise<void>;
 }
 
 export interface RunningServer {
@@ -105,6 +107,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       server.listen(options.port, options.host, () => resolve());
     });
     preparing = (async () => {
+      await options.beforeNext?.();
       // Loading Next is itself a few hundred milliseconds: after listening, not before.
       const { default: next } = await import("next");
       app = next({ dev: options.dev ?? false, dir: PROJECT_ROOT, hostname: options.host, port: options.port });

@@ -1,0 +1,84 @@
+import { spawn } from "node:child_process";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+// @ts-expect-error -- plain JavaScript (it runs before tsx is loaded), without type declarations
+import { bundle } from "../../../bin/bundle.mjs";
+import { makeTempHome } from "../../support/temp-home";
+import { runAtrium, type AtriumRun } from "./run-atrium";
+
+const REPO_ROOT = path.resolve(import.meta.dirname, "../../..");
+const BUNDLED = path.join(REPO_ROOT, "dist", "atrium.mjs");
+
+/** `atrium` from the bundle `npm run build` writes (dist/), as bin/atrium.mjs runs it when it is fresh. */
+function runBundled(args: string[], home: string): Promise<AtriumRun & { child: ReturnType<typeof spawn> }> {
+  const { ATRIUM_TOKEN: _token, ...env } = process.env;
+  const child = spawn(process.execPath, [BUNDLED, ...args], {
+    cwd: REPO_ROOT,
+    env: { ...env, ATRIUM_HOME: home, NEXT_TELEMETRY_DISABLED: "1" } as NodeJS.ProcessEnv,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+  return new Promise((resolve, reject) => {
+    child.once("error", reject);
+    child.once("close", (status) => resolve({ status, stdout, stderr, child }));
+  });
+}
+
+describe("the bundled atrium (dist/)", () => {
+  const temp = makeTempHome("atrium-bundle-");
+  beforeAll(async () => {
+    await bundle();
+  }, 60_000);
+  afterAll(() => temp.cleanup());
+
+  it("answers like the TypeScript sources run through tsx", async () => {
+    for (const args of [["help"], ["frobnicate"], ["export"], ["serve", "--port", "http"], ["token"]]) {
+      const [fromSource, fromBundle] = await Promise.all([runAtrium(args, { home: temp.home }), runBundled(args, temp.home)]);
+      expect({ args, status: fromBundle.status, stdout: fromBundle.stdout, stderr: fromBundle.stderr }).toEqual({
+        args,
+        status: fromSource.status,
+        stdout: fromSource.stdout,
+        stderr: fromSource.stderr,
+      });
+    }
+  });
+
+  it("serves the app (migrations and the Next build found from dist/) and stops on SIGTERM", async () => {
+    const home = makeTempHome("atrium-bundle-serve-");
+    try {
+      // Without NODE_ENV, as `npm start` runs it.
+      const env: Record<string, string | undefined> = { ...process.env, ATRIUM_HOME: home.home, ATRIUM_TOKEN: "bundle-token-0123456789", NEXT_TELEMETRY_DISABLED: "1" };
+      delete env.NODE_ENV;
+      const child = spawn(process.execPath, [BUNDLED, "serve", "--port", "0"], {
+        cwd: REPO_ROOT,
+        env: env as NodeJS.ProcessEnv,
+        stdio: ["ignore", "pipe", "pipe"],
+      });
+      let output = "";
+      child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()));
+      const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+      const url = await new Promise<string>((resolve, reject) => {
+        child.stdout.on("data", (chunk: Buffer) => {
+          output += chunk.toString();
+          const match = /Atrium is running at (http:\/\/\S+)/.exec(output);
+          if (match) resolve(match[1]);
+        });
+        void exited.then((code) => reject(new Error(`exited with ${code}:\n${output}`)));
+      });
+      const headers = { authorization: "Bearer bundle-token-0123456789" };
+      const conversations = await fetch(`${url}/api/conversations`, { headers });
+      expect(conversations.status).toBe(200);
+      expect(await conversations.json()).toMatchObject({ conversations: [] });
+      const page = await fetch(`${url}/signin`);
+      expect(page.status).toBe(200);
+      child.kill("SIGTERM");
+      expect(await exited).toBe(0);
+      expect(output).toContain("Atrium stopped.");
+    } finally {
+      home.cleanup();
+    }
+  });
+});
