@@ -4,28 +4,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 // @ts-expect-error -- plain JavaScript (it runs before tsx is loaded), without type declarations
 import { bundle } from "../../../bin/bundle.mjs";
 import { makeTempHome } from "../../support/temp-home";
-import { runAtrium, type AtriumRun } from "./run-atrium";
+import { runAtrium } from "./run-atrium";
 
 const REPO_ROOT = path.resolve(import.meta.dirname, "../../..");
 const BUNDLED = path.join(REPO_ROOT, "dist", "atrium.mjs");
-
-/** `atrium` from the bundle `npm run build` writes (dist/), as bin/atrium.mjs runs it when it is fresh. */
-function runBundled(args: string[], home: string): Promise<AtriumRun & { child: ReturnType<typeof spawn> }> {
-  const { ATRIUM_TOKEN: _token, ...env } = process.env;
-  const child = spawn(process.execPath, [BUNDLED, ...args], {
-    cwd: REPO_ROOT,
-    env: { ...env, ATRIUM_HOME: home, NEXT_TELEMETRY_DISABLED: "1" } as NodeJS.ProcessEnv,
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-  return new Promise((resolve, reject) => {
-    child.once("error", reject);
-    child.once("close", (status) => resolve({ status, stdout, stderr, child }));
-  });
-}
 
 describe("the bundled atrium (dist/)", () => {
   const temp = makeTempHome("atrium-bundle-");
@@ -36,7 +18,7 @@ describe("the bundled atrium (dist/)", () => {
 
   it("answers like the TypeScript sources run through tsx", async () => {
     for (const args of [["help"], ["frobnicate"], ["export"], ["serve", "--port", "http"], ["token"]]) {
-      const [fromSource, fromBundle] = await Promise.all([runAtrium(args, { home: temp.home }), runBundled(args, temp.home)]);
+      const [fromSource, fromBundle] = await Promise.all([runAtrium(args, { home: temp.home }), runAtrium(args, { home: temp.home, bundled: true })]);
       expect({ args, status: fromBundle.status, stdout: fromBundle.stdout, stderr: fromBundle.stderr }).toEqual({
         args,
         status: fromSource.status,
