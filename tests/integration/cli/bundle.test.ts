@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 // @ts-expect-error -- plain JavaScript (it runs before tsx is loaded), without type declarations
 import { bundle } from "../../../bin/bundle.mjs";
 import { makeTempHome } from "../../support/temp-home";
+import { waitUntil } from "../../support/wait-until";
 import { runAtrium } from "./run-atrium";
 
 const REPO_ROOT = path.resolve(import.meta.dirname, "../../..");
@@ -28,7 +29,7 @@ describe("the bundled atrium (dist/)", () => {
     }
   });
 
-  it("serves the app (migrations and the Next build found from dist/) and stops on SIGTERM", async () => {
+  it("serves the app (migrations and the Next build found from dist/), runs a turn (the lazily loaded AI SDK), and stops on SIGTERM", async () => {
     const home = makeTempHome("atrium-bundle-serve-");
     try {
       // Without NODE_ENV, as `npm start` runs it.
@@ -54,6 +55,17 @@ describe("the bundled atrium (dist/)", () => {
       const conversations = await fetch(`${url}/api/conversations`, { headers });
       expect(conversations.status).toBe(200);
       expect(await conversations.json()).toMatchObject({ conversations: [] });
+      const created = await fetch(`${url}/api/conversations`, {
+        method: "POST",
+        headers: { ...headers, "content-type": "application/json" },
+        body: JSON.stringify({ text: "hello from the bundle", cwd: home.home }),
+      });
+      expect(created.status).toBe(201);
+      const { conversation } = (await created.json()) as { conversation: { id: string } };
+      await waitUntil(async () => {
+        const answer = await fetch(`${url}/api/conversations/${conversation.id}/items`, { headers });
+        return JSON.stringify(await answer.json()).includes("You said: hello from the bundle");
+      }, "the offline model's reply");
       const page = await fetch(`${url}/signin`);
       expect(page.status).toBe(200);
       child.kill("SIGTERM");
