@@ -13,8 +13,10 @@ const BUNDLED = path.join(REPO_ROOT, "dist", "atrium.mjs");
 describe("the bundled atrium (dist/)", () => {
   const temp = makeTempHome("atrium-bundle-");
   beforeAll(async () => {
+    // The bundle as `npm run build` writes it, so this file tests the current sources.
     await bundle();
-  }, 60_000);
+  }, 60_000); // esbuild takes about a second, far more while the 2-core machine runs other builds
+
   afterAll(() => temp.cleanup());
 
   it("answers like the TypeScript sources run through tsx", async () => {
