@@ -2,7 +2,7 @@ import fs from "node:fs";
 import http from "node:http";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
-import next from "next";
+import { HEALTH_PATH, healthBody } from "./lib/api/health";
 import { exposureWarning } from "./lib/auth/exposure-warning";
 import { gate } from "./lib/auth/gate";
 import { loadOrCreateToken } from "./lib/auth/token";
@@ -19,22 +19,32 @@ export interface ServerOptions {
   port: number;
   dev?: boolean;
   log?: (message: string) => void;
+  /** For tests: Next starts loading only once this settles, so the server can be seen before Next is ready. */
+  beforeNext?: () => Promise<void>;
 }
 
 export interface RunningServer {
   url: string;
   signInUrl: string;
   runtime: Runtime;
+  /** Settles once Next is prepared: every path is then served by it. Rejects if Next cannot start; close() is still the caller's. */
+  ready: Promise<void>;
   close(): Promise<void>;
 }
 
-const PROJECT_ROOT = import.meta.dirname;
+type NextApp = ReturnType<typeof import("next").default>;
+type RequestHandler = ReturnType<NextApp["getRequestHandler"]>;
 
+const PROJECT_ROOT = import.meta.dirname;
 
 /**
  * The process entry (DESIGN §1): take the data-directory lock, open the store, recover,
- * put the Runtime on globalThis, then hand requests to Next. It listens only once
+ * put the Runtime on globalThis, listen, then hand requests to Next. It listens only once
  * recovery is done, so /api/health answering means no turn is left from before.
+ *
+ * Next is loaded and prepared after listening (it is most of the start-up time): until it
+ * is ready, the server answers /api/health and the sign-in gate's refusals itself, and every
+ * other request waits for Next rather than failing.
  */
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
   const log = options.log ?? ((message: string) => console.log(message));
@@ -50,9 +60,10 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     await runtime.start();
     const token = loadOrCreateToken(paths.token);
     registerRuntime(runtime, token);
-    const app = next({ dev: options.dev ?? false, dir: PROJECT_ROOT, hostname: options.host, port: options.port });
-    await app.prepare();
-    const handle = app.getRequestHandler();
+    let app: NextApp | null = null;
+    let handle: RequestHandler | null = null;
+    let preparing: Promise<void> | null = null;
+    let closing: Promise<void> | null = null;
     const server = http.createServer((request, response) => {
       const answer = gate(
         { method: request.method ?? "GET", url: request.url ?? "/", headers: headerBag(request), encrypted: "encrypted" in request.socket },
@@ -69,12 +80,42 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
         response.end(JSON.stringify({ error: { code: answer.code, message: answer.message } }));
         return;
       }
-      void handle(request, response);
+      if (handle) {
+        void handle(request, response);
+        return;
+      }
+      if (isHealthRequest(request)) {
+        response.writeHead(200, { "content-type": "application/json; charset=utf-8", "cache-control": "no-store" });
+        response.end(request.method === "HEAD" ? undefined : JSON.stringify(healthBody()));
+        return;
+      }
+      void (preparing ?? Promise.reject(new Error("Next was not started"))).then(
+        () => {
+          // close() has dropped the connection and stopped the runtime: Next must not run this request.
+          if (closing) request.socket.destroy();
+          else void handle!(request, response);
+        },
+        () => {
+          if (response.headersSent || response.destroyed) return;
+          response.writeHead(500, { "content-type": "application/json; charset=utf-8", "cache-control": "no-store" });
+          response.end(JSON.stringify({ error: { code: "internal_error", message: "Atrium's web app could not start; see the server log." } }));
+        },
+      );
     });
     await new Promise<void>((resolve, reject) => {
       server.once("error", reject);
       server.listen(options.port, options.host, () => resolve());
     });
+    preparing = (async () => {
+      await options.beforeNext?.();
+      // Loading Next is itself a few hundred milliseconds: after listening, not before.
+      const { default: next } = await import("next");
+      app = next({ dev: options.dev ?? false, dir: PROJECT_ROOT, hostname: options.host, port: options.port });
+      await app.prepare();
+      handle = app.getRequestHandler();
+    })();
+    // Requests waiting on `preparing` answer its failure; the caller hears of it through `ready`.
+    preparing.catch(() => undefined);
     const address = server.address();
     const port = typeof address === "object" && address ? address.port : options.port;
     // With port 0 the kernel picked the port: the lock must name the real one for `atrium chat` and `serve stop`.
@@ -86,24 +127,33 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     if (warning) log(warning);
     log(`Atrium is running at ${url}`);
     log(`Sign in: ${signInUrl}`);
-    let closing: Promise<void> | null = null;
     const close = () => {
       closing ??= (async () => {
         server.closeAllConnections();
         await new Promise<void>((resolve) => server.close(() => resolve()));
         await runtime.stop();
-        await app.close?.();
+        // Next cannot be closed half-prepared: let it finish (or fail) first.
+        await preparing?.catch(() => undefined);
+        await (app as NextApp | null)?.close?.();
         unregisterRuntime();
         lock.release();
       })();
       return closing;
     };
-    return { url, signInUrl, runtime, close };
+    return { url, signInUrl, runtime, ready: preparing, close };
   } catch (error) {
     if (store) await store.close().catch(() => undefined);
     lock.release();
     throw error;
   }
+}
+
+/** GET or HEAD of exactly /api/health (a query string is ignored, as Next's router does). */
+function isHealthRequest(request: http.IncomingMessage): boolean {
+  if (request.method !== "GET" && request.method !== "HEAD") return false;
+  const url = request.url ?? "/";
+  const end = url.search(/[?#]/);
+  return (end === -1 ? url : url.slice(0, end)) === HEALTH_PATH;
 }
 
 function headerBag(request: http.IncomingMessage) {
@@ -127,6 +177,11 @@ async function main(): Promise<void> {
   const host = process.env.HOST || "127.0.0.1";
   const port = Number(process.env.PORT || 3000);
   const server = await startServer({ home, host, port, dev: process.env.NODE_ENV === "development" });
+  server.ready.catch(async (error: unknown) => {
+    console.error(error instanceof Error ? error.message : error);
+    await server.close();
+    process.exit(1);
+  });
   const shutdown = (signal: string) => {
     console.log(`Received ${signal}; stopping Atrium`);
     void server.close().then(() => process.exit(0));

@@ -132,6 +132,9 @@ export async function runRound(home: string, fake: FakeModel, options: RoundOpti
   // A client per round: its stream ends with this round's server.
   const client = StreamClient.start();
   try {
+    // Health answers before Next is prepared: idle is once Next serves a request too.
+    const listed = await server.get("/api/conversations?limit=1");
+    if (!listed.ok) throw new Error(`GET /api/conversations answered ${listed.status}`);
     const idleRss = rssBytes(pid);
     const tag = (kind: string, index: number) => `r${options.round}-${kind}${index}`;
     const created = await Promise.all(

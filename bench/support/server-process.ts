@@ -16,16 +16,16 @@ export interface BenchServer {
 }
 
 /**
- * The real custom server (server.ts, production build: run `npm run build` first) on a fixed
- * free port against `home`, timed from spawn until `/api/health` answers 200, which it does
- * only once recovery is done. `nodeArgs` go to node before the script (e.g. `--cpu-prof`).
+ * The real server started as `npm start` starts it (bin/atrium.mjs serve: the bundle and the
+ * production build `npm run build` makes; run it first) on a fixed free port against `home`,
+ * timed from spawn until `/api/health` answers 200, which it does only once recovery is done. `nodeArgs` go to node before the script (e.g. `--cpu-prof`).
  */
 export async function startBenchServer(home: string, port: number, options: { nodeArgs?: string[] } = {}): Promise<BenchServer> {
   const url = `http://127.0.0.1:${port}`;
   const started = performance.now();
-  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), "--import", "tsx", "server.ts"], {
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), "bin/atrium.mjs", "serve", "--host", "127.0.0.1", "--port", String(port)], {
     cwd: PROJECT_ROOT,
-    env: { ...process.env, ATRIUM_HOME: home, ATRIUM_TOKEN: BENCH_TOKEN, PORT: String(port), HOST: "127.0.0.1", NODE_ENV: "production" },
+    env: { ...process.env, ATRIUM_HOME: home, ATRIUM_TOKEN: BENCH_TOKEN, NODE_ENV: "production" },
     stdio: ["ignore", "ignore", "pipe"],
   });
   let stderr = "";

@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
-import { parse as parseYaml } from "yaml";
 import { z } from "zod";
+import { parseYaml } from "../lazy-packages";
 import { approvalPolicySchema } from "../tools/approval-policy";
 
 export const DEFAULT_AGENT_INSTRUCTIONS =

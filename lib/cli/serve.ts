@@ -33,7 +33,12 @@ export async function runServe(args: string[], context: CliContext): Promise<num
   const stopSignal = untilStopSignal();
   const startServer = await loadStartServer(context.projectRoot);
   const server = await startServer({ home: context.home, host, port, dev: false });
-  const signal = await stopSignal;
+  const notReady = new Promise<{ error: unknown }>((resolve) => void server.ready?.catch((error: unknown) => resolve({ error })));
+  const signal = await Promise.race([stopSignal, notReady]);
+  if (typeof signal !== "string") {
+    await server.close();
+    throw signal.error;
+  }
   context.print(`Stopping Atrium (${signal})…`);
   await server.close();
   context.print("Atrium stopped.");

@@ -1,6 +1,7 @@
 import type { LanguageModelV3 } from "@ai-sdk/provider";
-import { generateText, type ModelMessage } from "ai";
+import type { ModelMessage } from "ai";
 import type { Item } from "../events/entities";
+import { aiSdk } from "../lazy-packages";
 import { chooseCut } from "./cut";
 import { minimumTailTokens } from "./threshold";
 
@@ -49,7 +50,7 @@ export async function requestSummary(options: {
   headers?: Record<string, string>;
   maxOutputTokens?: number;
 }): Promise<string> {
-  const result = await generateText({
+  const result = await aiSdk().generateText({
     model: options.model,
     messages: [...options.head, { role: "user", content: COMPACTION_INSTRUCTION }],
     abortSignal: options.signal,

@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
-import { parse as parseYaml } from "yaml";
 import { z } from "zod";
+import { parseYaml } from "../lazy-packages";
 
 /** The SKILL.md front matter Claude Code, Codex and opencode share; other keys (license, allowed-tools…) are allowed and ignored. */
 const skillFrontMatterSchema = z.looseObject({

@@ -1,4 +1,4 @@
-import { generateText } from "ai";
+import { aiSdk } from "../lazy-packages";
 import type { ConversationOwner } from "./owner-port";
 
 const TITLE_INSTRUCTION =
@@ -36,7 +36,7 @@ async function writeTitle(actor: ConversationOwner, titleModel: string, firstLin
   const items = actor.root.items;
   const question = items.find((item) => item.kind === "user_message")?.text ?? "";
   const answer = items.find((item) => item.kind === "assistant_message")?.text ?? "";
-  const result = await generateText({
+  const result = await aiSdk().generateText({
     model: actor.context.models.languageModel(titleModel),
     messages: [
       {

@@ -1,7 +1,7 @@
 import type { JSONSchema7, LanguageModelV3, LanguageModelV3CallOptions, LanguageModelV3FunctionTool } from "@ai-sdk/provider";
 import type { ModelMessage } from "ai";
-import { convertToLanguageModelPrompt, prepareCallSettings, standardizePrompt } from "ai/internal";
 import { z } from "zod";
+import { aiInternal } from "../lazy-packages";
 import type { AnyToolDefinition } from "../tools/tool";
 
 export interface ModelCallInput {
@@ -22,6 +22,7 @@ export interface ModelCallInput {
  * choice auto when there are tools, no SDK retries, no raw chunks.
  */
 export async function modelCallOptions(input: ModelCallInput): Promise<LanguageModelV3CallOptions> {
+  const { convertToLanguageModelPrompt, prepareCallSettings } = aiInternal();
   const callSettings = prepareCallSettings({ maxOutputTokens: input.maxOutputTokens });
   const standardized = await checkedPrompt(input.system, input.messages);
   const prompt = await convertToLanguageModelPrompt({
@@ -55,7 +56,8 @@ export async function modelCallOptions(input: ModelCallInput): Promise<LanguageM
  * metadata (reasoning) are checked, by the SDK, as before. Empty histories and system messages
  * take the SDK's own path for its own errors and warnings.
  */
-async function checkedPrompt(system: string, messages: ModelMessage[]): ReturnType<typeof standardizePrompt> {
+async function checkedPrompt(system: string, messages: ModelMessage[]): ReturnType<typeof import("ai/internal").standardizePrompt> {
+  const { standardizePrompt } = aiInternal();
   if (messages.length === 0 || messages.some((message) => message.role === "system")) return standardizePrompt({ system, messages });
   const carried = messages.filter(carriesProviderOptions);
   if (carried.length > 0) await standardizePrompt({ system, messages: carried });

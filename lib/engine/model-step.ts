@@ -1,5 +1,5 @@
 import type { LanguageModelV3StreamPart } from "@ai-sdk/provider";
-import { NoOutputGeneratedError } from "ai";
+import { aiSdk } from "../lazy-packages";
 import { modelCallOptions, toolCallInput, type ModelCallInput } from "./model-call";
 
 type ProviderMetadata = Record<string, Record<string, unknown>> | undefined;
@@ -154,7 +154,7 @@ export async function runModelStep(request: StepRequest, sink: StepSink): Promis
     if (!ended) reader.cancel().catch(() => {});
   }
   if (!finished && !output) {
-    throw new NoOutputGeneratedError({ message: "No output generated. The model stream ended without a finish chunk." });
+    throw new (aiSdk().NoOutputGeneratedError)({ message: "No output generated. The model stream ended without a finish chunk." });
   }
   return step;
 }

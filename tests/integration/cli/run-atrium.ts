@@ -4,6 +4,8 @@ import { pathToFileURL } from "node:url";
 
 const REPO_ROOT = path.resolve(import.meta.dirname, "../../..");
 const ATRIUM = path.join(REPO_ROOT, "bin", "atrium.ts");
+/** The bundle `npm run build` writes, which bin/atrium.mjs runs while it is fresh. */
+const BUNDLED_ATRIUM = path.join(REPO_ROOT, "dist", "atrium.mjs");
 // By absolute URL, so the CLI can run from any cwd (export writes its default file there).
 const TSX = pathToFileURL(path.join(REPO_ROOT, "node_modules", "tsx", "dist", "loader.mjs")).href;
 
@@ -13,10 +15,10 @@ export interface AtriumRun {
   stderr: string;
 }
 
-/** Runs the real `atrium` process against `home` and collects what it printed. */
+/** Runs the real `atrium` process (from the sources, or from dist/ with `bundled`) against `home` and collects what it printed. */
 export function runAtrium(
   args: string[],
-  options: { home: string; cwd?: string; env?: Record<string, string | undefined> },
+  options: { home: string; cwd?: string; env?: Record<string, string | undefined>; bundled?: boolean },
 ): Promise<AtriumRun> {
   const env: Record<string, string | undefined> = {
     ...process.env,
@@ -25,7 +27,7 @@ export function runAtrium(
     ...options.env,
   };
   if (!options.env?.ATRIUM_TOKEN) delete env.ATRIUM_TOKEN;
-  const child = spawn(process.execPath, ["--import", TSX, ATRIUM, ...args], {
+  const child = spawn(process.execPath, options.bundled ? [BUNDLED_ATRIUM, ...args] : ["--import", TSX, ATRIUM, ...args], {
     cwd: options.cwd ?? REPO_ROOT,
     env: env as NodeJS.ProcessEnv,
     stdio: ["ignore", "pipe", "pipe"],

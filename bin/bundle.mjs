@@ -1,0 +1,65 @@
+// `npm run build`'s second step: bundles the command line (bin/atrium.ts) and the server
+// (server.ts) with everything they import from lib/ into dist/, so `npm start` and `atrium`
+// run plain JavaScript instead of compiling TypeScript through tsx at every start. Packages
+// stay external (loaded from node_modules, as before). bin/atrium.mjs runs the bundle only
+// while dist/manifest.json matches the sources (size and mtime of every input), else tsx.
+import fs from "node:fs";
+import path from "node:path";
+import * as esbuild from "esbuild";
+
+const ROOT = path.resolve(import.meta.dirname, "..");
+export const DIST = path.join(ROOT, "dist");
+
+/**
+ * `import.meta.dirname` in a bundled file would name dist/: each source's own directory is
+ * put back, relative to the project root (dist/'s parent, computed once per output file).
+ */
+const sourceDirectories = {
+  name: "atrium-source-directories",
+  setup(build) {
+    build.onLoad({ filter: /\.tsx?$/ }, async (args) => {
+      if (args.path.includes(`${path.sep}node_modules${path.sep}`)) return undefined;
+      // (The shebang too: the bundle is imported by bin/atrium.mjs, never run by itself.)
+      const source = (await fs.promises.readFile(args.path, "utf8")).replace(/^#!.*\n/, "");
+      const directory = path.relative(ROOT, path.dirname(args.path)).split(path.sep).join("/");
+      const replacement = directory === "" ? "__atriumRoot" : `(__atriumRoot + ${JSON.stringify(`/${directory}`)})`;
+      return { contents: source.replaceAll("import.meta.dirname", replacement), loader: args.path.endsWith("x") ? "tsx" : "ts" };
+    });
+  },
+};
+
+export async function bundle() {
+  fs.rmSync(DIST, { recursive: true, force: true });
+  const result = await esbuild.build({
+    absWorkingDir: ROOT,
+    entryPoints: { atrium: "bin/atrium.ts", server: "server.ts" },
+    outdir: DIST,
+    outExtension: { ".js": ".mjs" },
+    bundle: true,
+    splitting: true,
+    format: "esm",
+    platform: "node",
+    target: "node20",
+    packages: "external",
+    keepNames: true,
+    sourcemap: "linked",
+    // tsconfig's "@/*" paths and extension-less imports resolve as in tsx.
+    tsconfig: "tsconfig.json",
+    banner: { js: 'import { dirname as __atriumDirname } from "node:path";\nconst __atriumRoot = __atriumDirname(import.meta.dirname);' },
+    define: { __ATRIUM_BUNDLE__: "true" },
+    plugins: [sourceDirectories],
+    metafile: true,
+    logLevel: "warning",
+    // database.ts keeps `import.meta.dirname ?? process.cwd()` for other loaders; here the left side is always set.
+    logOverride: { "suspicious-nullish-coalescing": "silent" },
+  });
+  const inputs = {};
+  for (const input of Object.keys(result.metafile.inputs)) {
+    const stat = fs.statSync(path.join(ROOT, input));
+    inputs[input] = [stat.size, stat.mtimeMs];
+  }
+  // Written last: a bundle without its manifest is never run.
+  fs.writeFileSync(path.join(DIST, "manifest.json"), `${JSON.stringify({ inputs }, null, 1)}\n`);
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === import.meta.filename) await bundle();
