@@ -18,6 +18,14 @@ beforeAll(async () => {
   home = temp.home;
   fs.writeFileSync(path.join(temp.home, "config.json"), JSON.stringify({ webhooks: { github: { secret: "body-limit-secret" } } }));
   server = await startServerProcess(temp.home);
+  // Health answers while Next is still loading; the memory baseline is taken once Next and the
+  // webhook route are loaded, so it measures the body, not the app coming up.
+  const warm = await fetch(`${server.url}/api/webhooks/github`, {
+    method: "POST",
+    headers: { "content-type": "application/json", "x-github-event": "push", "x-hub-signature-256": `sha256=${"0".repeat(64)}` },
+    body: "{}",
+  });
+  expect(warm.status).toBe(401);
 }, 90_000);
 
 afterAll(async () => {

@@ -1,6 +1,7 @@
-import { jsonSchema, streamText, tool, type ToolSet } from "ai";
+import type { ToolSet } from "ai";
 import { z } from "zod";
 import type { StepRequest, StepResult, StepSink } from "../../../lib/engine/model-step";
+import { aiSdk } from "../../../lib/lazy-packages";
 
 /**
  * The engine's model step as it was on `streamText` (before it called `doStream` itself):
@@ -10,6 +11,8 @@ export async function runStepThroughStreamText(
   request: StepRequest,
   sink: StepSink,
 ): Promise<StepResult> {
+  // The SDK as the engine loads it (lib/lazy-packages), so errors are of the very same classes.
+  const { jsonSchema, streamText, tool } = aiSdk();
   const tools: ToolSet = {};
   for (const definition of request.tools) {
     const inputSchema = jsonSchema((definition.inputJsonSchema ?? z.toJSONSchema(definition.inputSchema, { io: "input" })) as never);
