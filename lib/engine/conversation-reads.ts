@@ -10,16 +10,6 @@ import type { KeyReference } from "./request-keys";
 
 /** Reads that merge the index with what only the owner knows (partial text, running turns). */
 
-export function pageOfItems(actor: ConversationActor, options: { session?: string; after?: number; limit?: number }): { items: Item[]; nextCursor: number | null } {
-  const session = actor.session(options.session ?? actor.rootSessionId);
-  const after = options.after ?? 0;
-  const limit = Math.min(options.limit ?? 100, 500);
-  // From memory, so partial text of a streaming item is included.
-  const page = session.items.filter((item) => item.seq > after).slice(0, limit + 1);
-  const items = page.slice(0, limit).map((item) => ({ ...item }));
-  return { items, nextCursor: page.length > limit ? items[items.length - 1].seq : null };
-}
-
 export function turnsWithLive(store: Store, actor: ConversationActor): Turn[] {
   const live = new Map(actor.runningTurns().map((turn) => [turn.id, turn]));
   return queries.listTurns(store.index, actor.id).map((turn) => live.get(turn.id) ?? turn);

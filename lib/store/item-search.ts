@@ -1,0 +1,49 @@
+import type Database from "better-sqlite3";
+import type { IndexDatabase } from "./database";
+import { toMatchExpression } from "./conversation-search";
+
+const statements = new WeakMap<Database.Database, Map<string, Database.Statement>>();
+
+function statement(client: Database.Database, source: string): Database.Statement {
+  let cache = statements.get(client);
+  if (!cache) statements.set(client, (cache = new Map()));
+  let prepared = cache.get(source);
+  if (!prepared) cache.set(source, (prepared = client.prepare(source)));
+  return prepared;
+}
+
+/*
+ * The messages of one session whose text matches, through the same full-text rows the sidebar
+ * searches (item_fts: user and assistant messages, rowid = the item's rowid). The conversation
+ * column is unindexed: FTS5 walks the word's doclist and the join keeps this session's rows.
+ */
+const HITS = `SELECT i.seq FROM item_fts f JOIN items i ON i.rowid = f.rowid
+  WHERE item_fts MATCH @match AND f.conversation_id = @conversationId AND i.session_id = @sessionId AND i.seq > @after
+  ORDER BY i.seq LIMIT @limit`;
+const COUNT = `SELECT count(*) FROM item_fts f JOIN items i ON i.rowid = f.rowid
+  WHERE item_fts MATCH @match AND f.conversation_id = @conversationId AND i.session_id = @sessionId`;
+
+export interface ItemHits {
+  seqs: number[];
+  nextCursor: number | null;
+  total: number;
+}
+
+/** The seqs of a page of the session's messages matching `text` (each word a prefix), in seq order after `after`, and how many match in all. */
+export function searchSessionItems(
+  db: IndexDatabase,
+  conversationId: string,
+  sessionId: string,
+  text: string,
+  after: number,
+  limit: number,
+): ItemHits {
+  const match = toMatchExpression(text);
+  if (!match) return { seqs: [], nextCursor: null, total: 0 };
+  const client = db.$client;
+  const values = { match, conversationId, sessionId };
+  const rows = statement(client, HITS).pluck().all({ ...values, after, limit: limit + 1 }) as number[];
+  const total = statement(client, COUNT).pluck().get(values) as number;
+  const seqs = rows.slice(0, limit);
+  return { seqs, nextCursor: rows.length > limit ? seqs[seqs.length - 1] : null, total };
+}
