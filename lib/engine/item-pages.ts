@@ -46,18 +46,20 @@ const copies = (items: Item[]) => items.map((item) => ({ ...item }));
  * `after` pages forward (nextCursor: pass as after). `before` and `tail` page backward: the
  * items just before the cursor (or the latest), still in seq order, and nextCursor to pass as
  * before for the page further back. `around` is a window centred on one item, with cursors
- * both ways. `q` pages forward through the messages whose text matches (searched in the index).
+ * both ways. `q` keeps the messages whose text matches (searched in the index), paged the same ways.
  */
 export function pageOfItems(store: Store, actor: ConversationActor, query: ItemsQuery): ItemsPage {
   const modes = [query.after !== undefined, query.before !== undefined, query.tail !== undefined, query.around !== undefined].filter(Boolean).length;
-  if (modes > 1 || (query.q !== undefined && (query.before !== undefined || query.tail !== undefined || query.around !== undefined))) {
-    throw badRequest("give at most one of after, before, tail and around (q pages with after only)");
+  if (modes > 1 || (query.q !== undefined && query.around !== undefined)) {
+    throw badRequest("give at most one of after, before, tail and around (q pages with after, before or tail)");
   }
   const session = actor.session(query.session ?? actor.rootSessionId);
   const all = session.items;
   const limit = Math.min(query.limit ?? DEFAULT_LIMIT, MAX_LIMIT);
   if (query.q !== undefined) {
-    const hits = searchSessionItems(store.index, actor.id, session.id, query.q, query.after ?? 0, limit);
+    const backward = query.before !== undefined || query.tail !== undefined;
+    const page = backward ? { before: query.before ?? Number.MAX_SAFE_INTEGER } : { after: query.after ?? 0 };
+    const hits = searchSessionItems(store.index, actor.id, session.id, query.q, page, limit);
     const items = hits.seqs.map((seq) => all[lowerBound(all, seq)]).filter((item): item is Item => item !== undefined);
     return { items: copies(items), nextCursor: hits.nextCursor, total: hits.total };
   }

@@ -64,6 +64,11 @@ describe("paging a conversation's items", () => {
     expect(messages.items.map((item) => item.seq)).toEqual(all.slice(0, 5).map((item) => item.seq));
     const next = harness.runtime.listItems(id, { q: "message", after: messages.nextCursor!, limit: 5 });
     expect(next.items[0].seq).toBe(all[5].seq);
+    const latest = harness.runtime.listItems(id, { q: "message", tail: "true", limit: 5 });
+    expect(latest.items.map((item) => item.seq)).toEqual(all.slice(7).map((item) => item.seq));
+    expect(latest.nextCursor).toBe(all[7].seq);
+    const earlier = harness.runtime.listItems(id, { q: "message", before: latest.nextCursor!, limit: 5 });
+    expect(earlier.items.map((item) => item.seq)).toEqual(all.slice(2, 7).map((item) => item.seq));
     expect(harness.runtime.listItems(id, { q: "giraffe" })).toEqual({ items: [], nextCursor: null, total: 0 });
   });
 });
