@@ -69,11 +69,15 @@ export function loadConversationLive(runtime: Runtime, conversation: Conversatio
   };
 }
 
+/** How many of the latest items a conversation page opens with; older ones are fetched as the reader scrolls up. */
+export const FIRST_PAGE = 100;
+
 export async function loadConversationPage(id: string) {
   const runtime = await signedInRuntime();
   const conversation = findConversation(runtime, id);
   if (!conversation) notFound();
-  const live = loadConversationLive(runtime, conversation, 0);
+  const latest = runtime.listItems(conversation.id, { tail: "true", limit: FIRST_PAGE });
+  const live = { ...loadConversationLive(runtime, conversation, Number.MAX_SAFE_INTEGER), items: latest.items, hasOlder: latest.nextCursor !== null };
   let parent: { id: string; title: string } | null | undefined;
   if (conversation.forkedFrom) {
     const found = findConversation(runtime, conversation.forkedFrom.conversationId);
