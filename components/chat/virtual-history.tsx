@@ -2,7 +2,7 @@
 
 import { useVirtualizer } from "@tanstack/react-virtual";
 import { ChevronUpIcon, Loader2Icon } from "lucide-react";
-import { useEffect, useLayoutEffect, useMemo, useRef, type RefObject } from "react";
+import { useEffect, useLayoutEffect, useMemo, useRef, useState, type RefObject } from "react";
 import type { Approval, Item, Question, Turn } from "@/lib/events/entities";
 import { Button } from "@/components/ui/button";
 import type { RetryNotice as RetryNoticeState } from "./conversation-state";
@@ -12,6 +12,8 @@ import { useFindHighlight } from "./use-find-highlight";
 
 /** Closer than this to either end of what is loaded, a scroll fetches the next page. */
 const NEAR_END_PX = 1200;
+/** Rows of the first paint, before the script runs: enough to fill a tall window. */
+const FIRST_PAINT_ROWS = 16;
 
 interface VirtualHistoryProps {
   scroller: RefObject<HTMLDivElement | null>;
@@ -102,6 +104,23 @@ export function VirtualHistory(props: VirtualHistoryProps) {
 
   const rows = virtualizer.getVirtualItems();
   useFindHighlight(scroller, hit, rows);
+
+  // The server's HTML (and the hydrating render) shows the last rows bottom-aligned in the viewport,
+  // so the latest messages are on screen at first paint; the virtual list takes over once mounted.
+  const [mounted, setMounted] = useState(false);
+  useEffect(() => setMounted(true), []);
+  if (!mounted) {
+    return (
+      <div className="absolute inset-0 flex flex-col justify-end overflow-hidden" data-first-paint="">
+        {entries.slice(-FIRST_PAINT_ROWS).map((entry) => (
+          <div key={entry.key} className="mx-auto w-full max-w-3xl shrink-0 px-4 pb-5 md:px-6" data-item-id={"item" in entry ? entry.item.id : undefined}>
+            <EntryView entry={entry} context={context} />
+          </div>
+        ))}
+        {entries.length === 0 && <HistoryHead {...props} empty onShowEarlier={props.onNearTop} />}
+      </div>
+    );
+  }
 
   return (
     <>

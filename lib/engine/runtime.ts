@@ -27,6 +27,7 @@ import { findApproval, findQuestion } from "./decision-reads";
 import { forkConversation } from "./fork";
 import { recoverOpenTurns } from "./recovery";
 import { pageOfItems, type ItemsPage, type ItemsQuery } from "./item-pages";
+import type { TurnSubset } from "../store/turn-subset";
 import { filesChangedSinceItem, rewindConversation, type RewindOptions, type RewindOutcome } from "./rewind";
 import { RequestKeys } from "./request-keys";
 import { missingParts } from "./missing";
@@ -278,8 +279,8 @@ export class Runtime {
     return pageOfItems(this.store, this.actor(conversationId), options);
   }
 
-  listTurns(conversationId: string): Turn[] {
-    return turnsWithLive(this.store, this.actor(conversationId));
+  listTurns(conversationId: string, subset?: TurnSubset): Turn[] {
+    return turnsWithLive(this.store, this.actor(conversationId), subset);
   }
 
   getTurn(turnId: string): Turn {

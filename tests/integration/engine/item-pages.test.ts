@@ -71,4 +71,13 @@ describe("paging a conversation's items", () => {
     expect(earlier.items.map((item) => item.seq)).toEqual(all.slice(2, 7).map((item) => item.seq));
     expect(harness.runtime.listItems(id, { q: "giraffe" })).toEqual({ items: [], nextCursor: null, total: 0 });
   });
+
+  it("lists only the turns a page needs: the named ones and the latest few", async () => {
+    const { id, all } = await sixExchanges();
+    const sessionId = harness.runtime.getConversation(id).rootSessionId;
+    const every = harness.runtime.listTurns(id);
+    expect(every).toHaveLength(6);
+    const subset = harness.runtime.listTurns(id, { sessionId, ids: [all[2].turnId!], recent: 2 });
+    expect(subset.map((turn) => turn.id)).toEqual([every[1].id, every[4].id, every[5].id]);
+  });
 });
