@@ -10,7 +10,7 @@ import { verdict, type FigureResult } from "./support/figure";
  * (BENCH_SCALE_CONVERSATIONS sets the scale figure's count; it needs `npm run build` first);
  * BENCH_PROFILE=1 prints profiles even when goals are met, =0 turns reindex sampling off.
  */
-const FIGURES = ["append-rate.ts", "reindex.ts", "sse-throughput.ts", "sse-fanout.ts", "concurrent-turns.ts", "checkpoint.ts", "soak.ts", "scale.ts"];
+const FIGURES = ["append-rate.ts", "reindex.ts", "sse-throughput.ts", "sse-fanout.ts", "concurrent-turns.ts", "checkpoint.ts", "soak.ts", "scale.ts", "long-conversation.ts"];
 /** A figure that hangs must not hang the bench. */
 const FIGURE_TIMEOUT_MS = 10 * 60_000;
 

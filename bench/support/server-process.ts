@@ -3,7 +3,7 @@ import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 
 const PROJECT_ROOT = path.resolve(import.meta.dirname, "..", "..");
-const TOKEN = "bench-token-0123456789";
+export const TOKEN = "bench-token-0123456789";
 const READY_TIMEOUT_MS = 120_000;
 
 export interface BenchServer {

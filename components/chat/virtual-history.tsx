@@ -13,7 +13,7 @@ import { useFindHighlight } from "./use-find-highlight";
 /** Closer than this to either end of what is loaded, a scroll fetches the next page. */
 const NEAR_END_PX = 1200;
 /** Rows of the first paint, before the script runs: enough to fill a tall window. */
-const FIRST_PAINT_ROWS = 16;
+const FIRST_PAINT_ROWS = 10;
 
 interface VirtualHistoryProps {
   scroller: RefObject<HTMLDivElement | null>;
