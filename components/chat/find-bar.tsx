@@ -24,6 +24,8 @@ interface FindBarProps {
   conversationId: string;
   /** Show this hit: load it if it is not, scroll to it and mark it. */
   onJump: (item: Item, words: string[]) => void;
+  /** No hit to show any more (the words changed, or nothing matches). */
+  onClear: () => void;
   onClose: () => void;
 }
 
@@ -34,7 +36,7 @@ export const searchWords = (query: string) => query.match(/[\p{L}\p{N}_]+/gu) ??
  * the bar counts the hits from the newest (1 of m is the closest above the end), Enter goes
  * to the next one further up, Shift+Enter back down, Esc closes.
  */
-export function FindBar({ conversationId, onJump, onClose }: FindBarProps) {
+export function FindBar({ conversationId, onJump, onClear, onClose }: FindBarProps) {
   const input = useRef<HTMLInputElement>(null);
   const [query, setQuery] = useState("");
   const [hits, setHits] = useState<Hits | null>(null);
@@ -44,6 +46,8 @@ export function FindBar({ conversationId, onJump, onClose }: FindBarProps) {
   const latestRequest = useRef(0);
   const jump = useRef(onJump);
   jump.current = onJump;
+  const clear = useRef(onClear);
+  clear.current = onClear;
 
   useEffect(() => input.current?.focus(), []);
 
@@ -61,12 +65,14 @@ export function FindBar({ conversationId, onJump, onClose }: FindBarProps) {
     setPosition(at);
     const item = found.items[found.items.length - 1 - at];
     if (item) jump.current(item, searchWords(found.query));
+    else clear.current();
   }, []);
 
   useEffect(() => {
     const text = query.trim();
     const request = ++latestRequest.current;
     if (searchWords(text).length === 0) {
+      clear.current();
       setHits(null);
       setSearching(false);
       return;

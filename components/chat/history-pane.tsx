@@ -103,7 +103,16 @@ export function HistoryPane({ state, dispatch, openTurn, live, forkedFrom, resta
 
   return (
     <div className="relative min-h-0 flex-1">
-      <div ref={container} className="absolute inset-0 overflow-y-auto" aria-label="Conversation history" role="log" aria-live="off" data-live={live}>
+      {/* Focusable, so PageUp/PageDown, arrows and Home/End scroll the history from the keyboard. */}
+      <div
+        ref={container}
+        tabIndex={0}
+        className="absolute inset-0 overflow-y-auto outline-none focus-visible:ring-2 focus-visible:ring-ring/50 focus-visible:ring-inset"
+        aria-label="Conversation history"
+        role="log"
+        aria-live="off"
+        data-live={live}
+      >
         <div ref={setContent} className="flow-root">
           <VirtualHistory
             scroller={container}
@@ -131,6 +140,7 @@ export function HistoryPane({ state, dispatch, openTurn, live, forkedFrom, resta
         <FindBar
           conversationId={state.conversation.id}
           onJump={(item, words) => void jump(item, words)}
+          onClear={() => setHit(null)}
           onClose={() => {
             setHit(null);
             onFindOpenChange(false);

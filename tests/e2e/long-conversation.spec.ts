@@ -63,6 +63,7 @@ test("a 600-item conversation opens at the latest, stays virtual, pages older it
   // No matches is said plainly; Esc closes the bar and takes the marks away.
   await findBar.getByRole("textbox").fill("giraffe");
   await expect(findBar.getByRole("status")).toHaveText("No matches");
+  await expect(history.locator("[data-search-hit]")).toHaveCount(0);
   await findBar.getByRole("textbox").press("Escape");
   await expect(findBar).toBeHidden();
   await expect(history.locator("[data-search-hit]")).toHaveCount(0);
@@ -70,6 +71,12 @@ test("a 600-item conversation opens at the latest, stays virtual, pages older it
   // Back to the latest page, then up: each page before the first loaded one comes in as the reader nears the top.
   await page.getByRole("button", { name: "Scroll to latest" }).click();
   await expect(history.getByText(`Reply ${ITEMS - 1}:`)).toBeInViewport();
+  // The keyboard scrolls the history: PageUp moves up from the end.
+  await history.focus();
+  const atEnd = await history.evaluate((element) => element.scrollTop);
+  await page.keyboard.press("PageUp");
+  await expect.poll(() => history.evaluate((element) => element.scrollTop)).toBeLessThan(atEnd - 100);
+
   const before = pages.filter((search) => search.includes("before=")).length;
   await expect
     .poll(
