@@ -13,7 +13,7 @@ import { TurnActivity } from "./turn-activity";
 /** Older entries are revealed a page at a time so long histories stay quick to render. */
 const PAGE = 150;
 
-interface HistoryProps {
+export interface HistoryProps {
   items: Item[];
   turns: Record<string, Turn>;
   approvals: Record<string, Approval>;

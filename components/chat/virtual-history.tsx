@@ -3,10 +3,8 @@
 import { useVirtualizer } from "@tanstack/react-virtual";
 import { ChevronUpIcon, Loader2Icon } from "lucide-react";
 import { useEffect, useLayoutEffect, useMemo, useRef, useState, type RefObject } from "react";
-import type { Approval, Item, Question, Turn } from "@/lib/events/entities";
 import { Button } from "@/components/ui/button";
-import type { RetryNotice as RetryNoticeState } from "./conversation-state";
-import { HistoryTail } from "./history";
+import { HistoryTail, type HistoryProps } from "./history";
 import { EntryView, ForkNotice, historyEntries, type Entry } from "./history-items";
 import { useFindHighlight } from "./use-find-highlight";
 
@@ -15,17 +13,8 @@ const NEAR_END_PX = 1200;
 /** Rows of the first paint, before the script runs: enough to fill a tall window. */
 const FIRST_PAINT_ROWS = 10;
 
-interface VirtualHistoryProps {
+interface VirtualHistoryProps extends HistoryProps {
   scroller: RefObject<HTMLDivElement | null>;
-  items: Item[];
-  turns: Record<string, Turn>;
-  approvals: Record<string, Approval>;
-  questions: Record<string, Question>;
-  openTurn: Turn | null;
-  retry: RetryNoticeState | null;
-  forkedFrom: { conversationId: string; parent: { id: string; title: string } | null } | null;
-  restartingItemId: string | null;
-  onRestart: (item: Item) => void;
   hasOlder: boolean;
   hasNewer: boolean;
   loadingOlder: boolean;

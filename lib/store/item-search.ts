@@ -1,16 +1,5 @@
-import type Database from "better-sqlite3";
 import type { IndexDatabase } from "./database";
-import { toMatchExpression } from "./conversation-search";
-
-const statements = new WeakMap<Database.Database, Map<string, Database.Statement>>();
-
-function statement(client: Database.Database, source: string): Database.Statement {
-  let cache = statements.get(client);
-  if (!cache) statements.set(client, (cache = new Map()));
-  let prepared = cache.get(source);
-  if (!prepared) cache.set(source, (prepared = client.prepare(source)));
-  return prepared;
-}
+import { statement, toMatchExpression } from "./conversation-search";
 
 /*
  * The messages of one session whose text matches, through the same full-text rows the sidebar
