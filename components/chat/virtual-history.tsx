@@ -56,6 +56,8 @@ export function VirtualHistory(props: VirtualHistoryProps) {
     estimateSize: (index) => (index === 0 ? 72 : estimateSize(entries[index - 1])),
     getItemKey: (index) => (index === 0 ? "head" : entries[index - 1].key),
     overscan: 6,
+    // Rows re-render with React's own batching, not a synchronous render inside each scroll event.
+    useFlushSync: false,
     paddingStart: 24,
     // Opened at the latest messages: the first rows rendered are the last ones.
     initialOffset: () => Number.MAX_SAFE_INTEGER,
