@@ -21,6 +21,7 @@ const ALL_FIGURES = [
   "soak.ts",
   "scale.ts",
   "model-stream.ts",
+  "long-conversation.ts",
 ];
 
 /** BENCH_FIGURES: a comma-separated subset, by file name (the `.ts` may be left off). */

@@ -2,7 +2,7 @@ import { headers } from "next/headers";
 import { notFound, redirect } from "next/navigation";
 import { isAuthorized } from "@/lib/auth/session";
 import { isAtriumError } from "@/lib/errors";
-import type { Conversation, Item } from "@/lib/events/entities";
+import type { Conversation, Item, Turn } from "@/lib/events/entities";
 import { getAccessToken, getRuntime } from "@/lib/engine/runtime-registry";
 import type { Runtime } from "@/lib/engine/runtime";
 import { isId } from "@/lib/store/ids";
@@ -59,21 +59,39 @@ export function rootItemsAfter(runtime: Runtime, id: string, after: number): Ite
   }
 }
 
-export function loadConversationLive(runtime: Runtime, conversation: Conversation, afterSeq: number) {
+/** The latest turns are always sent, whatever items go with them (one that ended while a tab was away). */
+const RECENT_TURNS = 50;
+
+/**
+ * The turns a view of these items needs: theirs, the open ones, the failed ones (an error shows
+ * after a failed turn's last item, in whatever page of history it lands) and the latest few.
+ * A 10,000-item conversation has 5,000 turns; sending them all was 1.5 MB of every page.
+ */
+export function turnsFor(runtime: Runtime, conversation: Conversation, items: Item[]): Turn[] {
+  const ids = [...new Set(items.flatMap((item) => (item.turnId ? [item.turnId] : [])))];
+  return runtime.listTurns(conversation.id, { sessionId: conversation.rootSessionId, ids, recent: RECENT_TURNS });
+}
+
+export function loadConversationLive(runtime: Runtime, conversation: Conversation, afterSeq: number, shown?: Item[]) {
+  const items = shown ?? rootItemsAfter(runtime, conversation.id, afterSeq);
   return {
     conversation,
-    items: rootItemsAfter(runtime, conversation.id, afterSeq),
-    turns: runtime.listTurns(conversation.id).filter((turn) => turn.sessionId === conversation.rootSessionId),
+    items,
+    turns: turnsFor(runtime, conversation, items),
     approvals: runtime.listApprovals("pending").filter((approval) => approval.conversationId === conversation.id),
     questions: runtime.listQuestions(conversation.id, "pending"),
   };
 }
 
+/** How many of the latest items a conversation page opens with; older ones are fetched as the reader scrolls up. */
+export const FIRST_PAGE = 100;
+
 export async function loadConversationPage(id: string) {
   const runtime = await signedInRuntime();
   const conversation = findConversation(runtime, id);
   if (!conversation) notFound();
-  const live = loadConversationLive(runtime, conversation, 0);
+  const latest = runtime.listItems(conversation.id, { tail: "true", limit: FIRST_PAGE });
+  const live = { ...loadConversationLive(runtime, conversation, 0, latest.items), hasOlder: latest.nextCursor !== null };
   let parent: { id: string; title: string } | null | undefined;
   if (conversation.forkedFrom) {
     const found = findConversation(runtime, conversation.forkedFrom.conversationId);

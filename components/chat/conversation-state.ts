@@ -22,6 +22,19 @@ export interface ConversationState {
   approvals: Record<string, Approval>;
   questions: Record<string, Question>;
   retry: RetryNotice | null;
+  /** The items are a window of the session's history: older ones are not loaded yet. */
+  hasOlder: boolean;
+  /** Newer ones are not loaded either (after a jump to a search hit); live items past the window wait until it reaches the end. */
+  hasNewer: boolean;
+}
+
+/** A page fetched from the items API: older ones go before, newer ones after, a window (a jump) replaces the items. */
+export interface PageAction {
+  type: "page";
+  placement: "older" | "newer" | "window";
+  items: Item[];
+  hasOlder?: boolean;
+  hasNewer?: boolean;
 }
 
 export interface ResyncData {
@@ -35,7 +48,8 @@ export interface ResyncData {
 export type ConversationAction =
   | { type: "event"; event: ConversationEvent; receivedAt: number }
   | { type: "resync"; data: ResyncData }
-  | { type: "conversation"; conversation: Conversation };
+  | { type: "conversation"; conversation: Conversation }
+  | PageAction;
 
 const OPEN_ITEM = new Set<Item["status"]>(["streaming", "waiting"]);
 const OPEN_TURN = new Set<Turn["status"]>(["running", "waiting_approval", "waiting_user"]);
@@ -44,10 +58,11 @@ export function isTurnOpen(turn: Turn): boolean {
   return OPEN_TURN.has(turn.status);
 }
 
-export function initialState(input: Omit<ConversationState, "turns" | "approvals" | "questions" | "retry"> & {
+export function initialState(input: Omit<ConversationState, "turns" | "approvals" | "questions" | "retry" | "hasOlder" | "hasNewer"> & {
   turns: Turn[];
   approvals: Approval[];
   questions: Question[];
+  hasOlder?: boolean;
 }): ConversationState {
   return {
     conversation: input.conversation,
@@ -57,6 +72,8 @@ export function initialState(input: Omit<ConversationState, "turns" | "approvals
     approvals: Object.fromEntries(input.approvals.map((approval) => [approval.id, approval])),
     questions: Object.fromEntries(input.questions.map((question) => [question.id, question])),
     retry: null,
+    hasOlder: input.hasOlder ?? false,
+    hasNewer: false,
   };
 }
 
@@ -73,6 +90,28 @@ function upsertItem(items: Item[], item: Item): Item[] {
   const next = items.slice();
   next[index] = item;
   return next;
+}
+
+/** Past the end of a window that does not reach the latest item: left for the page that loads it. */
+function beyondWindow(state: ConversationState, item: Item): boolean {
+  if (!state.hasNewer) return false;
+  const last = state.items[state.items.length - 1];
+  return last !== undefined && item.seq > last.seq;
+}
+
+function applyPage(state: ConversationState, action: PageAction): ConversationState {
+  const root = state.conversation.rootSessionId;
+  const fetched = action.items.filter((item) => item.sessionId === root);
+  if (action.placement === "window") {
+    return { ...state, items: sortItems(fetched), hasOlder: action.hasOlder ?? false, hasNewer: action.hasNewer ?? false };
+  }
+  const known = new Set(state.items.map((item) => item.id));
+  const fresh = fetched.filter((item) => !known.has(item.id));
+  if (action.placement === "older") {
+    return { ...state, items: sortItems([...fresh, ...state.items]), hasOlder: action.hasOlder ?? false };
+  }
+  // A page of newer items: what the stream already delivered here is fresher than the fetch.
+  return { ...state, items: sortItems([...state.items, ...fresh]), hasNewer: action.hasNewer ?? false };
 }
 
 function upsertTurn(turns: Record<string, Turn>, turn: Turn): Record<string, Turn> {
@@ -96,7 +135,7 @@ function applyEvent(state: ConversationState, event: ConversationEvent, received
   switch (event.type) {
     case "snapshot": {
       let items = state.items;
-      for (const item of event.items) if (item.sessionId === root) items = upsertItem(items, item);
+      for (const item of event.items) if (item.sessionId === root && !beyondWindow(state, item)) items = upsertItem(items, item);
       let turns = state.turns;
       for (const turn of event.turns) if (turn.sessionId === root) turns = upsertTurn(turns, turn);
       return { ...state, items, turns, waiting: event.waiting.filter((entry) => entry.sessionId === root) };
@@ -104,7 +143,7 @@ function applyEvent(state: ConversationState, event: ConversationEvent, received
     case "item.created":
     case "item.updated":
     case "item.completed": {
-      if (event.item.sessionId !== root) return state;
+      if (event.item.sessionId !== root || beyondWindow(state, event.item)) return state;
       const retry = state.retry?.turnId === event.item.turnId ? null : state.retry;
       return { ...state, items: upsertItem(state.items, event.item), retry };
     }
@@ -163,7 +202,7 @@ function applyResync(state: ConversationState, data: ResyncData): ConversationSt
   const root = data.conversation.rootSessionId;
   let items = state.items;
   for (const fetched of data.items) {
-    if (fetched.sessionId !== root) continue;
+    if (fetched.sessionId !== root || beyondWindow(state, fetched)) continue;
     const known = items.find((item) => item.id === fetched.id);
     // Only fill gaps: a known item is replaced when the fetch shows it finished while we were away.
     if (!known || (OPEN_ITEM.has(known.status) && !OPEN_ITEM.has(fetched.status))) items = upsertItem(items, fetched);
@@ -192,6 +231,8 @@ export function conversationReducer(state: ConversationState, action: Conversati
       return applyResync(state, action.data);
     case "conversation":
       return { ...state, conversation: action.conversation };
+    case "page":
+      return applyPage(state, action);
   }
 }
 

@@ -1,6 +1,6 @@
 "use client";
 
-import { ArrowDownIcon, ShieldIcon } from "lucide-react";
+import { SearchIcon, ShieldIcon } from "lucide-react";
 import { useRouter } from "next/navigation";
 import { useCallback, useEffect, useMemo, useReducer, useRef, useState } from "react";
 import { toast } from "sonner";
@@ -25,10 +25,9 @@ import { conversationReducer, initialState, openTurn as findOpenTurn } from "./c
 import { ConversationTitle } from "./conversation-title";
 import { OutgoingMessages } from "./outgoing-messages";
 import { useOutgoingMessages } from "./use-outgoing-messages";
-import { History } from "./history";
+import { HistoryPane, type HistoryControls } from "./history-pane";
 import { EffortPicker, ModelPicker, type Effort } from "./model-controls";
 import { runSlashCommand, setObjectiveStatus } from "./slash-command-actions";
-import { useStickToBottom } from "./use-stick-to-bottom";
 import { WaitingList } from "./waiting-list";
 
 interface ConversationViewProps {
@@ -56,12 +55,14 @@ export function ConversationView(props: ConversationViewProps) {
   const [restartItem, setRestartItem] = useState<Item | null>(null);
   const [restartOutside, setRestartOutside] = useState<string[] | null>(null);
   const [injected, setInjected] = useState<{ text: string; nonce: number } | null>(null);
-  const [content, setContent] = useState<HTMLDivElement | null>(null);
+  const [findOpen, setFindOpen] = useState(false);
+  const historyControls = useRef<HistoryControls>(null);
   const attachments = useAttachmentTray();
-  const { container, atBottom, scrollToBottom } = useStickToBottom<HTMLDivElement>(content);
 
   const itemsRef = useRef(state.items);
   itemsRef.current = state.items;
+  const hasNewer = useRef(state.hasNewer);
+  hasNewer.current = state.hasNewer;
 
   const resync = useCallback(
     (afterSeq: number) => {
@@ -81,7 +82,8 @@ export function ConversationView(props: ConversationViewProps) {
       // listening, from the first item still open here (it may have completed meanwhile).
       const known = itemsRef.current;
       const firstOpen = known.find((item) => item.status === "streaming" || item.status === "waiting");
-      const afterSeq = firstOpen ? firstOpen.seq - 1 : known.length > 0 ? known[known.length - 1].seq : 0;
+      // A window that stops short of the latest (after a jump) fetches newer pages as it scrolls instead.
+      const afterSeq = hasNewer.current ? Number.MAX_SAFE_INTEGER : firstOpen ? firstOpen.seq - 1 : known.length > 0 ? known[known.length - 1].seq : 0;
       dispatch({ type: "event", event, receivedAt: Date.now() });
       resync(afterSeq);
       return;
@@ -177,7 +179,7 @@ export function ConversationView(props: ConversationViewProps) {
     const attached = attachments.ready;
     for (const entry of attached) attachments.remove(entry.key);
     deliver({ requestKey: newRequestKey(), text, mode, status: "sending", error: null, attachments: attached });
-    scrollToBottom();
+    historyControls.current?.scrollToBottom();
     return true;
   };
 
@@ -251,6 +253,9 @@ export function ConversationView(props: ConversationViewProps) {
           </div>
         }
       >
+        <Button variant="ghost" size="icon-sm" aria-label="Find in conversation" title="Find in conversation (Ctrl+F)" onClick={() => setFindOpen(true)}>
+          <SearchIcon />
+        </Button>
         <ContextRing conversationId={id} sessionId={conversation.rootSessionId} />
         <AgentsButton conversation={conversation} />
         <ConversationMenu
@@ -273,65 +278,43 @@ export function ConversationView(props: ConversationViewProps) {
       />
       {conversation.archived && <ArchivedBanner onUnarchive={() => void archive(false)} />}
       {conversation.objective && <ObjectiveBanner objective={conversation.objective} onSetStatus={(status) => void setObjectiveStatus(id, status)} />}
-      <div className="relative min-h-0 flex-1">
-        <div
-          ref={container}
-          className="absolute inset-0 overflow-y-auto"
-          aria-label="Conversation history"
-          role="log"
-          aria-live="off"
-          data-live={connection === "open"}
-        >
-          <div ref={setContent} className="flow-root">
-            <History
-              items={state.items}
-              turns={state.turns}
-              approvals={state.approvals}
-              questions={state.questions}
-              openTurn={openTurn}
-              retry={state.retry}
-              forkedFrom={forkedFrom}
-              restartingItemId={restartingItemId}
-              onRestart={(item) => {
-                setRestartOutside(null);
-                setRestartItem(item);
-              }}
-            />
-            <RestartDialog
-              conversationId={id}
-              item={restartItem}
-              busy={restartingItemId !== null}
-              outside={restartOutside}
-              onCancel={() => {
-                setRestartItem(null);
-                setRestartOutside(null);
-              }}
-              onConfirm={(choice) => restartItem && void restartFrom(restartItem, choice)}
-            />
-            <OutgoingMessages
-              outgoing={outgoing}
-              onRetry={(message) => deliver(message)}
-              onEdit={(message) => {
-                forget(message, false);
-                setInjected({ text: message.text, nonce: Date.now() });
-                if (message.attachments?.length) attachments.restore(message.attachments);
-              }}
-              onDiscard={(message) => forget(message, true)}
-            />
-          </div>
-        </div>
-        {!atBottom && (
-          <Button
-            variant="outline"
-            size="icon-sm"
-            className="absolute bottom-3 left-1/2 -translate-x-1/2 rounded-full shadow-md"
-            aria-label="Scroll to latest"
-            onClick={() => scrollToBottom("smooth")}
-          >
-            <ArrowDownIcon />
-          </Button>
-        )}
-      </div>
+      <HistoryPane
+        state={state}
+        dispatch={dispatch}
+        openTurn={openTurn}
+        live={connection === "open"}
+        forkedFrom={forkedFrom}
+        restartingItemId={restartingItemId}
+        onRestart={(item) => {
+          setRestartOutside(null);
+          setRestartItem(item);
+        }}
+        findOpen={findOpen}
+        onFindOpenChange={setFindOpen}
+        controls={historyControls}
+      >
+        <RestartDialog
+          conversationId={id}
+          item={restartItem}
+          busy={restartingItemId !== null}
+          outside={restartOutside}
+          onCancel={() => {
+            setRestartItem(null);
+            setRestartOutside(null);
+          }}
+          onConfirm={(choice) => restartItem && void restartFrom(restartItem, choice)}
+        />
+        <OutgoingMessages
+          outgoing={outgoing}
+          onRetry={(message) => deliver(message)}
+          onEdit={(message) => {
+            forget(message, false);
+            setInjected({ text: message.text, nonce: Date.now() });
+            if (message.attachments?.length) attachments.restore(message.attachments);
+          }}
+          onDiscard={(message) => forget(message, true)}
+        />
+      </HistoryPane>
       <div className="shrink-0 px-3 pb-3 md:px-6">
         <div className="mx-auto w-full max-w-3xl">
           <WaitingList conversationId={id} waiting={state.waiting} />

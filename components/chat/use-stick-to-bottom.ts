@@ -9,10 +9,14 @@ const AT_END_PX = 40;
  * Keeps a scroll container pinned to its end while new output streams in, unless the reader
  * scrolled up. Only a move up unpins: a smooth scroll on its way down, or content growing
  * between two scroll events, must not leave the view stuck short of the newest message.
+ * `canPin` false (the loaded history stops short of the latest) never pins: the end is not the end.
  */
-export function useStickToBottom<T extends HTMLElement>(content: HTMLElement | null) {
+export function useStickToBottom<T extends HTMLElement>(content: HTMLElement | null, canPin = true) {
   const container = useRef<T>(null);
-  const pinned = useRef(true);
+  const pinned = useRef(canPin);
+  const pinnable = useRef(canPin);
+  pinnable.current = canPin;
+  if (!canPin) pinned.current = false;
   const lastTop = useRef(0);
   const [atBottom, setAtBottom] = useState(true);
 
@@ -21,7 +25,7 @@ export function useStickToBottom<T extends HTMLElement>(content: HTMLElement | n
   const scrollToBottom = useCallback((behavior: ScrollBehavior = "auto") => {
     const element = container.current;
     if (!element) return;
-    pinned.current = true;
+    pinned.current = pinnable.current;
     setAtBottom(true);
     element.scrollTo({ top: element.scrollHeight, behavior });
   }, []);
@@ -36,7 +40,7 @@ export function useStickToBottom<T extends HTMLElement>(content: HTMLElement | n
     const onScroll = () => {
       const top = element.scrollTop;
       const atEnd = distanceToEnd(element) < AT_END_PX;
-      if (atEnd) pinned.current = true;
+      if (atEnd) pinned.current = pinnable.current;
       else if (top < lastTop.current - 1) pinned.current = false;
       lastTop.current = top;
       setAtBottom(atEnd || pinned.current);
@@ -62,5 +66,10 @@ export function useStickToBottom<T extends HTMLElement>(content: HTMLElement | n
     return () => observer.disconnect();
   }, [content]);
 
-  return { container, atBottom, scrollToBottom };
+  /** Stops following the end (a jump to an older message is about to scroll). */
+  const release = useCallback(() => {
+    pinned.current = false;
+  }, []);
+
+  return { container, atBottom, scrollToBottom, release };
 }

@@ -18,10 +18,13 @@ export function formatTokens(value: number): string {
   return String(value);
 }
 
+/** Asks the conversation view to bring an item it has not rendered into view (its history is virtual and paged). */
+export const SHOW_ITEM_EVENT = "atrium:show-item";
+
 /** Scrolls the history to an item and briefly highlights it. */
 export function scrollToItem(itemId: string): boolean {
   const element = document.querySelector(`[data-item-id="${CSS.escape(itemId)}"]`);
-  if (!element) return false;
+  if (!element) return window.dispatchEvent(new CustomEvent(SHOW_ITEM_EVENT, { detail: { itemId }, cancelable: true })) === false;
   element.scrollIntoView({ behavior: "smooth", block: "center" });
   element.classList.add("ring-2", "ring-ring", "rounded-lg");
   window.setTimeout(() => element.classList.remove("ring-2", "ring-ring", "rounded-lg"), 1600);

@@ -95,7 +95,20 @@ export const OPERATIONS: Record<string, Record<string, Operation>> = {
     },
   },
   "/api/conversations/{id}/items": {
-    get: { operationId: "listItems", summary: "History, paged by seq", query: schemas.listItemsQuery, answers: { 200: { description: "a page of items", schema: object({ items: arrayOf("Item"), nextCursor: nullable({ type: "integer" }) }) } } },
+    get: {
+      operationId: "listItems",
+      summary: "History, paged by seq (forward with after, backward with before or tail, a window with around, matches with q)",
+      query: schemas.listItemsQuery,
+      answers: {
+        200: {
+          description: "a page of items",
+          schema: object(
+            { items: arrayOf("Item"), nextCursor: nullable({ type: "integer" }), previousCursor: nullable({ type: "integer" }), total: { type: "integer" } },
+            ["items", "nextCursor"],
+          ),
+        },
+      },
+    },
   },
   "/api/conversations/{id}/messages": {
     post: { operationId: "sendMessage", summary: "Send a message (auto|steer|queue|jump)", body: schemas.sendMessageBody, answers: { 202: { description: "accepted", schema: messageOutcome } }, errors: [409, 422] },

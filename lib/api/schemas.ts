@@ -91,10 +91,15 @@ export const listConversationsQuery = z.strictObject({
   model: z.string().max(200).optional(),
 });
 
+/** One way of paging at a time: after (the default), before, tail or around; q pages its hits with after, before or tail. */
 export const listItemsQuery = z.strictObject({
   session: idSchema.optional(),
   after: integerParam(0).optional(),
   limit: integerParam(1).optional(),
+  before: integerParam(1).optional().describe("The items just before this seq, in seq order; nextCursor is then the value to pass as before for the page further back (null at the start)"),
+  tail: z.enum(["true"]).optional().describe("The latest page, in seq order; nextCursor as with before"),
+  around: idSchema.optional().describe("A page centred on this item; nextCursor continues forward (as after) and previousCursor backward (as before), each null at its end"),
+  q: z.string().trim().min(1).max(200).optional().describe("Only the messages whose text matches these words (prefixes), in seq order, paged with after, before or tail; total counts every match"),
 });
 
 export const artifactQuery = z.strictObject({ page: z.string().regex(/^[1-9]\d{0,8}$/, "must be a page number from 1").transform(Number).optional() });

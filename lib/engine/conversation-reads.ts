@@ -2,6 +2,7 @@ import { readArtifactPage, type ArtifactPage } from "../context/artifacts";
 import { AtriumError } from "../errors";
 import type { Attachment, Conversation, Item, Session, Turn } from "../events/entities";
 import * as queries from "../store/queries";
+import { listTurnSubset, type TurnSubset } from "../store/turn-subset";
 import type { Store } from "../store/store";
 import { attachmentPath } from "../store/uploads";
 import type { ConversationActor } from "./conversation-actor";
@@ -10,19 +11,10 @@ import type { KeyReference } from "./request-keys";
 
 /** Reads that merge the index with what only the owner knows (partial text, running turns). */
 
-export function pageOfItems(actor: ConversationActor, options: { session?: string; after?: number; limit?: number }): { items: Item[]; nextCursor: number | null } {
-  const session = actor.session(options.session ?? actor.rootSessionId);
-  const after = options.after ?? 0;
-  const limit = Math.min(options.limit ?? 100, 500);
-  // From memory, so partial text of a streaming item is included.
-  const page = session.items.filter((item) => item.seq > after).slice(0, limit + 1);
-  const items = page.slice(0, limit).map((item) => ({ ...item }));
-  return { items, nextCursor: page.length > limit ? items[items.length - 1].seq : null };
-}
-
-export function turnsWithLive(store: Store, actor: ConversationActor): Turn[] {
+export function turnsWithLive(store: Store, actor: ConversationActor, subset?: TurnSubset): Turn[] {
   const live = new Map(actor.runningTurns().map((turn) => [turn.id, turn]));
-  return queries.listTurns(store.index, actor.id).map((turn) => live.get(turn.id) ?? turn);
+  const turns = subset ? listTurnSubset(store.index, actor.id, subset) : queries.listTurns(store.index, actor.id);
+  return turns.map((turn) => live.get(turn.id) ?? turn);
 }
 
 export function sessionsWithStatus(store: Store, actor: ConversationActor): Session[] {

@@ -13,7 +13,7 @@ import { deleteConversationFiles, discardNewConversation, sendWithUploads, stage
 import { assertUsable, conversationChanges, type ConversationPatch } from "./conversation-patch";
 import { subscribeToConversation } from "./live-subscription";
 import { OwnerCache } from "./owner-cache";
-import { findAttachment, pageOfItems, readArtifact, replayCreation, replayMessage, sessionsWithStatus, turnsWithLive } from "./conversation-reads";
+import { findAttachment, readArtifact, replayCreation, replayMessage, sessionsWithStatus, turnsWithLive } from "./conversation-reads";
 import type { AttachmentRef } from "../store/records";
 import { removeStaleUploads, saveUpload } from "../store/uploads";
 import type { TurnChanges } from "../checkpoints/checkpoints";
@@ -26,6 +26,8 @@ import type { EngineContext } from "./engine-context";
 import { findApproval, findQuestion } from "./decision-reads";
 import { forkConversation } from "./fork";
 import { recoverOpenTurns } from "./recovery";
+import { pageOfItems, type ItemsPage, type ItemsQuery } from "./item-pages";
+import type { TurnSubset } from "../store/turn-subset";
 import { filesChangedSinceItem, rewindConversation, type RewindOptions, type RewindOutcome } from "./rewind";
 import { RequestKeys } from "./request-keys";
 import { missingParts } from "./missing";
@@ -273,12 +275,12 @@ export class Runtime {
     return actor.interrupt(sessionId ?? actor.rootSessionId);
   }
 
-  listItems(conversationId: string, options: { session?: string; after?: number; limit?: number }): { items: Item[]; nextCursor: number | null } {
-    return pageOfItems(this.actor(conversationId), options);
+  listItems(conversationId: string, options: ItemsQuery): ItemsPage {
+    return pageOfItems(this.store, this.actor(conversationId), options);
   }
 
-  listTurns(conversationId: string): Turn[] {
-    return turnsWithLive(this.store, this.actor(conversationId));
+  listTurns(conversationId: string, subset?: TurnSubset): Turn[] {
+    return turnsWithLive(this.store, this.actor(conversationId), subset);
   }
 
   getTurn(turnId: string): Turn {

@@ -18,7 +18,8 @@ export function toMatchExpression(text: string): string | null {
 
 const statements = new WeakMap<Database.Database, Map<string, Database.Statement>>();
 
-function statement(client: Database.Database, source: string): Database.Statement {
+/** A statement prepared once per connection and source text. */
+export function statement(client: Database.Database, source: string): Database.Statement {
   let cache = statements.get(client);
   if (!cache) statements.set(client, (cache = new Map()));
   let prepared = cache.get(source);

@@ -50,7 +50,7 @@ describe("the API document", () => {
   it("takes its query parameters from the schemas the routes parse with", () => {
     const names = (route: string) => (document.paths[route].get.parameters ?? []).filter((parameter) => parameter.in === "query").map((parameter) => parameter.name);
     expect(names("/api/conversations")).toEqual(["archived", "q", "cursor", "limit", "sort", "direction", "model"]);
-    expect(names("/api/conversations/{id}/items")).toEqual(["session", "after", "limit"]);
+    expect(names("/api/conversations/{id}/items")).toEqual(["session", "after", "limit", "before", "tail", "around", "q"]);
     expect(names("/api/approvals")).toEqual(["status"]);
     expect(names("/api/conversations/{id}/artifacts/{artifactId}")).toEqual(["page"]);
   });

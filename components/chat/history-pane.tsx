@@ -1,0 +1,163 @@
+"use client";
+
+import { ArrowDownIcon } from "lucide-react";
+import { useCallback, useEffect, useImperativeHandle, useRef, useState, type Dispatch, type ReactNode, type Ref } from "react";
+import type { Item, Turn } from "@/lib/events/entities";
+import { Button } from "@/components/ui/button";
+import { SHOW_ITEM_EVENT } from "@/components/context/context-ring";
+import type { ConversationAction, ConversationState } from "./conversation-state";
+import { FindBar } from "./find-bar";
+import { useHistoryPages } from "./use-history-pages";
+import { useStickToBottom } from "./use-stick-to-bottom";
+import { VirtualHistory } from "./virtual-history";
+
+export interface HistoryControls {
+  /** To the latest message (the latest page is fetched again if a jump left it), following it from then on. */
+  scrollToBottom(): void;
+}
+
+interface HistoryPaneProps {
+  state: ConversationState;
+  dispatch: Dispatch<ConversationAction>;
+  openTurn: Turn | null;
+  live: boolean;
+  forkedFrom: { conversationId: string; parent: { id: string; title: string } | null } | null;
+  restartingItemId: string | null;
+  onRestart: (item: Item) => void;
+  findOpen: boolean;
+  onFindOpenChange: (open: boolean) => void;
+  controls: Ref<HistoryControls>;
+  /** After the history, in the same scroll: the restart dialog, messages being sent. */
+  children: ReactNode;
+}
+
+/** The scrolling history of the conversation view: the virtual list, its pages, the find bar and the way back to the latest. */
+export function HistoryPane({ state, dispatch, openTurn, live, forkedFrom, restartingItemId, onRestart, findOpen, onFindOpenChange, controls, children }: HistoryPaneProps) {
+  const [content, setContent] = useState<HTMLDivElement | null>(null);
+  const pages = useHistoryPages(state.conversation.id, state, dispatch);
+  const { container, atBottom, scrollToBottom, release } = useStickToBottom<HTMLDivElement>(content, !state.hasNewer);
+  const [target, setTarget] = useState<{ itemId: string; nonce: number } | null>(null);
+  const [hit, setHit] = useState<{ itemId: string; words: string[] } | null>(null);
+
+  // Back to the latest: once its page is in, scroll to the end (the pin only takes once the window reaches it).
+  const wantsEnd = useRef<ScrollBehavior | null>(null);
+  const { loadLatest } = pages;
+  const toLatest = useCallback(
+    (behavior: ScrollBehavior = "auto") => {
+      if (!state.hasNewer) {
+        scrollToBottom(behavior);
+        return;
+      }
+      wantsEnd.current = behavior;
+      void loadLatest();
+    },
+    [state.hasNewer, scrollToBottom, loadLatest],
+  );
+  useEffect(() => {
+    if (state.hasNewer || wantsEnd.current === null) return;
+    scrollToBottom(wantsEnd.current);
+    wantsEnd.current = null;
+  }, [state.hasNewer, scrollToBottom]);
+
+  useImperativeHandle(controls, () => ({ scrollToBottom: () => toLatest() }), [toLatest]);
+
+  const { loadAround } = pages;
+  const jump = useCallback(
+    async (item: Item, words: string[]) => {
+      release();
+      setHit({ itemId: item.id, words });
+      if (!(await loadAround(item.id))) return;
+      release();
+      setTarget({ itemId: item.id, nonce: Date.now() });
+    },
+    [release, loadAround],
+  );
+
+  // The context ring's "Show the summary" for an item not rendered: load it if need be and scroll to it.
+  useEffect(() => {
+    const onShowItem = (event: Event) => {
+      const itemId = (event as CustomEvent<{ itemId?: unknown }>).detail?.itemId;
+      if (typeof itemId !== "string") return;
+      event.preventDefault();
+      release();
+      void loadAround(itemId).then((loaded) => loaded && setTarget({ itemId, nonce: Date.now() }));
+    };
+    window.addEventListener(SHOW_ITEM_EVENT, onShowItem);
+    return () => window.removeEventListener(SHOW_ITEM_EVENT, onShowItem);
+  }, [release, loadAround]);
+
+  // Ctrl/Cmd+F finds in this conversation rather than in the page's few rendered rows.
+  useEffect(() => {
+    const onKeyDown = (event: KeyboardEvent) => {
+      if (!(event.ctrlKey || event.metaKey) || event.altKey || event.shiftKey || event.key.toLowerCase() !== "f") return;
+      if (document.querySelector("[role=dialog], [role=alertdialog]")) return;
+      event.preventDefault();
+      onFindOpenChange(true);
+      const field = document.querySelector<HTMLInputElement>('[role=search] input[aria-label="Find in conversation"]');
+      field?.focus();
+      field?.select();
+    };
+    window.addEventListener("keydown", onKeyDown);
+    return () => window.removeEventListener("keydown", onKeyDown);
+  }, [onFindOpenChange]);
+
+  return (
+    <div className="relative min-h-0 flex-1">
+      {/* Focusable, so PageUp/PageDown, arrows and Home/End scroll the history from the keyboard. */}
+      <div
+        ref={container}
+        tabIndex={0}
+        className="absolute inset-0 overflow-y-auto outline-none focus-visible:ring-2 focus-visible:ring-ring/50 focus-visible:ring-inset"
+        aria-label="Conversation history"
+        role="log"
+        aria-live="off"
+        data-live={live}
+      >
+        <div ref={setContent} className="flow-root">
+          <VirtualHistory
+            scroller={container}
+            items={state.items}
+            turns={state.turns}
+            approvals={state.approvals}
+            questions={state.questions}
+            openTurn={openTurn}
+            retry={state.retry}
+            forkedFrom={forkedFrom}
+            restartingItemId={restartingItemId}
+            onRestart={onRestart}
+            hasOlder={state.hasOlder}
+            hasNewer={state.hasNewer}
+            loadingOlder={pages.loading === "older"}
+            onNearTop={pages.loadOlder}
+            onNearBottom={pages.loadNewer}
+            target={target}
+            hit={findOpen ? hit : null}
+          />
+          {children}
+        </div>
+      </div>
+      {findOpen && (
+        <FindBar
+          conversationId={state.conversation.id}
+          onJump={(item, words) => void jump(item, words)}
+          onClear={() => setHit(null)}
+          onClose={() => {
+            setHit(null);
+            onFindOpenChange(false);
+          }}
+        />
+      )}
+      {(!atBottom || state.hasNewer) && (
+        <Button
+          variant="outline"
+          size="icon-sm"
+          className="absolute bottom-3 left-1/2 -translate-x-1/2 rounded-full shadow-md"
+          aria-label="Scroll to latest"
+          onClick={() => toLatest("smooth")}
+        >
+          <ArrowDownIcon />
+        </Button>
+      )}
+    </div>
+  );
+}
