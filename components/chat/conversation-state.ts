@@ -26,6 +26,8 @@ export interface ConversationState {
   hasOlder: boolean;
   /** Newer ones are not loaded either (after a jump to a search hit); live items past the window wait until it reaches the end. */
   hasNewer: boolean;
+  /** Live items past the window, kept current by the stream (deltas included) until the window reaches them. */
+  beyond: Record<string, Item>;
 }
 
 /** A page fetched from the items API: older ones go before, newer ones after, a window (a jump) replaces the items. */
@@ -58,7 +60,7 @@ export function isTurnOpen(turn: Turn): boolean {
   return OPEN_TURN.has(turn.status);
 }
 
-export function initialState(input: Omit<ConversationState, "turns" | "approvals" | "questions" | "retry" | "hasOlder" | "hasNewer"> & {
+export function initialState(input: Omit<ConversationState, "turns" | "approvals" | "questions" | "retry" | "hasOlder" | "hasNewer" | "beyond"> & {
   turns: Turn[];
   approvals: Approval[];
   questions: Question[];
@@ -74,6 +76,7 @@ export function initialState(input: Omit<ConversationState, "turns" | "approvals
     retry: null,
     hasOlder: input.hasOlder ?? false,
     hasNewer: false,
+    beyond: {},
   };
 }
 
@@ -99,19 +102,40 @@ function beyondWindow(state: ConversationState, item: Item): boolean {
   return last !== undefined && item.seq > last.seq;
 }
 
+/** A live item past the window goes to the side, where events keep it current; otherwise into the items. */
+function placeLive(state: ConversationState, item: Item): ConversationState {
+  if (beyondWindow(state, item)) return { ...state, beyond: { ...state.beyond, [item.id]: item } };
+  return { ...state, items: upsertItem(state.items, item) };
+}
+
+/** Of a fetched copy and the one the stream kept, the stream's, unless the fetch shows it finished. */
+function fresher(local: Item | undefined, fetched: Item): Item {
+  return local && !(OPEN_ITEM.has(local.status) && !OPEN_ITEM.has(fetched.status)) ? local : fetched;
+}
+
+/**
+ * A fetched page has no cut with the stream, so the copies the stream kept (in the window or
+ * beside it) win over the fetched ones; whatever lies past the new window waits beside it, and
+ * joins the items once the window reaches the end.
+ */
 function applyPage(state: ConversationState, action: PageAction): ConversationState {
   const root = state.conversation.rootSessionId;
-  const fetched = action.items.filter((item) => item.sessionId === root);
-  if (action.placement === "window") {
-    return { ...state, items: sortItems(fetched), hasOlder: action.hasOlder ?? false, hasNewer: action.hasNewer ?? false };
+  const local = new Map<string, Item>([...Object.values(state.beyond), ...state.items].map((item) => [item.id, item]));
+  const fetched = action.items.filter((item) => item.sessionId === root).map((item) => fresher(local.get(item.id), item));
+  let items: Item[];
+  if (action.placement === "window") items = sortItems(fetched);
+  else {
+    const known = new Set(state.items.map((item) => item.id));
+    const fresh = fetched.filter((item) => !known.has(item.id));
+    items = action.placement === "older" ? sortItems([...fresh, ...state.items]) : sortItems([...state.items, ...fresh]);
   }
-  const known = new Set(state.items.map((item) => item.id));
-  const fresh = fetched.filter((item) => !known.has(item.id));
-  if (action.placement === "older") {
-    return { ...state, items: sortItems([...fresh, ...state.items]), hasOlder: action.hasOlder ?? false };
-  }
-  // A page of newer items: what the stream already delivered here is fresher than the fetch.
-  return { ...state, items: sortItems([...state.items, ...fresh]), hasNewer: action.hasNewer ?? false };
+  const hasOlder = action.placement === "newer" ? state.hasOlder : (action.hasOlder ?? false);
+  const hasNewer = action.placement === "older" ? state.hasNewer : (action.hasNewer ?? false);
+  const inItems = new Set(items.map((item) => item.id));
+  const last = items[items.length - 1];
+  const aside = [...local.values()].filter((item) => !inItems.has(item.id) && last !== undefined && item.seq > last.seq);
+  if (!hasNewer) return { ...state, items: sortItems([...items, ...aside]), hasOlder, hasNewer, beyond: {} };
+  return { ...state, items, hasOlder, hasNewer, beyond: Object.fromEntries(aside.map((item) => [item.id, item])) };
 }
 
 function upsertTurn(turns: Record<string, Turn>, turn: Turn): Record<string, Turn> {
@@ -134,26 +158,29 @@ function applyEvent(state: ConversationState, event: ConversationEvent, received
   const isRoot = (sessionId: string | undefined) => sessionId === undefined || sessionId === root;
   switch (event.type) {
     case "snapshot": {
-      let items = state.items;
-      for (const item of event.items) if (item.sessionId === root && !beyondWindow(state, item)) items = upsertItem(items, item);
+      let next = state;
+      for (const item of event.items) if (item.sessionId === root) next = placeLive(next, item);
       let turns = state.turns;
       for (const turn of event.turns) if (turn.sessionId === root) turns = upsertTurn(turns, turn);
-      return { ...state, items, turns, waiting: event.waiting.filter((entry) => entry.sessionId === root) };
+      return { ...next, turns, waiting: event.waiting.filter((entry) => entry.sessionId === root) };
     }
     case "item.created":
     case "item.updated":
     case "item.completed": {
-      if (event.item.sessionId !== root || beyondWindow(state, event.item)) return state;
+      if (event.item.sessionId !== root) return state;
       const retry = state.retry?.turnId === event.item.turnId ? null : state.retry;
-      return { ...state, items: upsertItem(state.items, event.item), retry };
+      return { ...placeLive(state, event.item), retry };
     }
     case "item.delta": {
+      const grow = (item: Item): Item =>
+        event.field === "output" ? { ...item, output: (item.output ?? "") + event.delta } : { ...item, text: (item.text ?? "") + event.delta };
+      const aside = state.beyond[event.itemId];
+      if (aside) return { ...state, beyond: { ...state.beyond, [aside.id]: grow(aside) } };
       const index = state.items.findIndex((item) => item.id === event.itemId);
       if (index === -1) return state;
       const item = state.items[index];
       const next = state.items.slice();
-      next[index] =
-        event.field === "output" ? { ...item, output: (item.output ?? "") + event.delta } : { ...item, text: (item.text ?? "") + event.delta };
+      next[index] = grow(item);
       const retry = state.retry?.turnId === item.turnId ? null : state.retry;
       return { ...state, items: next, retry };
     }
@@ -200,13 +227,14 @@ function applyEvent(state: ConversationState, event: ConversationEvent, received
 
 function applyResync(state: ConversationState, data: ResyncData): ConversationState {
   const root = data.conversation.rootSessionId;
-  let items = state.items;
+  let next = state;
   for (const fetched of data.items) {
-    if (fetched.sessionId !== root || beyondWindow(state, fetched)) continue;
-    const known = items.find((item) => item.id === fetched.id);
+    if (fetched.sessionId !== root) continue;
+    const known = next.beyond[fetched.id] ?? next.items.find((item) => item.id === fetched.id);
     // Only fill gaps: a known item is replaced when the fetch shows it finished while we were away.
-    if (!known || (OPEN_ITEM.has(known.status) && !OPEN_ITEM.has(fetched.status))) items = upsertItem(items, fetched);
+    if (fresher(known, fetched) === fetched) next = placeLive(next, fetched);
   }
+  const items = next.items;
   let turns = state.turns;
   for (const fetched of data.turns) {
     const known = turns[fetched.id];
@@ -217,6 +245,7 @@ function applyResync(state: ConversationState, data: ResyncData): ConversationSt
     ...state,
     conversation: data.conversation,
     items,
+    beyond: next.beyond,
     turns,
     approvals: Object.fromEntries(data.approvals.map((approval) => [approval.id, approval])),
     questions: Object.fromEntries(data.questions.map((question) => [question.id, question])),

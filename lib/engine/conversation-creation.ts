@@ -84,7 +84,7 @@ export async function discardNewConversation(context: EngineContext, conversatio
     const from = attachmentPath(store.paths, conversationId, attachment);
     if (fs.existsSync(from)) saveUpload(store.paths, attachment.id, attachment.name, attachment.mediaType, fs.readFileSync(from), store.now());
   }
-  await store.retireConversation(conversationId);
+  await store.retireNewConversation(conversationId);
 }
 
 export function isDirectory(directory: string): boolean {

@@ -60,7 +60,10 @@ export function pageOfItems(store: Store, actor: ConversationActor, query: Items
     const backward = query.before !== undefined || query.tail !== undefined;
     const page = backward ? { before: query.before ?? Number.MAX_SAFE_INTEGER } : { after: query.after ?? 0 };
     const hits = searchSessionItems(store.index, actor.id, session.id, query.q, page, limit);
-    const items = hits.seqs.map((seq) => all[lowerBound(all, seq)]).filter((item): item is Item => item !== undefined);
+    const items = hits.seqs.flatMap((seq) => {
+      const hit = all[lowerBound(all, seq)];
+      return hit?.seq === seq ? [hit] : [];
+    });
     return { items: copies(items), nextCursor: hits.nextCursor, total: hits.total };
   }
   if (query.before !== undefined || query.tail !== undefined) {

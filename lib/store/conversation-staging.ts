@@ -63,8 +63,8 @@ export class ConversationStaging {
 
   /**
    * Flushes everything, renames the directory into place and indexes it in the same tick (so it
-   * is never seen unindexed), then flushes the parent. The directory flushes run off the event
-   * loop: a turn start must not hold up every other turn's deltas for a disk round trip.
+   * is never seen unindexed), then flushes the parent (a failure there takes it back out). The
+   * directory flushes run off the event loop: a turn start must not hold up every other turn's deltas for a disk round trip.
    */
   async commit(): Promise<void> {
     const closing = [...this.appenders.values()].map(async (appender) => (await appender).close());
@@ -80,14 +80,21 @@ export class ConversationStaging {
     } catch (error) {
       throw storageError(error, `conversation ${this.conversationId}`);
     }
-    for (const claimed of this.claimed) claimed.forget();
     const outcome = ingestConversation(this.store, this.conversationId, { fresh: true });
     if (outcome.status !== "indexed") throw new Error(`conversation ${this.conversationId} could not be indexed: ${outcome.status}`);
     try {
       await this.store.fs.flushDirectory(this.store.paths.conversations);
     } catch (error) {
+      // Not durable, so not created: out of the index and back to staging, where abandon() gives
+      // the uploads back and removes it, as when a flush before the rename fails.
+      this.store.writer.transaction(() => {
+        this.store.writer.removeConversation(this.conversationId);
+        this.store.writer.forgetCreation(this.conversationId);
+      });
+      fs.renameSync(target, this.directory);
       throw storageError(error, `conversation ${this.conversationId}`);
     }
+    for (const claimed of this.claimed) claimed.forget();
   }
 
   /** Nothing of the conversation stays: uploads go back to where they were claimed from. */

@@ -130,6 +130,7 @@ export function prepareIndexStatements(client: Database.Database) {
       INSERT OR IGNORE INTO request_keys (scope, key, hash, response, created_at)
       VALUES (@scope, @key, @hash, @response, @at)`),
     deleteKeys: client.prepare(`DELETE FROM request_keys WHERE scope = ?`),
+    deleteCreationKey: client.prepare(`DELETE FROM request_keys WHERE scope = '' AND json_extract(response, '$.conversationId') = ?`),
     deleteConversationRows: CONVERSATION_TABLES.map((table) =>
       client.prepare(`DELETE FROM ${table} WHERE conversation_id = ?`),
     ),

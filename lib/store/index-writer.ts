@@ -320,6 +320,11 @@ export class IndexWriter {
     if (this.tally?.conversationId === conversationId) this.tally.removed();
   }
 
+  /** The requestKey that created a conversation, for a creation undone (so a retry creates it again). */
+  forgetCreation(conversationId: string): void {
+    this.statements.deleteCreationKey.run(conversationId);
+  }
+
   private bump(conversationId: string): void {
     this.revisions.set(conversationId, this.revision(conversationId) + 1);
   }

@@ -54,13 +54,15 @@ export async function flushDirectory(directory: string): Promise<void> {
   }
 }
 
-export type FaultOperation = "open" | "write" | "fdatasync" | "truncate" | "rename";
+export type FaultOperation = "open" | "write" | "fdatasync" | "truncate" | "rename" | "fsyncdir";
 
 export interface Fault {
   operation: FaultOperation;
   code: string;
   /** Only files whose path contains this (default: every file). */
   pathIncludes?: string;
+  /** Only this very path. */
+  pathIs?: string;
   /** How many calls fail before the fault clears by itself (default: until cleared). */
   times?: number;
   /** For `write`: how many bytes land before the failure, as on a disk that fills mid-write. */
@@ -120,12 +122,17 @@ export class FaultyStorageFs implements StorageFs {
   }
 
   flushDirectory(directory: string): Promise<void> {
+    const fault = this.take("fsyncdir", directory);
+    if (fault) return Promise.reject(errnoError(fault.code, "fsync", directory));
     return flushDirectory(directory);
   }
 
   private take(operation: FaultOperation, filePath: string): Fault | null {
     const fault = this.faults.find(
-      (candidate) => candidate.operation === operation && (!candidate.pathIncludes || filePath.includes(candidate.pathIncludes)),
+      (candidate) =>
+        candidate.operation === operation &&
+        (!candidate.pathIncludes || filePath.includes(candidate.pathIncludes)) &&
+        (!candidate.pathIs || filePath === candidate.pathIs),
     );
     if (!fault) return null;
     this.fired += 1;

@@ -137,6 +137,12 @@ export class Store {
     fs.rmSync(retired, { recursive: true, force: true });
   }
 
+  /** A creation undone: its conversation retired and its requestKey free for the retry. */
+  async retireNewConversation(conversationId: string): Promise<void> {
+    await this.retireConversation(conversationId);
+    this.writer.transaction(() => this.writer.forgetCreation(conversationId));
+  }
+
   /** Directories a crash left half-retired are removed at start. */
   removeRetiredDirectories(): void {
     for (const name of fs.readdirSync(this.paths.conversations)) {
