@@ -6,6 +6,10 @@ const nextConfig = {
   serverExternalPackages: ["better-sqlite3"],
   typedRoutes: false,
   poweredByHeader: false,
+  // No gzip of every answer: Atrium serves its own machine or a LAN (a reverse proxy in front
+  // compresses if it wants to); gzipping each small JSON answer was ~3 % of the server's CPU
+  // under 20 concurrent turns (issue 15). Event streams were never compressed.
+  compress: false,
   // Next type-checks only the app's own code; tests and tools are checked by `npm run typecheck`.
   typescript: { tsconfigPath: "tsconfig.next.json" },
 };
