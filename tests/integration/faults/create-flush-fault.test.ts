@@ -6,7 +6,7 @@ import { startHarness, type Harness } from "../../support/runtime-harness";
 import { expectAllConsistent, expectStorageAnswer, FAULTS } from "./consistency";
 
 /**
- * The last step of creating a conversation flushes the conversations folder after the rename
+ * Creating is undone whole when its last steps fail. The last step of creating a conversation flushes the conversations folder after the rename
  * into place. If that flush fails the creation is not durable, so it answers with the fault
  * and nothing of it stays: not in the list, not on disk, and its upload is back to be reused.
  */
@@ -32,6 +32,22 @@ describe.each(FAULTS.filter((fault) => fault.operation === "fdatasync"))("$code 
     await harness.turnEnded(created.conversation.id, created.turn.id);
     expect(harness.runtime.listItems(created.conversation.id, {}).items[0].attachments).toEqual([upload]);
     expect(harness.runtime.listConversations(ALL).total).toBe(1);
+    expectAllConsistent(harness);
+  });
+
+  it("a first message that cannot be recorded takes the conversation and its requestKey away, so the retry creates it whole", async () => {
+    const faults = new FaultyStorageFs();
+    harness = await startHarness({}, undefined, { fs: faults });
+    // Staged files live under conversations/.staging-…; the first write under the conversation's
+    // own folder (conversations/<ULID>/…) is its first message, once the folder is in place.
+    faults.inject({ operation: fault.operation, code: fault.code, pathIncludes: `${path.sep}conversations${path.sep}0`, times: 1 });
+    await expectStorageAnswer(harness.runtime.createConversation({ text: "first words", requestKey: "create-2" }), fault);
+    expect(faults.fired).toBe(1);
+    expect(harness.runtime.listConversations(ALL).total).toBe(0);
+
+    const created = await harness.runtime.createConversation({ text: "first words", requestKey: "create-2" });
+    await harness.turnEnded(created.conversation.id, created.turn.id);
+    expect(harness.runtime.listItems(created.conversation.id, {}).items[0]).toMatchObject({ kind: "user_message", text: "first words" });
     expectAllConsistent(harness);
   });
 });
