@@ -54,7 +54,8 @@ export async function bundle() {
     logOverride: { "suspicious-nullish-coalescing": "silent" },
   });
   const inputs = {};
-  for (const input of Object.keys(result.metafile.inputs)) {
+  // The build's own settings count as inputs too: a changed bundler script or tsconfig makes it stale.
+  for (const input of [...Object.keys(result.metafile.inputs), "bin/bundle.mjs", "tsconfig.json", "package-lock.json"]) {
     const stat = fs.statSync(path.join(ROOT, input));
     inputs[input] = [stat.size, stat.mtimeMs];
   }
