@@ -49,7 +49,9 @@ export function HistoryPane({ state, dispatch, openTurn, live, forkedFrom, resta
         return;
       }
       wantsEnd.current = behavior;
-      void loadLatest();
+      void loadLatest().then((loaded) => {
+        if (!loaded) wantsEnd.current = null;
+      });
     },
     [state.hasNewer, scrollToBottom, loadLatest],
   );

@@ -21,27 +21,31 @@ export type PageLoad = "older" | "newer" | "window" | null;
  * Fetches the conversation's history a page at a time through the items API: older pages
  * before the first item loaded, newer ones after the last (once a jump left the latest
  * behind), a window around an item (a search hit), and the latest page back again.
- * One fetch at a time; a page that lands after the view moved on is still merged by id.
+ * One fetch at a time: a scroll-driven page asked for meanwhile is dropped (the next scroll
+ * asks again), a window the reader asked for (a jump, back to the latest) waits its turn.
+ * A page that lands after the view moved on is still merged by id.
  */
 export function useHistoryPages(conversationId: string, state: ConversationState, dispatch: Dispatch<ConversationAction>) {
   const [loading, setLoading] = useState<PageLoad>(null);
-  const busy = useRef(false);
+  const inFlight = useRef<Promise<unknown> | null>(null);
   const current = useRef(state);
   current.current = state;
 
   const run = useCallback(
     async (kind: Exclude<PageLoad, null>, query: string, apply: (page: ItemsPage) => void): Promise<boolean> => {
-      if (busy.current) return false;
-      busy.current = true;
+      if (inFlight.current && kind !== "window") return false;
+      while (inFlight.current) await inFlight.current.catch(() => undefined);
+      const fetching = apiFetch<ItemsPage>(`/api/conversations/${conversationId}/items?${query}&limit=${PAGE_SIZE}`);
+      inFlight.current = fetching;
       setLoading(kind);
       try {
-        apply(await apiFetch<ItemsPage>(`/api/conversations/${conversationId}/items?${query}&limit=${PAGE_SIZE}`));
+        apply(await fetching);
         return true;
       } catch (error) {
         toast.error(`Could not load the history: ${errorMessage(error)}`);
         return false;
       } finally {
-        busy.current = false;
+        inFlight.current = null;
         setLoading(null);
       }
     },
