@@ -1,7 +1,9 @@
 import path from "node:path";
 import { z } from "zod";
 import { isListableEnvName } from "../tools/tool-environment";
+import { sandboxModeSchema } from "../sandbox/sandbox-policy";
 import { mcpApprovalEntries, mcpServersSchema } from "./mcp-servers-schema";
+import { absolutePathSchema } from "./absolute-path";
 
 /** The built-in model's entry, added when config.json does not list one (DESIGN §7). */
 export const OFFLINE_MODEL_ENTRY = {
@@ -71,6 +73,14 @@ export const configSchema = z
     shell: z
       .strictObject({
         env: z.array(z.string().refine(isListableEnvName, "must be a variable name, and not one of ATRIUM_*")).default([]),
+      })
+      .prefault({}),
+    // Confinement of shell commands, MCP stdio servers and the file tools (DESIGN §5).
+    sandbox: z
+      .strictObject({
+        mode: sandboxModeSchema.default("workspace-write"),
+        network: z.boolean().default(false),
+        writable: z.array(absolutePathSchema).default([]),
       })
       .prefault({}),
     webhooks: z

@@ -1,8 +1,18 @@
 import { z } from "zod";
+import { absolutePathSchema } from "./absolute-path";
 
 const policySchema = z.enum(["auto", "ask", "deny"]);
 const serverNameSchema = z.string().regex(/^(?!.*__)[a-zA-Z0-9_-]{1,48}$/, "letters, digits, - and _ (no __ inside a tool name)");
 const variableNameSchema = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "an environment variable name");
+/** Atrium's own variables (the access token among them) never reach a server (DESIGN §10). */
+const sourceVariableSchema = variableNameSchema.refine((name) => !name.startsWith("ATRIUM_"), "ATRIUM_* variables are Atrium's own and are never handed to an MCP server");
+const expandableValueSchema = z.string().refine((value) => !/\$\{ATRIUM_/.test(value), "${ATRIUM_*} is Atrium's own and is never handed to an MCP server");
+
+/** A stdio server may widen its own sandbox: many need the network, some a folder (DESIGN §5). */
+const serverSandboxSchema = z.union([
+  z.literal("off"),
+  z.strictObject({ network: z.boolean().optional(), writable: z.array(absolutePathSchema).optional() }),
+]);
 
 /** Approval for the server's tools as a whole, then per tool by the server's own tool name. */
 const approvalFields = {
@@ -17,18 +27,19 @@ export const stdioServerSchema = z.strictObject({
   command: z.string().min(1),
   args: z.array(z.string()).default([]),
   /** Literal, non-secret values, as in Claude Code's file. */
-  env: z.record(variableNameSchema, z.string()).default({}),
+  env: z.record(variableNameSchema, expandableValueSchema).default({}),
   /** Secrets by name: the child's variable → the variable in Atrium's own environment. */
-  envFrom: z.record(variableNameSchema, variableNameSchema).default({}),
+  envFrom: z.record(variableNameSchema, sourceVariableSchema).default({}),
   cwd: z.string().min(1).optional(),
+  sandbox: serverSandboxSchema.optional(),
   ...approvalFields,
 });
 
 /** A Streamable HTTP server; secrets in headers come from Atrium's environment by name. */
 export const httpServerSchema = z.strictObject({
   url: z.url(),
-  headers: z.record(z.string().min(1), z.string()).default({}),
-  headersEnv: z.record(z.string().min(1), variableNameSchema).default({}),
+  headers: z.record(z.string().min(1), expandableValueSchema).default({}),
+  headersEnv: z.record(z.string().min(1), sourceVariableSchema).default({}),
   ...approvalFields,
 });
 

@@ -4,6 +4,7 @@ import { createLoadSkillTool } from "../tools/load-skill";
 import { LOAD_TOOLS_TOOL_NAME, createLoadToolsTool } from "../tools/load-tools";
 import { McpManager, type McpServerOverview } from "../tools/mcp-manager";
 import type { AnyToolDefinition } from "../tools/tool";
+import { toolSandbox } from "../sandbox/tool-sandbox";
 import { offerTools } from "../tools/tool-budget";
 import { compactedSkillLoads, loadedSkillsSection } from "./loaded-skills";
 import { skillCatalog } from "./skill-catalog";
@@ -47,7 +48,12 @@ export class RequestExtensions {
   private readonly ownTools: AnyToolDefinition[];
 
   constructor(private readonly options: RequestExtensionsOptions) {
-    this.mcp = new McpManager(options.config.mcpServers, { env: options.env, log: options.log, retryDelayMs: options.mcpRetryDelayMs });
+    this.mcp = new McpManager(options.config.mcpServers, {
+      env: options.env,
+      log: options.log,
+      retryDelayMs: options.mcpRetryDelayMs,
+      sandbox: toolSandbox(options.config.sandbox, options.home),
+    });
     this.ownTools = [
       createLoadSkillTool({ home: options.home, allowedSkills: options.allowedSkills }),
       createLoadToolsTool(() => this.mcp.tools()),

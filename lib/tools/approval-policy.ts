@@ -44,3 +44,12 @@ function ownEntry(
   if (policies === undefined || !Object.hasOwn(policies, toolName)) return undefined;
   return policies[toolName];
 }
+
+/**
+ * Where the sandbox is wanted but this machine has none, a shell call asks whatever the
+ * policy said (DESIGN §5); a denied call stays denied.
+ */
+export function askWithoutSandbox(toolName: string, backend: string, policy: ApprovalPolicy): ApprovalPolicy {
+  if (toolName === "shell" && backend === "unavailable" && policy === "auto") return "ask";
+  return policy;
+}

@@ -20,7 +20,7 @@ export const editFileTool = defineTool({
   description,
   inputSchema,
   async execute(input, context): Promise<ToolResult> {
-    const filePath = resolveToolPath(context.cwd, input.path);
+    const filePath = resolveToolPath(context, input.path, "write");
     const content = await fs.readFile(filePath, "utf8");
     const positions = occurrences(content, input.old);
     if (positions.length === 0) {

@@ -19,7 +19,7 @@ export const listDirTool = defineTool({
   description,
   inputSchema,
   async execute(input, context): Promise<ToolResult> {
-    const directoryPath = resolveToolPath(context.cwd, input.path);
+    const directoryPath = resolveToolPath(context, input.path, "read");
     const stats = await fs.stat(directoryPath);
     if (!stats.isDirectory()) {
       return { status: "failed", output: `${input.path} is not a directory; use read_file to read a file` };

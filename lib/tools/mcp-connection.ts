@@ -4,6 +4,9 @@ import { isStdioServer, type McpServerConfig } from "../config/mcp-servers-schem
 import { httpHeaders, stdioEnvironment } from "./mcp-environment";
 import { mcpResultToToolResult } from "./mcp-result";
 import type { ToolResult } from "./tool";
+import { serverSandbox } from "../sandbox/tool-sandbox";
+import type { SandboxBackend, ToolSandbox } from "../sandbox/sandbox-policy";
+import { wrapCommand } from "../sandbox/wrap-command";
 
 
 /*
@@ -47,6 +50,8 @@ export interface McpConnectionDeps {
   /** Delay before retry `attempt` (1, 2, …) after a failed start. */
   retryDelayMs?(attempt: number): number;
   connectTimeoutMs?: number;
+  /** Config `sandbox`: stdio servers run inside it, widened by their own entry (DESIGN §5). */
+  sandbox?: ToolSandbox;
 }
 
 const STDERR_LINES_KEPT = 5;
@@ -69,6 +74,8 @@ export class McpConnection {
   private failures = 0;
   private stopped = false;
   private readonly stderrTail: string[] = [];
+  /** How the server process runs; "off" for an HTTP server, which Atrium does not start. */
+  sandboxBackend: SandboxBackend = "off";
 
   constructor(
     readonly name: string,
@@ -115,7 +122,7 @@ export class McpConnection {
         },
       });
       finished = true;
-      return mcpResultToToolResult(result);
+      return { ...mcpResultToToolResult(result), sandbox: this.sandboxBackend };
     } catch (error) {
       finished = true;
       if (options.signal.aborted) throw error;
@@ -210,11 +217,15 @@ export class McpConnection {
     const { StdioClientTransport, StreamableHTTPClientTransport } = sdk!;
     const config = this.config;
     if (isStdioServer(config)) {
+      const cwd = config.cwd ?? process.cwd();
+      const sandbox = this.deps.sandbox ? serverSandbox(this.deps.sandbox, config.sandbox) : undefined;
+      const wrapped = wrapCommand(sandbox, cwd, [config.command, ...config.args]);
+      this.sandboxBackend = wrapped.backend;
       const transport = new StdioClientTransport({
-        command: config.command,
-        args: config.args,
+        command: wrapped.command,
+        args: wrapped.args,
         env: stdioEnvironment(config, this.deps.env),
-        cwd: config.cwd,
+        cwd,
         stderr: "pipe",
       });
       let partial = "";

@@ -7,6 +7,10 @@ export class MissingVariableError extends Error {
   readonly code = "mcp_missing_variable";
 }
 
+export class ForbiddenVariableError extends Error {
+  readonly code = "mcp_forbidden_variable";
+}
+
 /** A stdio server's environment: the allowlist, the literal `env`, and the secrets `envFrom` names. */
 export function stdioEnvironment(config: StdioServerConfig, env: Readonly<Record<string, string | undefined>>): Record<string, string> {
   const result: Record<string, string> = {};
@@ -33,6 +37,8 @@ function expand(value: string, env: Readonly<Record<string, string | undefined>>
 }
 
 function required(env: Readonly<Record<string, string | undefined>>, name: string, field: string): string {
+  // The config schema refuses these too; this holds for a config built in code.
+  if (name.startsWith("ATRIUM_")) throw new ForbiddenVariableError(`${field}: ${name} is Atrium's own and is never handed to an MCP server`);
   const value = env[name];
   if (value === undefined || value === "") throw new MissingVariableError(`${field}: the environment variable ${name} is not set`);
   return value;

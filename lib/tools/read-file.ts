@@ -29,7 +29,7 @@ export const readFileTool = defineTool({
   description,
   inputSchema,
   async execute(input, context): Promise<ToolResult> {
-    const filePath = resolveToolPath(context.cwd, input.path);
+    const filePath = resolveToolPath(context, input.path, "read");
     const stats = await fs.stat(filePath);
     if (stats.isDirectory()) {
       return { status: "failed", output: `${input.path} is a directory; use list_dir to see its entries` };

@@ -1,5 +1,7 @@
 import { spawn } from "node:child_process";
 import { promises as fs } from "node:fs";
+import { wrapCommand } from "../sandbox/wrap-command";
+import type { ToolSandbox } from "../sandbox/sandbox-policy";
 import { CappedOutput } from "./capped-output";
 import { killProcessGroup } from "./kill-process-group";
 import type { ToolResult } from "./tool";
@@ -12,6 +14,7 @@ export interface ShellCommand {
   signal: AbortSignal;
   onOutput(delta: string): void;
   env?: Record<string, string>;
+  sandbox?: ToolSandbox;
 }
 
 /**
@@ -35,9 +38,10 @@ export async function runShellCommand(shellCommand: ShellCommand): Promise<ToolR
   const env = shellCommand.env ?? toolEnvironment();
   if (signal.aborted) return { status: "interrupted", output: "interrupted before it started" };
   await assertDirectory(cwd);
+  const wrapped = wrapCommand(shellCommand.sandbox, cwd, ["bash", "-c", mergeStderrIntoStdout + command]);
 
   return new Promise<ToolResult>((resolve, reject) => {
-    const child = spawn("bash", ["-c", mergeStderrIntoStdout + command], {
+    const child = spawn(wrapped.command, wrapped.args, {
       cwd,
       detached: true,
       stdio: ["ignore", "pipe", "pipe"],
@@ -86,7 +90,7 @@ export async function runShellCommand(shellCommand: ShellCommand): Promise<ToolR
     const finish = (code: number | null, signalName: NodeJS.Signals | null) => {
       if (settled) return;
       cleanUp();
-      resolve(describeResult(output.toString(), code, signalName, stopReason, timeoutMs));
+      resolve({ ...describeResult(output.toString(), code, signalName, stopReason, timeoutMs), sandbox: wrapped.backend });
     };
 
     child.once("error", fail);

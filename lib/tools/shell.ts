@@ -35,5 +35,6 @@ export const shellTool = defineTool({
       signal: context.signal,
       onOutput: (delta) => context.onOutput(delta),
       env: context.env,
+      sandbox: context.sandbox,
     }),
 });

@@ -3,13 +3,15 @@ import { artifactPreview, readArtifactPage, writeArtifact } from "../context/art
 import { forget, memoryFolder, remember } from "../context/memories";
 import { isId } from "../store/ids";
 import { listApprovals, listQuestions } from "../store/queries";
-import { resolveApprovalPolicy } from "./approval-policy";
+import { askWithoutSandbox, resolveApprovalPolicy } from "./approval-policy";
 import { runTool } from "./tool";
 import { runCollaborationTool } from "../agents/collaboration";
 import { runObjectiveTool } from "../engine/objective-tools";
 import type { TurnHandle } from "../engine/owner-port";
 import { checkpointAfterTool } from "../engine/checkpoint-hooks";
 import { toolEnvironment } from "./tool-environment";
+import { sandboxBackend } from "../sandbox/sandbox-policy";
+import { toolSandbox } from "../sandbox/tool-sandbox";
 
 /**
  * Takes one tool call the model asked for from `waiting` to its outcome: policy,
@@ -63,7 +65,8 @@ export async function handleToolCall(runner: TurnHandle, item: Item): Promise<vo
     return;
   }
   const agent = context.agent(session.agent, actor.conversation().cwd);
-  const policy = resolveApprovalPolicy(name, agent?.approval, context.config.approvals);
+  const sandbox = toolSandbox(context.config.sandbox, context.store.paths.home);
+  const policy = askWithoutSandbox(name, sandboxBackend(sandbox), resolveApprovalPolicy(name, agent?.approval, context.config.approvals));
   if (policy === "deny") {
     await actor.completeItem(session, item, { status: "denied", output: `The ${name} tool is not allowed for this agent.` });
     return;
@@ -83,6 +86,7 @@ export async function handleToolCall(runner: TurnHandle, item: Item): Promise<vo
     onOutput: (delta) => runner.appendOutput(item, delta),
     env: toolEnvironment(context.config.shell.env),
     agent: session.agent,
+    sandbox,
   });
   await checkpointAfterTool(runner, item);
   const limit = context.config.artifactBytes;

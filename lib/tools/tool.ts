@@ -1,4 +1,5 @@
 import { z } from "zod";
+import type { SandboxBackend, ToolSandbox } from "../sandbox/sandbox-policy";
 
 export interface ToolContext {
   /** The conversation's working directory; relative paths resolve against it. */
@@ -11,6 +12,8 @@ export interface ToolContext {
   env?: Record<string, string>;
   /** The calling session's agent, for tools that depend on it (load_skill and the agent's `skills:`). */
   agent?: string;
+  /** The confinement of processes and file paths (DESIGN §5); absent: none, as in tool unit tests. */
+  sandbox?: ToolSandbox;
 }
 
 export type ToolStatus = "completed" | "failed" | "interrupted";
@@ -19,6 +22,8 @@ export interface ToolResult {
   status: ToolStatus;
   output: string;
   exitCode?: number | null;
+  /** How the process the tool started was confined, for the item (shell and MCP stdio calls). */
+  sandbox?: SandboxBackend;
 }
 
 export interface ToolDefinition<Input> {

@@ -17,7 +17,7 @@ export const writeFileTool = defineTool({
   description,
   inputSchema,
   async execute(input, context): Promise<ToolResult> {
-    const filePath = resolveToolPath(context.cwd, input.path);
+    const filePath = resolveToolPath(context, input.path, "write");
     await writeFileAtomically(filePath, input.content);
     const bytes = Buffer.byteLength(input.content, "utf8");
     return { status: "completed", output: `Wrote ${bytes} bytes to ${filePath}` };
