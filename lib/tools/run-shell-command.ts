@@ -90,7 +90,8 @@ export async function runShellCommand(shellCommand: ShellCommand): Promise<ToolR
     const finish = (code: number | null, signalName: NodeJS.Signals | null) => {
       if (settled) return;
       cleanUp();
-      resolve({ ...describeResult(output.toString(), code, signalName, stopReason, timeoutMs), sandbox: wrapped.backend });
+      const result = describeResult(output.toString(), code, signalName, stopReason, timeoutMs);
+      resolve(shellCommand.sandbox ? { ...result, sandbox: wrapped.backend } : result);
     };
 
     child.once("error", fail);

@@ -28,6 +28,7 @@ describe("parseConfig", () => {
       subagentDepthLimit: 3,
       subagentConcurrencyLimit: 8,
       shell: { env: [] },
+      sandbox: { mode: "workspace-write", network: false, writable: [] },
       webhooks: {},
       defaultCwd: process.cwd(),
       memoryBudgetTokens: 2000,

@@ -40,16 +40,16 @@ describe("mcpServers in config.json", () => {
     expect(() => httpHeaders(web, {})).toThrow("the environment variable WEB_AUTH is not set");
     const expanded = parseConfig({
       mcpServers: {
-        gh: { command: "node", env: { GITHUB_TOKEN: "${ATRIUM_GH}" } },
+        gh: { command: "node", env: { GITHUB_TOKEN: "${GH_PAT}" } },
         api: { url: "http://127.0.0.1:1/mcp", headers: { Authorization: "Bearer ${API_KEY}" } },
       },
     }).mcpServers;
     const gh = expanded.gh;
     const api = expanded.api;
     if (!isStdioServer(gh) || isStdioServer(api)) throw new Error("wrong kinds");
-    expect(stdioEnvironment(gh, { ATRIUM_GH: "ghp" })).toEqual({ GITHUB_TOKEN: "ghp" });
+    expect(stdioEnvironment(gh, { GH_PAT: "ghp" })).toEqual({ GITHUB_TOKEN: "ghp" });
     expect(httpHeaders(api, { API_KEY: "k" })).toEqual({ Authorization: "Bearer k" });
-    expect(() => stdioEnvironment(gh, {})).toThrow("env.GITHUB_TOKEN: the environment variable ATRIUM_GH is not set");
+    expect(() => stdioEnvironment(gh, {})).toThrow("env.GITHUB_TOKEN: the environment variable GH_PAT is not set");
   });
 });
 
