@@ -1,3 +1,5 @@
+import { mkdirSync } from "node:fs";
+import path from "node:path";
 import { parseConfig } from "@/lib/config/config";
 import type { Item, Turn } from "@/lib/events/entities";
 import type { ConversationEvent, Delivered } from "@/lib/events/events";
@@ -11,6 +13,8 @@ type EventOf<T extends ConversationEvent["type"]> = Extract<ConversationEvent, {
 
 export interface Harness {
   home: string;
+  /** The default working directory of conversations: `<home>/workspace`. */
+  cwd: string;
   runtime: Runtime;
   /** Resolves with the first event of the conversation that matches, published after this call. */
   nextEvent<T extends ConversationEvent["type"]>(
@@ -59,7 +63,10 @@ export async function startHarness(
   options: { fs?: StorageFs; maxLoadedOwners?: number } = {},
 ): Promise<Harness> {
   const temp = existingHome ? { home: existingHome, cleanup: () => {} } : makeTempHome();
-  const config = parseConfig({ retry: FAST_RETRY, defaultCwd: temp.home, ...configJson });
+  // The tools' cwd is a folder of its own: the sandbox hides the rest of $ATRIUM_HOME from them.
+  const cwd = path.join(temp.home, "workspace");
+  mkdirSync(cwd, { recursive: true });
+  const config = parseConfig({ retry: FAST_RETRY, defaultCwd: cwd, ...configJson });
   const log: Array<Delivered<ConversationEvent>> = [];
   const logListeners = new Set<() => void>();
   const make = async () => {
@@ -84,6 +91,7 @@ export async function startHarness(
 
   const harness: Harness = {
     home: temp.home,
+    cwd,
     get runtime() {
       return runtime;
     },

@@ -26,7 +26,7 @@ function expectParked(conversationId: string, turnId: string, approval: Approval
   expect(runtime.listApprovals("pending").map((pending) => pending.id)).toEqual([approval.id]);
   const call = harness.items(conversationId).find((item) => item.kind === "tool_call");
   expect(call).toMatchObject({ id: approval.itemId, toolName: "shell", status: "waiting", input: { command: COMMAND } });
-  expect(fs.existsSync(path.join(harness.home, "ran.marker"))).toBe(false);
+  expect(fs.existsSync(path.join(harness.cwd, "ran.marker"))).toBe(false);
 }
 
 async function expectApprovedRun(conversationId: string, turnId: string): Promise<void> {
@@ -39,7 +39,7 @@ async function expectApprovedRun(conversationId: string, turnId: string): Promis
     exitCode: 0,
   });
   expect(items.at(-1)).toMatchObject({ kind: "assistant_message", text: "Tool shell returned: approved-output" });
-  expect(fs.existsSync(path.join(harness.home, "ran.marker"))).toBe(true);
+  expect(fs.existsSync(path.join(harness.cwd, "ran.marker"))).toBe(true);
   expect(harness.runtime.listApprovals("pending")).toEqual([]);
   expect(harness.runtime.getConversation(conversationId).status).toBe("idle");
 }
@@ -51,7 +51,7 @@ async function expectDeniedRun(conversationId: string, turnId: string): Promise<
   expect(items.find((item) => item.kind === "tool_call")).toMatchObject({ status: "denied", output: "The owner denied this tool call." });
   // The model was told: the offline model answers with the first line of the last tool result.
   expect(items.at(-1)).toMatchObject({ kind: "assistant_message", text: "Tool shell returned: The owner denied this tool call." });
-  expect(fs.existsSync(path.join(harness.home, "ran.marker"))).toBe(false);
+  expect(fs.existsSync(path.join(harness.cwd, "ran.marker"))).toBe(false);
   expect(harness.runtime.listApprovals("pending")).toEqual([]);
 }
 
@@ -114,7 +114,7 @@ describe("approvals", () => {
     expect(harness.items(conversationId).find((item) => item.kind === "tool_call")?.status).toBe("interrupted");
     expect(harness.runtime.listApprovals("pending")).toEqual([]);
     await expect(harness.runtime.decideApproval(approval.id, "approve")).rejects.toMatchObject({ code: "not_idle" });
-    expect(fs.existsSync(path.join(harness.home, "ran.marker"))).toBe(false);
+    expect(fs.existsSync(path.join(harness.cwd, "ran.marker"))).toBe(false);
     // Every client showing the approval (inline, or in the global approvals list) is told it is settled.
     expect(harness.events(conversationId, "approval.decided").map((event) => event.approval)).toMatchObject([
       { id: approval.id, status: "denied" },
@@ -134,6 +134,6 @@ describe("approvals", () => {
     const items = harness.items(conversationId);
     expect(items.find((item) => item.kind === "tool_call")?.status).toBe("denied");
     expect(items.at(-1)?.text).toMatch(/^Tool shell returned: The shell tool is not allowed/);
-    expect(fs.existsSync(path.join(harness.home, "ran.marker"))).toBe(false);
+    expect(fs.existsSync(path.join(harness.cwd, "ran.marker"))).toBe(false);
   });
 });

@@ -111,7 +111,7 @@ describe("crash recovery at start", () => {
     const home = await setUp();
     const crashed = await writeCrashedTurn(home, {
       model: "fake",
-      cwd: home,
+      cwd: fs.mkdtempSync(path.join(home, "workspace-")),
       toolState: "awaiting_approval",
       toolInput: { command: "echo parked-ok" },
     });

@@ -81,7 +81,8 @@ describe("interrupt", () => {
   });
 
   it("marks a running shell call interrupted and kills its whole process group", async () => {
-    harness = await startHarness({ approvals: { shell: "auto" } });
+    // The command prints its pids for the test to check on the host: outside a PID namespace.
+    harness = await startHarness({ approvals: { shell: "auto" }, sandbox: { mode: "off" } });
     const { runtime } = harness;
     const command = 'sleep 30 & echo "pids $$ $!"; wait';
     const created = await runtime.createConversation({ text: `[[tool:shell ${JSON.stringify({ command })}]]` });

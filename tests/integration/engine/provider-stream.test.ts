@@ -37,7 +37,7 @@ describe("an OpenAI-compatible provider over loopback", () => {
   });
 
   it("runs a tool call over two model steps and sends its result back", async () => {
-    fs.writeFileSync(path.join(harness.home, "note.txt"), "the note says hi\n");
+    fs.writeFileSync(path.join(harness.cwd, "note.txt"), "the note says hi\n");
     server.enqueue(
       { type: "tool_call", name: "read_file", arguments: { path: "note.txt" }, id: "call_1", usage: { promptTokens: 50, completionTokens: 7 } },
       { type: "text", text: "The note says hi.", usage: { promptTokens: 80, completionTokens: 4 } },
