@@ -4,7 +4,7 @@ import * as tar from "tar";
 import { notFound } from "../errors";
 import { readConversationHead, type ConversationHead } from "./conversation-head";
 import { collectConversationIds } from "./conversation-ids";
-import { stageImport } from "./import-staging";
+import { stageImport, type ImportLimits } from "./import-staging";
 import { planImport, type ImportPlan } from "./import-plan";
 import { ImportClashError } from "./import-clash-error";
 import { ingestConversation } from "./ingest";
@@ -73,6 +73,8 @@ function exportableHead(paths: DataPaths, conversationId: string): ConversationH
 export interface ImportOptions {
   /** Give a fresh id to a conversation whose id is taken here by a different conversation. */
   newId?: boolean;
+  /** Entry count and unpacked size past which a source is refused before anything is extracted. */
+  limits?: ImportLimits;
 }
 
 export interface ImportedConversation {
@@ -98,7 +100,7 @@ export interface ImportResult {
 export async function importConversations(store: Store, source: string, options: ImportOptions = {}): Promise<ImportResult> {
   const staging = fs.mkdtempSync(path.join(store.paths.home, ".import-"));
   try {
-    const stagedIds = await stageImport(path.resolve(source), staging);
+    const stagedIds = await stageImport(path.resolve(source), staging, options.limits);
     const plans = stagedIds.map((id) => planImport(store, path.join(staging, id), id));
     const clashes = plans.flatMap((plan) =>
       plan.action === "clash" ? [{ conversationId: plan.sourceId, reason: plan.reason }] : [],
