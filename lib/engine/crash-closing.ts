@@ -1,19 +1,18 @@
 import type { Turn } from "../events/entities";
+import { IMPORTED_ERROR, IMPORTED_NOTICE } from "../store/import-closing";
 import { listTurns } from "../store/queries";
 import type { ConversationOwner } from "./owner-port";
 import { settleParked } from "./parked-decisions";
 import type { SessionState } from "./session-state";
 
 export const SERVER_STOPPED_NOTICE = "The previous turn was interrupted because the Atrium server stopped.";
-export const IMPORTED_NOTICE =
-  "The previous turn was interrupted because this conversation was imported: nothing it had asked for was run here.";
 
 /** `server_stopped`: this server stopped mid-turn. `imported`: the turn was started elsewhere (DESIGN §2). */
 export type CrashCause = "server_stopped" | "imported";
 
 const CAUSES = {
   server_stopped: { notice: SERVER_STOPPED_NOTICE, message: "The Atrium server stopped during this turn." },
-  imported: { notice: IMPORTED_NOTICE, message: "This turn was open when the conversation was imported; it was closed and nothing was run." },
+  imported: { notice: IMPORTED_NOTICE, message: IMPORTED_ERROR.message },
 };
 
 /**

@@ -7,6 +7,7 @@ import { collectConversationIds } from "./conversation-ids";
 import { stageImport, type ImportLimits } from "./import-staging";
 import { planImport, type ImportPlan } from "./import-plan";
 import { ImportClashError } from "./import-clash-error";
+import { closeImportedTurns } from "./import-closing";
 import { ingestConversation } from "./ingest";
 import { dataPaths, type DataPaths } from "./paths";
 import { renumberConversation, type IdMap } from "./renumber-conversation";
@@ -148,11 +149,12 @@ async function applyPlan(
   }
   const outcome = ingestConversation(store, conversationId);
   const records = outcome.status === "indexed" ? outcome.records : 0;
-  const note =
-    plan.action === "clash"
-      ? `given the new id ${conversationId} (${plan.reason})`
-      : outcome.status === "skipped"
-        ? `not indexed: ${outcome.reason}`
-        : null;
+  const closed = outcome.status === "indexed" ? await closeImportedTurns(store, conversationId) : 0;
+  const notes = [
+    plan.action === "clash" ? `given the new id ${conversationId} (${plan.reason})` : null,
+    outcome.status === "skipped" ? `not indexed: ${outcome.reason}` : null,
+    closed > 0 ? `${closed} open turn${closed === 1 ? "" : "s"} closed as interrupted (imported); nothing of it runs here` : null,
+  ].filter((note): note is string => note !== null);
+  const note = notes.length > 0 ? notes.join("; ") : null;
   return { ...summary, conversationId, status: plan.action === "replace" ? "replaced" : "added", records, note };
 }

@@ -94,4 +94,21 @@ describe("an imported conversation trusts nothing to run", () => {
     const metadata = fs.readFileSync(path.join(home, "conversations", conversation.conversationId, "metadata.jsonl"), "utf8");
     expect(metadata).toContain(`"approvalId":"${conversation.approval.id}","decision":"deny","reason":"imported"`);
   });
+
+  it("a tampered export of this very data directory, imported back over it, is closed at import: its own proofs do not make it trusted", async () => {
+    const conversation = await parked();
+    const bundle = await craftBundle(conversation, temp(), (directory) =>
+      forgeApproval(path.join(directory, "metadata.jsonl"), conversation, ulid()),
+    );
+    const store = new Store(conversation.home, { log: () => {} });
+    try {
+      const result = await importConversations(store, bundle);
+      expect(result.conversations).toMatchObject([
+        { conversationId: conversation.conversationId, status: "replaced", note: expect.stringContaining("1 open turn closed as interrupted (imported)") },
+      ]);
+    } finally {
+      await store.close();
+    }
+    await expectClosedAndNothingRun(conversation.home, conversation);
+  });
 });
