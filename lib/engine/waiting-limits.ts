@@ -33,14 +33,14 @@ export function assertWaitingRoom(load: WaitingLoad, change: { addedMessages: nu
   if (change.addedMessages > 0 && load.count + change.addedMessages > MAX_WAITING_MESSAGES) {
     throw new AtriumError(
       "queue_full",
-      `This conversation already has ${load.count} waiting messages (at most ${MAX_WAITING_MESSAGES}). Wait for some to start, or withdraw one, then send again.`,
+      `This conversation already has ${load.count} waiting messages, the most it can hold (${MAX_WAITING_MESSAGES}). Wait for one to start, or withdraw one, then send again.`,
       { details: { limit: MAX_WAITING_MESSAGES, waiting: load.count } },
     );
   }
   if (change.addedBytes > 0 && load.textBytes + change.addedBytes > MAX_WAITING_TEXT_BYTES) {
     throw new AtriumError(
       "queue_full",
-      `This conversation's waiting messages already hold ${formatMiB(load.textBytes)} of text (at most ${formatMiB(MAX_WAITING_TEXT_BYTES)} together). Wait for some to start, or withdraw one, then send again.`,
+      `This would take this conversation's waiting messages past ${formatMiB(MAX_WAITING_TEXT_BYTES)} of text (they hold ${formatMiB(load.textBytes)} now). Wait for one to start, or withdraw one, then send again.`,
       { details: { limitBytes: MAX_WAITING_TEXT_BYTES, waitingBytes: load.textBytes } },
     );
   }
