@@ -12,6 +12,7 @@ import { registerRuntime, unregisterRuntime } from "./lib/engine/runtime-registr
 import { acquireLock } from "./lib/store/lock";
 import { dataPaths, defaultHome } from "./lib/store/paths";
 import { Store } from "./lib/store/store";
+import { applySecurityHeaders } from "./lib/http/security-headers";
 
 export interface ServerOptions {
   home: string;
@@ -65,6 +66,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     let preparing: Promise<void> | null = null;
     let closing: Promise<void> | null = null;
     const server = http.createServer((request, response) => {
+      // One place for every answer's security headers: the gate's, health's and Next's.
+      applySecurityHeaders(request, response);
       const answer = gate(
         { method: request.method ?? "GET", url: request.url ?? "/", headers: headerBag(request), encrypted: "encrypted" in request.socket },
         token,
