@@ -5,6 +5,7 @@ import { pathToFileURL } from "node:url";
 import { HEALTH_PATH, healthBody } from "./lib/api/health";
 import { exposureWarning } from "./lib/auth/exposure-warning";
 import { gate } from "./lib/auth/gate";
+import { SessionStore } from "./lib/auth/session-store";
 import { loadOrCreateToken } from "./lib/auth/token";
 import { loadConfig } from "./lib/config/config";
 import { Runtime } from "./lib/engine/runtime";
@@ -60,7 +61,9 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     const runtime = new Runtime({ store, config, log });
     await runtime.start();
     const token = loadOrCreateToken(paths.token);
-    registerRuntime(runtime, token);
+    const sessions = new SessionStore(paths.sessions);
+    const auth = { token, sessions, trustProxy: config.trustProxy };
+    registerRuntime(runtime, token, { sessions, trustProxy: config.trustProxy });
     let app: NextApp | null = null;
     let handle: RequestHandler | null = null;
     let preparing: Promise<void> | null = null;
@@ -70,7 +73,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       applySecurityHeaders(request, response);
       const answer = gate(
         { method: request.method ?? "GET", url: request.url ?? "/", headers: headerBag(request), encrypted: "encrypted" in request.socket },
-        token,
+        auth,
       );
       if (answer.kind === "redirect") {
         response.writeHead(302, { location: answer.location, "cache-control": "no-store" });
