@@ -6,7 +6,7 @@ import { HEALTH_PATH, healthBody } from "./lib/api/health";
 import { exposureWarning } from "./lib/auth/exposure-warning";
 import { gate } from "./lib/auth/gate";
 import { SessionStore } from "./lib/auth/session-store";
-import { loadOrCreateToken } from "./lib/auth/token";
+import { assertTokenStrength, loadOrCreateToken } from "./lib/auth/token";
 import { loadConfig } from "./lib/config/config";
 import { Runtime } from "./lib/engine/runtime";
 import { registerRuntime, unregisterRuntime } from "./lib/engine/runtime-registry";
@@ -51,6 +51,8 @@ const PROJECT_ROOT = import.meta.dirname;
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
   const log = options.log ?? ((message: string) => console.log(message));
   process.env.NEXT_TELEMETRY_DISABLED = "1";
+  // Before the lock and the store: a refused token leaves nothing behind.
+  assertTokenStrength(process.env);
   fs.mkdirSync(options.home, { recursive: true });
   const paths = dataPaths(options.home);
   const config = loadConfig(options.home);
