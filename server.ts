@@ -73,6 +73,9 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     const server = http.createServer((request, response) => {
       // One place for every answer's security headers: the gate's, health's and Next's.
       applySecurityHeaders(request, response);
+      // Anyone can send X-Forwarded-*: without a configured proxy they are dropped here, so
+      // neither the gate nor Next (request.url's scheme, the routes' origin checks) sees them.
+      if (!config.trustProxy) stripForwardedHeaders(request);
       const answer = gate(
         { method: request.method ?? "GET", url: request.url ?? "/", headers: headerBag(request), encrypted: "encrypted" in request.socket },
         auth,
@@ -162,6 +165,12 @@ function isHealthRequest(request: http.IncomingMessage): boolean {
   const url = request.url ?? "/";
   const end = url.search(/[?#]/);
   return (end === -1 ? url : url.slice(0, end)) === HEALTH_PATH;
+}
+
+const FORWARDED_HEADERS = ["x-forwarded-host", "x-forwarded-proto", "x-forwarded-port", "x-forwarded-for", "forwarded"];
+
+function stripForwardedHeaders(request: http.IncomingMessage): void {
+  for (const name of FORWARDED_HEADERS) delete request.headers[name];
 }
 
 function headerBag(request: http.IncomingMessage) {

@@ -1,7 +1,7 @@
 import { readBodyLimited } from "@/lib/api/body";
 import { sessionCookie } from "@/lib/auth/session";
 import { tokensMatch } from "@/lib/auth/token";
-import { getAccessToken, getSessionStore } from "@/lib/engine/runtime-registry";
+import { getAccessToken, getAuthContext, getSessionStore } from "@/lib/engine/runtime-registry";
 
 export const dynamic = "force-dynamic";
 
@@ -15,7 +15,8 @@ function signIn(request: Request, token: string | null): Response {
   if (!tokensMatch(getAccessToken(), token)) {
     return new Response(null, { status: 303, headers: { location: "/signin?error=1", "cache-control": "no-store" } });
   }
-  const secure = new URL(request.url).protocol === "https:" || request.headers.get("x-forwarded-proto") === "https";
+  // X-Forwarded-Proto is anyone's to send: it counts only behind a configured proxy (trustProxy).
+  const secure = new URL(request.url).protocol === "https:" || (getAuthContext().trustProxy === true && request.headers.get("x-forwarded-proto") === "https");
   const sessionId = getSessionStore().create(request.headers.get("user-agent"));
   return new Response(null, {
     status: 303,
