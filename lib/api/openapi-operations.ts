@@ -218,6 +218,24 @@ export const OPERATIONS: Record<string, Record<string, Operation>> = {
     },
   },
   "/api/models": { get: { operationId: "listModels", summary: "Configured models", answers: { 200: { description: "the models", schema: object({ models: arrayOf("Model") }) } } } },
+  "/api/auth/sessions": {
+    get: {
+      operationId: "listSignInSessions",
+      summary: "Browser sign-in sessions (id is the start of the stored hash; current is the asking browser)",
+      answers: {
+        200: {
+          description: "the sessions",
+          schema: object({
+            sessions: {
+              type: "array",
+              items: object({ id: { type: "string" }, browser: { type: "string" }, createdAt: { type: "string" }, lastSeenAt: { type: "string" }, current: { type: "boolean" } }),
+            },
+          }),
+        },
+      },
+    },
+    delete: { operationId: "endAllSignInSessions", summary: "Sign out everywhere: every browser session ends", answers: { 204: { description: "all sessions ended" } } },
+  },
   "/api/agents": { get: { operationId: "listAgents", summary: "Agent definitions", answers: { 200: { description: "the agents", schema: object({ agents: arrayOf("Agent") }) } } } },
   "/api/tools": {
     get: {

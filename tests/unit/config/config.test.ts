@@ -35,6 +35,7 @@ describe("parseConfig", () => {
       skillCatalogTokens: 1500,
       toolSchemaTokens: 8000,
       mcpServers: {},
+      trustProxy: false,
     });
   });
 
