@@ -5,13 +5,15 @@ import { pathToFileURL } from "node:url";
 import { HEALTH_PATH, healthBody } from "./lib/api/health";
 import { exposureWarning } from "./lib/auth/exposure-warning";
 import { gate } from "./lib/auth/gate";
-import { loadOrCreateToken } from "./lib/auth/token";
+import { SessionStore } from "./lib/auth/session-store";
+import { assertTokenStrength, loadOrCreateToken } from "./lib/auth/token";
 import { loadConfig } from "./lib/config/config";
 import { Runtime } from "./lib/engine/runtime";
 import { registerRuntime, unregisterRuntime } from "./lib/engine/runtime-registry";
 import { acquireLock } from "./lib/store/lock";
 import { dataPaths, defaultHome } from "./lib/store/paths";
 import { Store } from "./lib/store/store";
+import { applySecurityHeaders } from "./lib/http/security-headers";
 
 export interface ServerOptions {
   home: string;
@@ -49,6 +51,8 @@ const PROJECT_ROOT = import.meta.dirname;
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
   const log = options.log ?? ((message: string) => console.log(message));
   process.env.NEXT_TELEMETRY_DISABLED = "1";
+  // Before the lock and the store: a refused token leaves nothing behind.
+  assertTokenStrength(process.env);
   fs.mkdirSync(options.home, { recursive: true });
   const paths = dataPaths(options.home);
   const config = loadConfig(options.home);
@@ -59,15 +63,22 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     const runtime = new Runtime({ store, config, log });
     await runtime.start();
     const token = loadOrCreateToken(paths.token);
-    registerRuntime(runtime, token);
+    const sessions = new SessionStore(paths.sessions);
+    const auth = { token, sessions, trustProxy: config.trustProxy };
+    registerRuntime(runtime, token, { sessions, trustProxy: config.trustProxy });
     let app: NextApp | null = null;
     let handle: RequestHandler | null = null;
     let preparing: Promise<void> | null = null;
     let closing: Promise<void> | null = null;
     const server = http.createServer((request, response) => {
+      // One place for every answer's security headers: the gate's, health's and Next's.
+      applySecurityHeaders(request, response);
+      // Anyone can send X-Forwarded-*: without a configured proxy they are dropped here, so
+      // neither the gate nor Next (request.url's scheme, the routes' origin checks) sees them.
+      if (!config.trustProxy) stripForwardedHeaders(request);
       const answer = gate(
         { method: request.method ?? "GET", url: request.url ?? "/", headers: headerBag(request), encrypted: "encrypted" in request.socket },
-        token,
+        auth,
       );
       if (answer.kind === "redirect") {
         response.writeHead(302, { location: answer.location, "cache-control": "no-store" });
@@ -154,6 +165,12 @@ function isHealthRequest(request: http.IncomingMessage): boolean {
   const url = request.url ?? "/";
   const end = url.search(/[?#]/);
   return (end === -1 ? url : url.slice(0, end)) === HEALTH_PATH;
+}
+
+const FORWARDED_HEADERS = ["x-forwarded-host", "x-forwarded-proto", "x-forwarded-port", "x-forwarded-for", "forwarded"];
+
+function stripForwardedHeaders(request: http.IncomingMessage): void {
+  for (const name of FORWARDED_HEADERS) delete request.headers[name];
 }
 
 function headerBag(request: http.IncomingMessage) {

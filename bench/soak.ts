@@ -18,7 +18,7 @@ import { withTempDirectory } from "./support/temp-directory";
 const CONVERSATIONS = Number(process.env.SOAK_CONVERSATIONS ?? 5000);
 const BASELINE_AFTER = 100;
 const GOAL = 1.3;
-const TOKEN = "bench-token";
+const TOKEN = "bench-token-0123456789-abcdefghijklmn";
 
 function turnEnded(runtime: Runtime, conversationId: string, turnId: string): Promise<void> {
   return new Promise((resolve) => {

@@ -16,6 +16,8 @@ export type ErrorCode =
   | "missing_agent"
   | "compaction_failed"
   | "files_changed_outside"
+  | "queue_full"
+  | "too_many_streams"
   | "storage_error"
   | "storage_full";
 

@@ -3,7 +3,7 @@ import { notFound, redirect } from "next/navigation";
 import { isAuthorized } from "@/lib/auth/session";
 import { isAtriumError } from "@/lib/errors";
 import type { Conversation, Item, Turn } from "@/lib/events/entities";
-import { getAccessToken, getRuntime } from "@/lib/engine/runtime-registry";
+import { getAuthContext, getRuntime } from "@/lib/engine/runtime-registry";
 import type { Runtime } from "@/lib/engine/runtime";
 import { isId } from "@/lib/store/ids";
 
@@ -17,7 +17,7 @@ export const SIDEBAR_LIMIT = 100;
  */
 export async function assertSignedIn(): Promise<void> {
   const requestHeaders = await headers();
-  const allowed = isAuthorized(getAccessToken(), {
+  const allowed = isAuthorized(getAuthContext(), {
     authorization: requestHeaders.get("authorization"),
     cookie: requestHeaders.get("cookie"),
   });

@@ -8,7 +8,7 @@ import { registerRuntime, unregisterRuntime } from "../../lib/engine/runtime-reg
 import { Store } from "../../lib/store/store";
 import { pipeResponse, toWebRequest } from "./pipe-response";
 
-const TOKEN = "bench-token";
+const TOKEN = "bench-token-0123456789-abcdefghijklmn";
 const EVENTS_PATH = /^\/api\/conversations\/([^/?]+)\/events(\?|$)/;
 
 export interface RuntimeServer {

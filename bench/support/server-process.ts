@@ -3,7 +3,7 @@ import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 
 const PROJECT_ROOT = path.resolve(import.meta.dirname, "..", "..");
-export const BENCH_TOKEN = "bench-token-0123456789";
+export const BENCH_TOKEN = "bench-token-0123456789-abcdefghijklmn";
 const READY_TIMEOUT_MS = 120_000;
 
 export interface BenchServer {

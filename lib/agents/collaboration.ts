@@ -1,3 +1,4 @@
+import { isAtriumError } from "../errors";
 import type { Item } from "../events/entities";
 import type { ConversationOwner } from "../engine/owner-port";
 import type { SessionState } from "../engine/session-state";
@@ -18,13 +19,19 @@ export async function runCollaborationTool(runner: TurnHandle, item: Item): Prom
       return withAgent(runner, input, async (child) => {
         const text = typeof input.text === "string" ? input.text : "";
         if (text.trim() === "") return failed("Invalid input for send_message: text: a non-empty string is required");
-        const outcome = await runner.actor.sendMessage({
-          text,
-          mode: child.runner ? "steer" : "auto",
-          sessionId: child.id,
-          origin: "parent",
-        });
-        return ok(`Message ${outcome.message.status} for ${child.id}.`);
+        try {
+          const outcome = await runner.actor.sendMessage({
+            text,
+            mode: child.runner ? "steer" : "auto",
+            sessionId: child.id,
+            origin: "parent",
+          });
+          return ok(`Message ${outcome.message.status} for ${child.id}.`);
+        } catch (error) {
+          // A full Waiting list is an answer the model can act on (wait for the agent), not a failed turn.
+          if (isAtriumError(error) && error.code === "queue_full") return failed(`Not sent: ${error.message}`);
+          throw error;
+        }
       });
     case "interrupt_agent":
       return withAgent(runner, input, async (child) => {

@@ -111,13 +111,13 @@ export const OPERATIONS: Record<string, Record<string, Operation>> = {
     },
   },
   "/api/conversations/{id}/messages": {
-    post: { operationId: "sendMessage", summary: "Send a message (auto|steer|queue|jump)", body: schemas.sendMessageBody, answers: { 202: { description: "accepted", schema: messageOutcome } }, errors: [409, 422] },
+    post: { operationId: "sendMessage", summary: "Send a message (auto|steer|queue|jump)", body: schemas.sendMessageBody, answers: { 202: { description: "accepted", schema: messageOutcome } }, errors: [409, 422, 429] },
   },
   "/api/conversations/{id}/queue": {
     get: { operationId: "listWaiting", summary: "Waiting messages", answers: { 200: { description: "the waiting list", schema: object({ waiting: arrayOf("Waiting") }) } } },
   },
   "/api/conversations/{id}/queue/{msgId}": {
-    patch: { operationId: "updateWaiting", summary: "Edit a waiting message or change its mode", body: schemas.updateWaitingBody, answers: { 200: { description: "the message", schema: object({ message: ref("Waiting") }) } }, errors: [409] },
+    patch: { operationId: "updateWaiting", summary: "Edit a waiting message or change its mode", body: schemas.updateWaitingBody, answers: { 200: { description: "the message", schema: object({ message: ref("Waiting") }) } }, errors: [409, 429] },
     delete: { operationId: "withdrawWaiting", summary: "Withdraw a waiting message", answers: { 204: { description: "withdrawn" } }, errors: [409] },
   },
   "/api/conversations/{id}/interrupt": {
@@ -139,14 +139,15 @@ export const OPERATIONS: Record<string, Record<string, Operation>> = {
     get: { operationId: "listSessions", summary: "Agent sessions (tree by parentSessionId)", answers: { 200: { description: "the sessions", schema: object({ sessions: arrayOf("Session") }) } } },
   },
   "/api/conversations/{id}/events": {
-    get: { operationId: "streamConversationEvents", summary: "SSE: snapshot then live events; resumable with Last-Event-ID", query: schemas.conversationEventsQuery, answers: { 200: sse("ConversationEvent") } },
+    get: { operationId: "streamConversationEvents", summary: "SSE: snapshot then live events; resumable with Last-Event-ID", query: schemas.conversationEventsQuery, answers: { 200: sse("ConversationEvent") }, errors: [429] },
   },
-  "/api/events": { get: { operationId: "streamListEvents", summary: "SSE: list-level changes", answers: { 200: sse("ListEvent") } } },
+  "/api/events": { get: { operationId: "streamListEvents", summary: "SSE: list-level changes", answers: { 200: sse("ListEvent") }, errors: [429] } },
   "/api/stream": {
     get: {
       operationId: "openStream",
       summary: "SSE: the browser's one multiplexed stream (StreamFrame frames: stream.opened, list, conversation, subscription.failed)",
       answers: { 200: sse("StreamFrame") },
+      errors: [429],
     },
   },
   "/api/stream/{streamId}/subscriptions": {
@@ -217,6 +218,24 @@ export const OPERATIONS: Record<string, Record<string, Operation>> = {
     },
   },
   "/api/models": { get: { operationId: "listModels", summary: "Configured models", answers: { 200: { description: "the models", schema: object({ models: arrayOf("Model") }) } } } },
+  "/api/auth/sessions": {
+    get: {
+      operationId: "listSignInSessions",
+      summary: "Browser sign-in sessions (id is the start of the stored hash; current is the asking browser)",
+      answers: {
+        200: {
+          description: "the sessions",
+          schema: object({
+            sessions: {
+              type: "array",
+              items: object({ id: { type: "string" }, browser: { type: "string" }, createdAt: { type: "string" }, lastSeenAt: { type: "string" }, current: { type: "boolean" } }),
+            },
+          }),
+        },
+      },
+    },
+    delete: { operationId: "endAllSignInSessions", summary: "Sign out everywhere: every browser session ends", answers: { 204: { description: "all sessions ended" } } },
+  },
   "/api/agents": { get: { operationId: "listAgents", summary: "Agent definitions", answers: { 200: { description: "the agents", schema: object({ agents: arrayOf("Agent") }) } } } },
   "/api/tools": {
     get: {

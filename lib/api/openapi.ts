@@ -16,6 +16,7 @@ const ERROR_ANSWERS: Record<number, string> = {
   413: "payload_too_large: the body passed its limit (JSON 1 MiB, webhooks 5 MiB, uploads 20 MiB)",
   415: "unsupported_media_type: a JSON body sent without content-type application/json, or an upload type not allowed",
   422: "missing_cwd | missing_model | missing_agent",
+  429: "queue_full: the conversation already has 100 waiting messages or 10 MiB of waiting text; nothing was written | too_many_streams: this client (or the server) has as many event streams open as it may",
   502: "compaction_failed: the model could not summarize",
   503: "storage_error: the disk refused the write (I/O error); nothing was written",
   507: "storage_full: the disk is full (ENOSPC, EDQUOT); nothing was written",

@@ -2,7 +2,7 @@ import { isSameOrigin } from "../auth/gate";
 import { authenticate } from "../auth/session";
 import { AtriumError } from "../errors";
 import type { Runtime } from "../engine/runtime";
-import { getAccessToken, getRuntime } from "../engine/runtime-registry";
+import { getAuthContext, getRuntime } from "../engine/runtime-registry";
 import { assertId } from "../store/ids";
 import { errorResponse } from "./respond";
 
@@ -36,7 +36,8 @@ const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 /** The same decision as server.ts's gate, made again where the data is touched (DESIGN §10). */
 export function authorize(request: Request): void {
   const header = (name: string) => request.headers.get(name);
-  const credential = authenticate(getAccessToken(), { authorization: header("authorization"), cookie: header("cookie") });
+  const auth = getAuthContext();
+  const credential = authenticate(auth, { authorization: header("authorization"), cookie: header("cookie") });
   if (credential === null) throw new AtriumError("unauthorized", "a valid access token is required (Authorization: Bearer <token>)");
   if (credential === "cookie" && !SAFE_METHODS.has(request.method.toUpperCase())) {
     const headers = {
@@ -46,7 +47,7 @@ export function authorize(request: Request): void {
       "x-forwarded-host": header("x-forwarded-host"),
       "x-forwarded-proto": header("x-forwarded-proto"),
     };
-    if (!isSameOrigin({ headers })) {
+    if (!isSameOrigin({ headers }, auth.trustProxy ?? false)) {
       throw new AtriumError("forbidden", "a write authenticated by the session cookie must come from Atrium's own pages");
     }
   }

@@ -1,4 +1,5 @@
 import type { Delivered } from "../events/events";
+import { streamClient, streamSlots } from "./stream-slots";
 
 const HEARTBEAT_MS = 15_000;
 /** Past this many characters a stream's pending frames go out at once instead of at the end of the tick. */
@@ -20,18 +21,11 @@ export function frameOf(delivered: Delivered<{ type: string }>): string {
 }
 
 /**
- * Open SSE responses in this process. Next bundles this module more than once, so the count
- * lives on globalThis; /api/health reports it so tests can count a browser's connections.
+ * Open SSE responses in this process (every route); /api/health reports it so tests can count
+ * a browser's connections.
  */
-const OPEN_STREAMS = Symbol.for("atrium.openStreams");
-type Counter = { open: number };
-function counter(): Counter {
-  const holder = globalThis as { [OPEN_STREAMS]?: Counter };
-  holder[OPEN_STREAMS] ??= { open: 0 };
-  return holder[OPEN_STREAMS];
-}
 export function openStreamCount(): number {
-  return counter().open;
+  return streamSlots().total;
 }
 
 export interface SseWriter {
@@ -50,8 +44,12 @@ export interface SseWriter {
  * The stream's high-water mark is 0, so `desiredSize` is minus the bytes the client has not
  * read yet and `pull` runs only when the queue is empty: past 4 MiB queued, or 30 s without
  * catching up, the client is cut off (it reconnects and resumes by event id).
+ *
+ * A client past its cap of open streams gets `too_many_streams` thrown here, before anything
+ * is opened; the stream's slot is given back when it closes, however it closes.
  */
 export function sseStream(request: Request, start: (writer: SseWriter) => () => void): Response {
+  const releaseSlot = streamSlots().acquire(streamClient(request));
   const encoder = new TextEncoder();
   let cleanup = () => {};
   let behindSince: number | null = null;
@@ -59,7 +57,6 @@ export function sseStream(request: Request, start: (writer: SseWriter) => () => 
     {
       start(controller) {
         let open = true;
-        counter().open += 1;
         let pending = "";
         /** Set from a tick's first frame until setImmediate: frames written meanwhile wait in `pending`. */
         let gathering: NodeJS.Immediate | null = null;
@@ -103,7 +100,7 @@ export function sseStream(request: Request, start: (writer: SseWriter) => () => 
         const close = () => {
           if (!open) return;
           open = false;
-          counter().open -= 1;
+          releaseSlot();
           pending = "";
           if (gathering) clearImmediate(gathering);
           gathering = null;
@@ -118,7 +115,13 @@ export function sseStream(request: Request, start: (writer: SseWriter) => () => 
         cleanup = close;
         request.signal.addEventListener("abort", close, { once: true });
         write(": connected\n\n");
-        stop = start({ write, close });
+        try {
+          stop = start({ write, close });
+        } catch (error) {
+          // A subscribe that throws leaves no stream open, so its slot is not kept either.
+          close();
+          throw error;
+        }
         if (!open) stop();
       },
       pull() {

@@ -1,10 +1,5 @@
-import crypto from "node:crypto";
+import type { SessionLookup } from "./session-store";
 import { SESSION_COOKIE, tokensMatch } from "./token";
-
-/** The cookie holds a value derived from the token, so the token itself never sits in a cookie jar. */
-export function sessionValue(token: string): string {
-  return crypto.createHmac("sha256", token).update("atrium-browser-session").digest("base64url");
-}
 
 export function readCookie(header: string | null | undefined, name: string): string | null {
   if (!header) return null;
@@ -26,20 +21,34 @@ export interface HeaderBag {
   cookie?: string | null;
 }
 
+/** What a request is checked against: the access token (Bearer) and the live browser sessions (cookie). */
+export interface AuthContext {
+  token: string;
+  sessions: SessionLookup;
+  /** Trust `X-Forwarded-Host`/`-Proto` in the same-origin check (config `trustProxy`). */
+  trustProxy?: boolean;
+}
+
+/** The session id the cookie carries, if any (not checked). */
+export function sessionIdFrom(headers: HeaderBag): string | null {
+  return readCookie(headers.cookie, SESSION_COOKIE);
+}
+
 /** Which credential authenticates the request: a Bearer header decides on its own, else the session cookie (DESIGN §10). */
-export function authenticate(token: string, headers: HeaderBag): "bearer" | "cookie" | null {
+export function authenticate(auth: AuthContext, headers: HeaderBag): "bearer" | "cookie" | null {
   const authorization = headers.authorization ?? "";
-  if (authorization.startsWith("Bearer ")) return tokensMatch(token, authorization.slice(7).trim()) ? "bearer" : null;
-  const cookie = readCookie(headers.cookie, SESSION_COOKIE);
-  return cookie !== null && tokensMatch(sessionValue(token), cookie) ? "cookie" : null;
+  if (authorization.startsWith("Bearer ")) return tokensMatch(auth.token, authorization.slice(7).trim()) ? "bearer" : null;
+  const cookie = sessionIdFrom(headers);
+  return cookie !== null && auth.sessions.verify(cookie) ? "cookie" : null;
 }
 
-export function isAuthorized(token: string, headers: HeaderBag): boolean {
-  return authenticate(token, headers) !== null;
+export function isAuthorized(auth: AuthContext, headers: HeaderBag): boolean {
+  return authenticate(auth, headers) !== null;
 }
 
-export function sessionCookie(token: string, secure: boolean): string {
-  const attributes = [`${SESSION_COOKIE}=${sessionValue(token)}`, "Path=/", "HttpOnly", "SameSite=Strict", "Max-Age=31536000"];
+/** The cookie for a new session: the browser keeps it a year, the server ends it at sign-out. */
+export function sessionCookie(sessionId: string, secure: boolean): string {
+  const attributes = [`${SESSION_COOKIE}=${sessionId}`, "Path=/", "HttpOnly", "SameSite=Strict", "Max-Age=31536000"];
   if (secure) attributes.push("Secure");
   return attributes.join("; ");
 }

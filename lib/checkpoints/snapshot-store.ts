@@ -2,6 +2,8 @@ import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
+import { AtriumError } from "../errors";
+import { replaceFileExclusively } from "./exclusive-write";
 import { cleanGitEnv, git, gitText, type GitTarget } from "./git";
 
 /** Files over this size are never snapshotted (opencode and Claude Code skip large files too). */
@@ -133,16 +135,14 @@ export class SnapshotStore {
           continue;
         }
         fs.mkdirSync(path.dirname(absolute), { recursive: true });
+        // Again after mkdir: a directory swapped for a link since the check must not be written through.
+        assertRealParentInside(cwd, absolute);
         if (entry.mode === "120000") {
           fs.rmSync(absolute, { force: true });
           fs.symlinkSync(entry.content.toString("utf8"), absolute);
           continue;
         }
-        // A temporary name and a rename, so a reader never sees half a file.
-        const temporary = `${absolute}.atrium-restore-${process.pid}`;
-        fs.writeFileSync(temporary, entry.content, { mode: entry.mode === "100755" ? 0o755 : 0o644 });
-        fs.chmodSync(temporary, entry.mode === "100755" ? 0o755 : 0o644);
-        fs.renameSync(temporary, absolute);
+        replaceFileExclusively(absolute, entry.content, entry.mode === "100755" ? 0o755 : 0o644);
       }
     });
   }
@@ -263,7 +263,12 @@ function assertRealParentInside(cwd: string, absolute: string): void {
   let existing = path.dirname(absolute);
   while (!fs.existsSync(existing) && existing !== path.dirname(existing)) existing = path.dirname(existing);
   const parent = fs.realpathSync(existing);
-  if (parent !== root && !parent.startsWith(root + path.sep)) throw new Error(`${absolute} leads outside ${cwd} through a symbolic link`);
+  if (parent !== root && !parent.startsWith(root + path.sep)) {
+    throw new AtriumError(
+      "bad_request",
+      `files cannot be restored: ${path.relative(cwd, absolute)} is in a folder that leads outside the working directory ${cwd} through a symbolic link (${parent}); nothing was restored`,
+    );
+  }
 }
 
 function isDirectory(absolute: string): boolean {

@@ -99,6 +99,8 @@ export const configSchema = z
     /** Tokens the MCP tools' full schemas may take in a request; beyond it they are offered as a catalog and load_tools. */
     toolSchemaTokens: nonNegativeInteger.default(8000),
     mcpServers: mcpServersSchema,
+    /** Behind a reverse proxy that sets them: trust `X-Forwarded-Host`/`-Proto` in the same-origin check (DESIGN §10). */
+    trustProxy: z.boolean().default(false),
   })
   .superRefine((config, context) => {
     const byId = new Map<string, { id: string; contextWindow: number }>([[OFFLINE_MODEL_ENTRY.id, OFFLINE_MODEL_ENTRY]]);

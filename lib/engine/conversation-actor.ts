@@ -3,7 +3,7 @@ import type { Approval, Conversation, Item, Question, Turn, Waiting } from "../e
 import type { MessageOrigin, TurnError } from "../store/records";
 import type { EngineContext } from "./engine-context";
 import { Mutex } from "./mutex";
-import { closeTurnAfterCrash, resumeHalfStartedTurns } from "./crash-closing";
+import { closeTurnAfterCrash, resumeHalfStartedTurns, type CrashCause } from "./crash-closing";
 import { ItemWriter } from "./item-writer";
 import { missingParts } from "./missing";
 import { loadOwnerState } from "./owner-loading";
@@ -271,8 +271,8 @@ export class ConversationActor implements ConversationOwner {
     return takeReports(this, parent, childIds, turnId);
   }
 
-  closeTurnAfterCrash(session: SessionState, turn: Turn): Promise<void> {
-    return closeTurnAfterCrash(this, session, turn);
+  closeTurnAfterCrash(session: SessionState, turn: Turn, cause: CrashCause = "server_stopped"): Promise<void> {
+    return closeTurnAfterCrash(this, session, turn, cause);
   }
 
   resumeHalfStartedTurns(): Promise<void> {

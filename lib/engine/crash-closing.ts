@@ -1,13 +1,27 @@
 import type { Turn } from "../events/entities";
+import { IMPORTED_ERROR, IMPORTED_NOTICE } from "../store/import-closing";
 import { listTurns } from "../store/queries";
 import type { ConversationOwner } from "./owner-port";
+import { settleParked } from "./parked-decisions";
 import type { SessionState } from "./session-state";
 
 export const SERVER_STOPPED_NOTICE = "The previous turn was interrupted because the Atrium server stopped.";
 
-/** A turn found open at start with nothing to resume: keep what was written, flag what is unknown. */
-export function closeTurnAfterCrash(actor: ConversationOwner, session: SessionState, turn: Turn): Promise<void> {
+/** `server_stopped`: this server stopped mid-turn. `imported`: the turn was started elsewhere (DESIGN §2). */
+export type CrashCause = "server_stopped" | "imported";
+
+const CAUSES = {
+  server_stopped: { notice: SERVER_STOPPED_NOTICE, message: "The Atrium server stopped during this turn." },
+  imported: { notice: IMPORTED_NOTICE, message: IMPORTED_ERROR.message },
+};
+
+/**
+ * A turn found open at start with nothing to resume: keep what was written, flag what is unknown.
+ * An imported turn also loses its pending approvals and questions: nobody here asked for them.
+ */
+export function closeTurnAfterCrash(actor: ConversationOwner, session: SessionState, turn: Turn, cause: CrashCause = "server_stopped"): Promise<void> {
   return actor.locked(async () => {
+    if (cause === "imported") await settleParked(actor, turn, "imported");
     const unknown: string[] = [];
     for (const item of session.items) {
       if (item.turnId !== turn.id || (item.status !== "streaming" && item.status !== "waiting")) continue;
@@ -19,8 +33,8 @@ export function closeTurnAfterCrash(actor: ConversationOwner, session: SessionSt
     const details = unknown.length
       ? ` These tool calls had started and their outcome is unknown: ${unknown.join("; ")}. Inspect the current state before repeating them.`
       : "";
-    await actor.createItem(session, { turnId: turn.id, kind: "notice", status: "completed", text: `${SERVER_STOPPED_NOTICE}${details}` });
-    const error = { code: "server_stopped", message: "The Atrium server stopped during this turn." };
+    await actor.createItem(session, { turnId: turn.id, kind: "notice", status: "completed", text: `${CAUSES[cause].notice}${details}` });
+    const error = { code: cause, message: CAUSES[cause].message };
     const record = await actor.context.store.appendMetadata(actor.id, {
       type: "turn.ended",
       turnId: turn.id,

@@ -2,6 +2,13 @@ import { AtriumError } from "../errors";
 import type { Waiting } from "../events/entities";
 import type { EngineContext } from "./engine-context";
 import type { MessageInput, TurnInput, WaitingEntry } from "./owner-port";
+import { assertWaitingRoom, textBytes, waitingLoad } from "./waiting-limits";
+
+/**
+ * Messages the engine queues itself (a subagent's report, an objective slice) count towards the
+ * caps but are never refused: their own machinery bounds them, and refusing one would lose work.
+ */
+const UNCAPPED_ORIGINS: ReadonlySet<string> = new Set(["subagent", "objective"]);
 
 /**
  * A conversation's waiting messages (DESIGN §3, inbox), owned by its owner: each change is
@@ -62,7 +69,16 @@ export class Inbox {
     return entry;
   }
 
+  /**
+   * Every entry counts, steers included: a steer handed to the running turn waits here until
+   * the turn reads it before its next model call.
+   */
+  private assertRoom(change: { addedMessages: number; addedBytes: number }): void {
+    assertWaitingRoom(waitingLoad(this.entries.map((entry) => entry.text)), change);
+  }
+
   async add(sessionId: string, messageId: string, input: MessageInput, mode: WaitingEntry["mode"], joinedTurnId?: string): Promise<void> {
+    if (!UNCAPPED_ORIGINS.has(input.origin)) this.assertRoom({ addedMessages: 1, addedBytes: textBytes(input.text) });
     const record = await this.context.store.appendMetadata(this.conversationId, {
       type: "queue.added",
       messageId,
@@ -92,6 +108,7 @@ export class Inbox {
 
   async update(messageId: string, patch: { text?: string; mode?: WaitingEntry["mode"] }): Promise<WaitingEntry> {
     const entry = this.find(messageId);
+    if (patch.text !== undefined) this.assertRoom({ addedMessages: 0, addedBytes: textBytes(patch.text) - textBytes(entry.text) });
     await this.context.store.appendMetadata(this.conversationId, { type: "queue.updated", messageId, ...patch });
     if (patch.text !== undefined) entry.text = patch.text;
     if (patch.mode !== undefined) entry.mode = patch.mode;

@@ -14,7 +14,9 @@ export function decideApproval(actor: ConversationOwner, approvalId: string, dec
       if ((approval.status === "approved") === (decision === "approve")) return approval;
       throw new AtriumError("not_idle", `approval ${approvalId} was already ${approval.status}`);
     }
-    await actor.context.store.appendMetadata(actor.id, { type: "approval.decided", approvalId, decision });
+    const subject = { conversationId: actor.id, approvalId, itemId: approval.itemId, toolName: approval.toolName, input: approval.input };
+    const proof = actor.context.store.proofs.decision(subject, decision);
+    await actor.context.store.appendMetadata(actor.id, { type: "approval.decided", approvalId, decision, proof });
     const decided = getApproval(db, approvalId)!;
     actor.publish({ type: "approval.decided", sessionId: decided.sessionId, turnId: decided.turnId, approval: decided });
     actor.context.bus.publishList({ type: "approval.decided", conversationId: actor.id, approval: decided });
@@ -42,12 +44,15 @@ export function answerQuestion(actor: ConversationOwner, questionId: string, ans
   });
 }
 
-/** An ended turn leaves nothing pending: its approvals are denied and its questions cancelled, and every client hears so. */
-export async function settleParked(actor: ConversationOwner, turn: Turn): Promise<void> {
+/**
+ * An ended turn leaves nothing pending: its approvals are denied and its questions cancelled, and
+ * every client hears so. `reason` says why when it is not the turn ending on its own (`imported`).
+ */
+export async function settleParked(actor: ConversationOwner, turn: Turn, reason?: string): Promise<void> {
   const db = actor.context.store.index;
   for (const approval of listApprovals(db, { conversationId: actor.id, status: "pending" })) {
     if (approval.turnId !== turn.id) continue;
-    await actor.context.store.appendMetadata(actor.id, { type: "approval.decided", approvalId: approval.id, decision: "deny" });
+    await actor.context.store.appendMetadata(actor.id, { type: "approval.decided", approvalId: approval.id, decision: "deny", reason });
     const decided = getApproval(db, approval.id)!;
     actor.publish({ type: "approval.decided", sessionId: decided.sessionId, turnId: decided.turnId, approval: decided });
     actor.context.bus.publishList({ type: "approval.decided", conversationId: actor.id, approval: decided });
@@ -55,7 +60,7 @@ export async function settleParked(actor: ConversationOwner, turn: Turn): Promis
   }
   for (const question of listQuestions(db, { conversationId: actor.id, status: "pending" })) {
     if (question.turnId !== turn.id) continue;
-    await actor.context.store.appendMetadata(actor.id, { type: "question.answered", questionId: question.id, answer: "", cancelled: true });
+    await actor.context.store.appendMetadata(actor.id, { type: "question.answered", questionId: question.id, answer: "", cancelled: true, reason });
     const cancelled = getQuestion(db, question.id)!;
     actor.publish({ type: "question.answered", sessionId: cancelled.sessionId, turnId: cancelled.turnId, question: cancelled });
     actor.decisionWaiters.delete(question.id);

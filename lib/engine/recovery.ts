@@ -1,5 +1,7 @@
 import { conversationsWithObjective, conversationsWithWaiting } from "../store/lookups";
 import { listApprovals, listQuestions, openTurns } from "../store/queries";
+import type { Turn } from "../events/entities";
+import type { Store } from "../store/store";
 import type { ConversationActor } from "./conversation-actor";
 import type { EngineContext } from "./engine-context";
 import { continueObjective } from "./objectives";
@@ -7,6 +9,8 @@ import { continueObjective } from "./objectives";
 /**
  * Crash recovery at start (DESIGN §3): a turn left open is closed `interrupted` with
  * `server_stopped`, unless it is parked on an approval or question, which stays parked.
+ * A turn this data directory did not start (a copied or imported conversation, DESIGN §2)
+ * is trusted with nothing: it is closed `imported` and its approvals and questions dropped.
  * Then waiting messages carry on.
  */
 export async function recoverOpenTurns(
@@ -14,10 +18,16 @@ export async function recoverOpenTurns(
   actorOf: (conversationId: string) => ConversationActor,
 ): Promise<void> {
   const db = context.store.index;
+  const startedHere = turnsStartedHere(context.store);
   for (const turn of openTurns(db)) {
     const actor = actorOf(turn.conversationId);
     const session = actor.sessions.get(turn.sessionId);
     if (!session) continue;
+    if (!startedHere(turn)) {
+      await actor.closeTurnAfterCrash(session, turn, "imported");
+      context.log(`turn ${turn.id} of conversation ${turn.conversationId} was not started here (copied or imported); closed as interrupted, nothing run`);
+      continue;
+    }
     const parked =
       listApprovals(db, { conversationId: turn.conversationId, status: "pending" }).some((approval) => approval.turnId === turn.id) ||
       listQuestions(db, { conversationId: turn.conversationId, status: "pending" }).some((question) => question.turnId === turn.id);
@@ -37,4 +47,20 @@ export async function recoverOpenTurns(
     await actor.resumeHalfStartedTurns();
     await actor.pumpAll();
   }
+}
+
+/** Whether a turn's `turn.started` carries this data directory's proof; read from the files, which the index only mirrors. */
+function turnsStartedHere(store: Store): (turn: Turn) => boolean {
+  const proofs = new Map<string, Map<string, string | undefined>>();
+  return (turn) => {
+    let byTurn = proofs.get(turn.conversationId);
+    if (!byTurn) {
+      byTurn = new Map();
+      for (const { record } of store.readMetadata(turn.conversationId).records) {
+        if (record.type === "turn.started") byTurn.set(record.turnId, record.proof);
+      }
+      proofs.set(turn.conversationId, byTurn);
+    }
+    return store.proofs.verifyTurnStarted(byTurn.get(turn.id), turn.conversationId, turn.id, turn.sessionId);
+  };
 }

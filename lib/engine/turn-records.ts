@@ -47,6 +47,7 @@ export async function recordTurnStart(
     model,
     effort,
     inputMessageIds: inputs.map((input) => input.id),
+    proof: store.proofs.turnStarted(owner.id, turnId, session.id),
     requestKey: request?.requestKey,
     requestHash: request?.requestHash,
   });

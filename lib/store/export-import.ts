@@ -4,9 +4,10 @@ import * as tar from "tar";
 import { notFound } from "../errors";
 import { readConversationHead, type ConversationHead } from "./conversation-head";
 import { collectConversationIds } from "./conversation-ids";
-import { stageImport } from "./import-staging";
+import { stageImport, type ImportLimits } from "./import-staging";
 import { planImport, type ImportPlan } from "./import-plan";
 import { ImportClashError } from "./import-clash-error";
+import { closeImportedTurns } from "./import-closing";
 import { ingestConversation } from "./ingest";
 import { dataPaths, type DataPaths } from "./paths";
 import { renumberConversation, type IdMap } from "./renumber-conversation";
@@ -73,6 +74,8 @@ function exportableHead(paths: DataPaths, conversationId: string): ConversationH
 export interface ImportOptions {
   /** Give a fresh id to a conversation whose id is taken here by a different conversation. */
   newId?: boolean;
+  /** Entry count and unpacked size past which a source is refused before anything is extracted. */
+  limits?: ImportLimits;
 }
 
 export interface ImportedConversation {
@@ -98,7 +101,7 @@ export interface ImportResult {
 export async function importConversations(store: Store, source: string, options: ImportOptions = {}): Promise<ImportResult> {
   const staging = fs.mkdtempSync(path.join(store.paths.home, ".import-"));
   try {
-    const stagedIds = await stageImport(path.resolve(source), staging);
+    const stagedIds = await stageImport(path.resolve(source), staging, options.limits);
     const plans = stagedIds.map((id) => planImport(store, path.join(staging, id), id));
     const clashes = plans.flatMap((plan) =>
       plan.action === "clash" ? [{ conversationId: plan.sourceId, reason: plan.reason }] : [],
@@ -146,11 +149,12 @@ async function applyPlan(
   }
   const outcome = ingestConversation(store, conversationId);
   const records = outcome.status === "indexed" ? outcome.records : 0;
-  const note =
-    plan.action === "clash"
-      ? `given the new id ${conversationId} (${plan.reason})`
-      : outcome.status === "skipped"
-        ? `not indexed: ${outcome.reason}`
-        : null;
+  const closed = outcome.status === "indexed" ? await closeImportedTurns(store, conversationId) : 0;
+  const notes = [
+    plan.action === "clash" ? `given the new id ${conversationId} (${plan.reason})` : null,
+    outcome.status === "skipped" ? `not indexed: ${outcome.reason}` : null,
+    closed > 0 ? `${closed} open turn${closed === 1 ? "" : "s"} closed as interrupted (imported); nothing of it runs here` : null,
+  ].filter((note): note is string => note !== null);
+  const note = notes.length > 0 ? notes.join("; ") : null;
   return { ...summary, conversationId, status: plan.action === "replace" ? "replaced" : "added", records, note };
 }

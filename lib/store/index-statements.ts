@@ -75,7 +75,7 @@ export function prepareIndexStatements(client: Database.Database) {
     decideApproval: client.prepare(
       `UPDATE approvals SET status = @status, decided_at = @at WHERE id = @id`,
     ),
-    approvalTurn: client.prepare(`SELECT turn_id, session_id FROM approvals WHERE id = ?`),
+    approvalTurn: client.prepare(`SELECT turn_id, session_id, item_id, tool_name, input FROM approvals WHERE id = ?`),
     insertQuestion: client.prepare(`
       INSERT OR REPLACE INTO questions (id, conversation_id, session_id, turn_id, item_id, question, choices,
         status, created_at)

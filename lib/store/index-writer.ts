@@ -1,8 +1,11 @@
 import type Database from "better-sqlite3";
 import { itemRowValues, prepareIndexStatements, type IndexStatements } from "./index-statements";
 import type { MetadataRecord, SessionRecord, StoredItem } from "./records";
+import type { RecordProofs } from "./record-proofs";
 import { ReplayTally } from "./replay-tally";
 import { SearchIndex } from "./search-index";
+
+type ApprovalRow = { turn_id: string; session_id: string; item_id: string; tool_name: string; input: string | null };
 
 /**
  * Applies JSONL records to the SQLite index. The live server and `atrium reindex`
@@ -20,7 +23,10 @@ export class IndexWriter {
   /** Bumped on every write that touches a conversation's rows, so readers can cache them (see `revision`). */
   private readonly revisions = new Map<string, number>();
 
-  constructor(private readonly client: Database.Database) {
+  constructor(
+    private readonly client: Database.Database,
+    private readonly proofs: RecordProofs,
+  ) {
     this.statements = prepareIndexStatements(client);
     this.search = new SearchIndex(client, this.statements);
   }
@@ -201,14 +207,14 @@ export class IndexWriter {
         this.refreshStatus(conversationId, record.sessionId, tally);
         break;
       case "approval.decided": {
+        const approval = s.approvalTurn.get(record.approvalId) as ApprovalRow | undefined;
+        // A forged or copied approve leaves the approval pending: only the owner here can decide it.
+        if (record.decision === "approve" && !this.approveVerifies(conversationId, record, approval)) break;
         s.decideApproval.run({
           id: record.approvalId,
           status: record.decision === "approve" ? "approved" : "denied",
           at: record.at,
         });
-        const approval = s.approvalTurn.get(record.approvalId) as
-          | { turn_id: string; session_id: string }
-          | undefined;
         if (approval) {
           s.resumeTurn.run({ id: approval.turn_id });
           this.refreshStatus(conversationId, approval.session_id, tally);
@@ -323,6 +329,18 @@ export class IndexWriter {
   /** The requestKey that created a conversation, for a creation undone (so a retry creates it again). */
   forgetCreation(conversationId: string): void {
     this.statements.deleteCreationKey.run(conversationId);
+  }
+
+  private approveVerifies(conversationId: string, record: { approvalId: string; proof?: string }, approval: ApprovalRow | undefined): boolean {
+    if (!approval) return false;
+    const subject = {
+      conversationId,
+      approvalId: record.approvalId,
+      itemId: approval.item_id,
+      toolName: approval.tool_name,
+      input: JSON.parse(approval.input ?? "null") as unknown,
+    };
+    return this.proofs.verifyDecision(record.proof, subject, "approve");
   }
 
   private bump(conversationId: string): void {

@@ -8,6 +8,8 @@ export interface DataPaths {
   database: string;
   lock: string;
   token: string;
+  /** Browser sign-in sessions (DESIGN §10): hashes only. */
+  sessions: string;
   config: string;
   agents: string;
   conversations: string;
@@ -35,6 +37,7 @@ export function dataPaths(home: string): DataPaths {
     database: path.join(home, "metadata.db"),
     lock: path.join(home, "runtime.lock"),
     token: path.join(home, "token"),
+    sessions: path.join(home, "sessions.json"),
     config: path.join(home, "config.json"),
     agents: path.join(home, "agents"),
     conversations,

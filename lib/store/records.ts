@@ -142,6 +142,8 @@ export const metadataRecordSchema = z.discriminatedUnion("type", [
     model: z.string(),
     effort: effortSchema,
     inputMessageIds: z.array(idSchema),
+    /** RecordProofs.turnStarted: this data directory started the turn (absent or foreign: not trusted to run). */
+    proof: z.string().optional(),
     ...requestKeyFields,
   }),
   z.object({
@@ -194,6 +196,10 @@ export const metadataRecordSchema = z.discriminatedUnion("type", [
     type: z.literal("approval.decided"),
     approvalId: idSchema,
     decision: z.enum(["approve", "deny"]),
+    /** RecordProofs.decision: an approve without a proof that verifies here authorizes nothing. */
+    proof: z.string().optional(),
+    /** Why it was settled without the owner: e.g. `imported`, `turn_ended`. */
+    reason: z.string().optional(),
   }),
   z.object({
     ...base,
@@ -212,6 +218,7 @@ export const metadataRecordSchema = z.discriminatedUnion("type", [
     answer: z.string(),
     /** The turn ended before the owner answered. */
     cancelled: z.boolean().optional(),
+    reason: z.string().optional(),
   }),
   z.object({
     ...base,

@@ -7,6 +7,7 @@ import { IndexWriter } from "./index-writer";
 import { JsonlAppender, type AppendedRecord } from "./jsonl-appender";
 import { readJsonl } from "./jsonl-reader";
 import { dataPaths, type DataPaths } from "./paths";
+import { RecordProofs } from "./record-proofs";
 import { nodeStorageFs, type StorageFs } from "./storage-fs";
 import {
   metadataRecordSchema,
@@ -41,6 +42,7 @@ export class Store {
   readonly newId: IdGenerator;
   readonly log: (message: string) => void;
   readonly fs: StorageFs;
+  readonly proofs: RecordProofs;
   private readonly appenders = new Map<string, Promise<JsonlAppender<object, { seq: number }>>>();
   /** Files whose appender is closing: a new appender must not scan a file still being flushed. */
   private readonly closing = new Map<string, Promise<void>>();
@@ -54,7 +56,8 @@ export class Store {
     this.log = options.log ?? ((message) => console.log(message));
     this.fs = options.fs ?? nodeStorageFs;
     this.index = openIndex(this.paths.database, { migrationsFolder: options.migrationsFolder });
-    this.writer = new IndexWriter(this.index.$client);
+    this.proofs = new RecordProofs(home);
+    this.writer = new IndexWriter(this.index.$client, this.proofs);
   }
 
   async appendMetadata(conversationId: string, body: MetadataRecordBody): Promise<MetadataRecord> {

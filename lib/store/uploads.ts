@@ -1,12 +1,12 @@
 import fs from "node:fs";
 import path from "node:path";
 import { z } from "zod";
-import { AtriumError } from "../errors";
+import { AtriumError, storageError } from "../errors";
 import { assertId } from "./ids";
 import { syncDirectory } from "./storage-fs";
 import type { DataPaths } from "./paths";
 import type { AttachmentRef } from "./records";
-import { pathInside, safeFileName } from "./safe-path";
+import { byteLength, MAX_FILE_NAME_BYTES, pathInside, safeFileName } from "./safe-path";
 
 export const ATTACHMENT_BYTE_LIMIT = 20 * 1024 * 1024;
 const UNUSED_UPLOAD_MS = 24 * 60 * 60 * 1000;
@@ -51,15 +51,23 @@ export function saveUpload(paths: DataPaths, id: string, name: string, declaredT
   if (data.length > ATTACHMENT_BYTE_LIMIT) {
     throw new AtriumError("payload_too_large", `attachments are limited to ${ATTACHMENT_BYTE_LIMIT / 1024 / 1024} MiB (this one is ${data.length} bytes)`);
   }
-  const fileName = safeFileName(name);
+  // The name on disk is `<id>-<name>`: the cleaned name leaves room for the prefix within NAME_MAX.
+  const fileName = safeFileName(name, MAX_FILE_NAME_BYTES - byteLength(`${assertId(id, "attachment id")}-`));
   const mediaType = allowedMediaType(declaredType, fileName);
   if (!mediaType) {
     throw new AtriumError("unsupported_media_type", `${fileName}: only images (PNG, JPEG, GIF, WebP), text, PDF and JSON can be attached`);
   }
-  fs.mkdirSync(paths.uploads, { recursive: true });
-  fs.writeFileSync(path.join(paths.uploads, `${id}-${fileName}`), data, { mode: 0o600 });
   const attachment = { id, name: fileName, mediaType, bytes: data.length };
-  fs.writeFileSync(path.join(paths.uploads, `${id}.json`), JSON.stringify({ ...attachment, createdAt: now.toISOString() }));
+  const dataPath = pathInside(paths.uploads, `${id}-${fileName}`);
+  try {
+    fs.mkdirSync(paths.uploads, { recursive: true });
+    fs.writeFileSync(dataPath, data, { mode: 0o600 });
+    fs.writeFileSync(path.join(paths.uploads, `${id}.json`), JSON.stringify({ ...attachment, createdAt: now.toISOString() }));
+  } catch (error) {
+    // Without its sidecar an upload is never claimed nor cleaned up: it goes too.
+    fs.rmSync(dataPath, { force: true });
+    throw storageError(error, "the upload");
+  }
   return attachment;
 }
 

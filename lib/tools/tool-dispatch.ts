@@ -1,6 +1,7 @@
 import type { Item } from "../events/entities";
 import { artifactPreview, readArtifactPage, writeArtifact } from "../context/artifacts";
 import { forget, memoryFolder, remember } from "../context/memories";
+import { canonicalJson } from "../store/canonical-json";
 import { isId } from "../store/ids";
 import { listApprovals, listQuestions } from "../store/queries";
 import { askWithoutSandbox, resolveApprovalPolicy } from "./approval-policy";
@@ -73,7 +74,7 @@ export async function handleToolCall(runner: TurnHandle, item: Item): Promise<vo
   }
   if (policy === "ask") {
     const decision = await waitForApproval(runner, item);
-    if (decision === "aborted") return;
+    if (decision === "aborted" || decision === "refused") return;
     if (decision === "deny") {
       await actor.completeItem(session, item, { status: "denied", output: "The owner denied this tool call." });
       return;
@@ -130,10 +131,16 @@ async function readArtifact(runner: TurnHandle, item: Item): Promise<void> {
   await actor.completeItem(session, item, { status: "completed", output: header + found.text });
 }
 
-async function waitForApproval(runner: TurnHandle, item: Item): Promise<"approve" | "deny" | "aborted"> {
+/**
+ * Parks the turn until the owner decides. The call runs only the input the approval showed:
+ * a call whose own input differs is refused here (completed `denied`), never run.
+ */
+async function waitForApproval(runner: TurnHandle, item: Item): Promise<"approve" | "deny" | "aborted" | "refused"> {
   const { actor, session } = runner;
   const store = actor.context.store;
-  let approval = listApprovals(store.index, { conversationId: actor.id }).find((candidate) => candidate.itemId === item.id);
+  let approval = listApprovals(store.index, { conversationId: actor.id }).find(
+    (candidate) => candidate.itemId === item.id && candidate.turnId === runner.turn.id,
+  );
   if (!approval) {
     const approvalId = store.newId();
     await store.appendMetadata(actor.id, {
@@ -155,7 +162,15 @@ async function waitForApproval(runner: TurnHandle, item: Item): Promise<"approve
     if (runner.signal.aborted) return "aborted";
     approval = listApprovals(store.index, { conversationId: actor.id }).find((candidate) => candidate.id === approvalId)!;
   }
-  return approval.status === "approved" ? "approve" : "deny";
+  if (approval.status !== "approved") return "deny";
+  if (approval.toolName !== (item.toolName ?? "") || canonicalJson(approval.input) !== canonicalJson(item.input)) {
+    await actor.completeItem(session, item, {
+      status: "denied",
+      output: "Refused: this call's input is not the input the owner approved, so it was not run.",
+    });
+    return "refused";
+  }
+  return "approve";
 }
 
 async function askUser(runner: TurnHandle, item: Item): Promise<void> {

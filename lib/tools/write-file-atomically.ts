@@ -1,6 +1,8 @@
 import { randomBytes } from "node:crypto";
-import { promises as fs } from "node:fs";
+import { constants, promises as fs } from "node:fs";
 import path from "node:path";
+
+const EXCLUSIVE_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
 
 /**
  * Writes through a temporary file and a rename, so a reader or a crash never
@@ -17,8 +19,14 @@ export async function writeFileAtomically(filePath: string, content: string): Pr
     `.${path.basename(targetPath)}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`,
   );
   try {
-    await fs.writeFile(temporaryPath, content, { mode: existingMode ?? 0o666 });
-    if (existingMode !== undefined) await fs.chmod(temporaryPath, existingMode);
+    // Exclusive and not through a link: a name planted at the temporary path fails the write instead of redirecting it.
+    const handle = await fs.open(temporaryPath, EXCLUSIVE_FLAGS, existingMode ?? 0o666);
+    try {
+      await handle.writeFile(content);
+      if (existingMode !== undefined) await handle.chmod(existingMode);
+    } finally {
+      await handle.close();
+    }
     await fs.rename(temporaryPath, targetPath);
   } catch (error) {
     await fs.rm(temporaryPath, { force: true });

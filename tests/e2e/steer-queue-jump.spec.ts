@@ -65,3 +65,24 @@ test("a waiting message can be edited and withdrawn", async ({ app, api }) => {
   await conversation.expectIdle();
   await expect(conversation.userMessages.filter({ hasText: "drop me" })).toHaveCount(0);
 });
+
+test("a send past the waiting-message cap says so plainly and keeps the text for Edit", async ({ app, api }) => {
+  const created = await api.createConversation(`${unique("full")} [[tool:shell {"command":"echo hi"}]]`);
+  const conversation = await ConversationPage.open(app.page, created.id);
+  await expect(conversation.history.getByRole("group", { name: "Approval for shell" })).toBeVisible();
+  await api.queueMessages(created.id, 100);
+  await expect(conversation.waitingList.getByRole("listitem")).toHaveCount(100);
+
+  await conversation.send("one message too many", "Queue");
+  const unsent = app.page.getByRole("list", { name: "Messages not sent" });
+  await expect(unsent.getByRole("alert")).toHaveText(
+    "Not sent: This conversation already has 100 waiting messages, the most it can hold (100). Wait for one to start, or withdraw one, then send again.",
+  );
+  await expect(unsent).toContainText("one message too many");
+  await unsent.scrollIntoViewIfNeeded();
+  await app.page.screenshot({ path: test.info().outputPath("queue-full.png") });
+
+  await unsent.getByRole("button", { name: "Edit unsent message" }).click();
+  await expect(conversation.composer).toHaveValue("one message too many");
+  await expect(conversation.waitingList.getByRole("listitem")).toHaveCount(100);
+});

@@ -82,6 +82,7 @@ export async function writeCrashedTurn(home: string, options: CrashOptions): Pro
     model: options.model,
     effort: null,
     inputMessageIds: [messageId],
+    proof: store.proofs.turnStarted(conversationId, turnId, sessionId),
   });
   if (toolState === "started") {
     await store.appendSession(conversationId, sessionId, {
@@ -187,6 +188,7 @@ export async function writeCrashWhileStartingWaitingMessage(
     model: options.model,
     effort: null,
     inputMessageIds: [firstMessageId],
+    proof: store.proofs.turnStarted(conversationId, firstTurnId, sessionId),
   });
   await store.appendMetadata(conversationId, { type: "queue.added", messageId, sessionId, text: options.text, mode: "queue", origin: "owner" });
   await store.appendSession(conversationId, sessionId, {

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import path from "node:path";
 
-export const TEST_TOKEN = "test-token-0123456789";
+export const TEST_TOKEN = "test-token-0123456789-abcdefghijklmn";
 const PROJECT_ROOT = path.resolve(import.meta.dirname, "..", "..");
 
 export interface ServerProcess {

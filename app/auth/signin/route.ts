@@ -1,21 +1,26 @@
 import { readBodyLimited } from "@/lib/api/body";
 import { sessionCookie } from "@/lib/auth/session";
 import { tokensMatch } from "@/lib/auth/token";
-import { getAccessToken } from "@/lib/engine/runtime-registry";
+import { getAccessToken, getAuthContext, getSessionStore } from "@/lib/engine/runtime-registry";
 
 export const dynamic = "force-dynamic";
 
 const SIGN_IN_FORM_LIMIT = 16 * 1024;
 
-/** Trades the access token for the HttpOnly session cookie (DESIGN §10). Relative Location: the Host is the browser's. */
+/**
+ * Trades the access token for the HttpOnly session cookie (DESIGN §10): each sign-in starts
+ * its own server-side session. Relative Location: the Host is the browser's.
+ */
 function signIn(request: Request, token: string | null): Response {
   if (!tokensMatch(getAccessToken(), token)) {
     return new Response(null, { status: 303, headers: { location: "/signin?error=1", "cache-control": "no-store" } });
   }
-  const secure = new URL(request.url).protocol === "https:" || request.headers.get("x-forwarded-proto") === "https";
+  // X-Forwarded-Proto is anyone's to send: it counts only behind a configured proxy (trustProxy).
+  const secure = new URL(request.url).protocol === "https:" || (getAuthContext().trustProxy === true && request.headers.get("x-forwarded-proto") === "https");
+  const sessionId = getSessionStore().create(request.headers.get("user-agent"));
   return new Response(null, {
     status: 303,
-    headers: { location: "/", "set-cookie": sessionCookie(getAccessToken(), secure), "cache-control": "no-store" },
+    headers: { location: "/", "set-cookie": sessionCookie(sessionId, secure), "cache-control": "no-store" },
   });
 }
 

@@ -1,9 +1,14 @@
-import { clearedSessionCookie } from "@/lib/auth/session";
+import { clearedSessionCookie, sessionIdFrom } from "@/lib/auth/session";
+import { getSessionStore } from "@/lib/engine/runtime-registry";
 
 export const dynamic = "force-dynamic";
 
-/** Clears the session cookie; the page cleared the drafts from localStorage before posting. */
-export function POST(): Response {
+/**
+ * Ends the session on the server (a copied cookie is worthless after this) and clears the
+ * cookie; the page cleared the drafts from localStorage before posting.
+ */
+export function POST(request: Request): Response {
+  getSessionStore().delete(sessionIdFrom({ cookie: request.headers.get("cookie") }));
   return new Response(null, {
     status: 303,
     headers: { location: "/signin?signedOut=1", "set-cookie": clearedSessionCookie(), "cache-control": "no-store" },

@@ -39,6 +39,14 @@ export class AtriumApi {
     if (response.status() !== 202) throw new Error(`sending a message answered ${response.status()}: ${await response.text()}`);
   }
 
+  /** Sends `count` messages with mode queue (the conversation must be busy for them to wait). */
+  async queueMessages(id: string, count: number, prefix = "queued"): Promise<void> {
+    for (let index = 0; index < count; index += 1) {
+      const response = await this.request.post(`/api/conversations/${id}/messages`, { headers: this.headers(), data: { text: `${prefix} ${index}`, mode: "queue" } });
+      if (response.status() !== 202) throw new Error(`queueing a message answered ${response.status()}: ${await response.text()}`);
+    }
+  }
+
   /** Decides every approval of the conversation as it comes, until no turn is open. */
   async decideUntilIdle(id: string, decision: "approve" | "deny", timeoutMs = 30_000): Promise<void> {
     await waitUntil(

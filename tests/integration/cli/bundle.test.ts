@@ -35,7 +35,7 @@ describe("the bundled atrium (dist/)", () => {
     const home = makeTempHome("atrium-bundle-serve-");
     try {
       // Without NODE_ENV, as `npm start` runs it.
-      const env: Record<string, string | undefined> = { ...process.env, ATRIUM_HOME: home.home, ATRIUM_TOKEN: "bundle-token-0123456789", NEXT_TELEMETRY_DISABLED: "1" };
+      const env: Record<string, string | undefined> = { ...process.env, ATRIUM_HOME: home.home, ATRIUM_TOKEN: "bundle-token-0123456789-abcdefghijklmn", NEXT_TELEMETRY_DISABLED: "1" };
       delete env.NODE_ENV;
       const child = spawn(process.execPath, [BUNDLED, "serve", "--port", "0"], {
         cwd: REPO_ROOT,

@@ -7,6 +7,7 @@ import { reindex } from "@/lib/store/reindex";
 import type { Harness } from "../../support/runtime-harness";
 import { makeTempHome } from "../../support/temp-home";
 import { dumpIndex } from "../store/index-dump";
+import { RECORD_KEY_FILE } from "@/lib/store/record-proofs";
 
 export type FaultCase = { operation: "write" | "fdatasync"; code: "ENOSPC" | "EIO"; status: 507 | 503; errorCode: "storage_full" | "storage_error" };
 
@@ -79,6 +80,9 @@ export function expectReindexEqualsLive(harness: Harness): void {
   const copy = makeTempHome("atrium-reindex-");
   try {
     fs.cpSync(path.join(harness.home, "conversations"), path.join(copy.home, "conversations"), { recursive: true });
+    // A rebuild of this same data directory: its record key comes along, so its own decisions still verify.
+    const key = path.join(harness.home, RECORD_KEY_FILE);
+    if (fs.existsSync(key)) fs.copyFileSync(key, path.join(copy.home, RECORD_KEY_FILE));
     const report = reindex(copy.home, { log: () => {} });
     expect(report.skipped).toEqual([]);
     const client = new Database(path.join(copy.home, "metadata.db"));

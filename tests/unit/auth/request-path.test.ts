@@ -1,11 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { exposureWarning } from "@/lib/auth/exposure-warning";
 import { gate } from "@/lib/auth/gate";
-import { sessionValue } from "@/lib/auth/session";
 import { normalizeRequestPath } from "@/lib/auth/request-path";
 
 const TOKEN = "unit-token";
-const COOKIE = `atrium_session=${sessionValue(TOKEN)}`;
+const SESSION_ID = "a-live-session-id";
+const COOKIE = `atrium_session=${SESSION_ID}`;
+const AUTH = { token: TOKEN, sessions: { verify: (id: string) => id === SESSION_ID } };
 
 describe("normalizeRequestPath", () => {
   it.each([
@@ -33,7 +34,8 @@ describe("normalizeRequestPath", () => {
 });
 
 describe("gate", () => {
-  const request = (method: string, url: string, headers: Record<string, string> = {}) => gate({ method, url, headers: { host: "127.0.0.1:3000", ...headers } }, TOKEN);
+  const request = (method: string, url: string, headers: Record<string, string> = {}, trustProxy = false) =>
+    gate({ method, url, headers: { host: "127.0.0.1:3000", ...headers } }, { ...AUTH, trustProxy });
 
   it("lets the public paths through and nothing that merely starts like them", () => {
     for (const url of ["/signin", "/signin?token=x", "/auth/signin", "/_next/static/chunks/a.js", "/icon.svg", "/api/webhooks/github"]) {
@@ -51,9 +53,18 @@ describe("gate", () => {
     expect(request("DELETE", "/api/conversations/1", { cookie: COOKIE, "sec-fetch-site": "same-site", origin: "http://127.0.0.1:3000" })).toMatchObject({ status: 403 });
     expect(request("POST", "/api/conversations", { cookie: COOKIE, origin: "http://127.0.0.1:3000" }).kind).toBe("pass");
     expect(request("PATCH", "/api/conversations/1", { cookie: COOKIE, "sec-fetch-site": "same-origin" }).kind).toBe("pass");
-    expect(request("POST", "/api/conversations", { cookie: COOKIE, origin: "https://atrium.example", "x-forwarded-host": "atrium.example", "x-forwarded-proto": "https" }).kind).toBe("pass");
+    const forwarded = { cookie: COOKIE, origin: "https://atrium.example", "x-forwarded-host": "atrium.example", "x-forwarded-proto": "https" };
+    expect(request("POST", "/api/conversations", forwarded, true).kind).toBe("pass");
+    // Without trustProxy anyone could send X-Forwarded-Host to match their own Origin.
+    expect(request("POST", "/api/conversations", forwarded)).toMatchObject({ status: 403 });
+    expect(request("POST", "/api/conversations", { cookie: COOKIE, origin: "http://evil.test", "x-forwarded-host": "evil.test" })).toMatchObject({ status: 403 });
     expect(request("POST", "/api/conversations", { authorization: `Bearer ${TOKEN}`, origin: "http://evil.example" }).kind).toBe("pass");
     expect(request("GET", "/api/conversations", { cookie: COOKIE, origin: "http://127.0.0.1:8080" }).kind).toBe("pass");
+  });
+
+  it("a cookie that names no live session is no credential", () => {
+    expect(request("GET", "/api/conversations", { cookie: "atrium_session=ended-session" })).toMatchObject({ status: 401 });
+    expect(request("GET", "/api/conversations", { cookie: COOKIE }).kind).toBe("pass");
   });
 });
 

@@ -36,6 +36,7 @@ describe("parseConfig", () => {
       skillCatalogTokens: 1500,
       toolSchemaTokens: 8000,
       mcpServers: {},
+      trustProxy: false,
     });
   });
 

@@ -1,0 +1,145 @@
+import crypto from "node:crypto";
+import fs from "node:fs";
+import path from "node:path";
+
+/** How often a session's lastSeenAt may be written: a busy page does not rewrite the file every request. */
+export const LAST_SEEN_WRITE_INTERVAL_MS = 60_000;
+const BROWSER_LIMIT = 200;
+
+interface StoredSession {
+  hash: string;
+  createdAt: string;
+  lastSeenAt: string;
+  browser: string;
+}
+
+export interface SessionView {
+  /** The first 16 hex characters of the hash: enough to tell sessions apart, useless as a credential. */
+  id: string;
+  browser: string;
+  createdAt: string;
+  lastSeenAt: string;
+  current: boolean;
+}
+
+/** What the gate needs: is this cookie value a live session? */
+export interface SessionLookup {
+  verify(sessionId: string): boolean;
+}
+
+function hashOf(sessionId: string): string {
+  return crypto.createHash("sha256").update(sessionId).digest("hex");
+}
+
+/**
+ * Browser sign-in sessions (DESIGN §10, issue 21 finding 5). Each sign-in gets a random
+ * 32-byte id; only its SHA-256 is kept, in `$ATRIUM_HOME/sessions.json` (mode 0600,
+ * written by temp + rename). The file is read once at start and kept in memory.
+ */
+export class SessionStore implements SessionLookup {
+  private readonly sessions = new Map<string, StoredSession>();
+  private readonly lastWritten = new Map<string, number>();
+
+  constructor(
+    private readonly filePath: string,
+    private readonly now: () => number = Date.now,
+  ) {
+    this.load();
+  }
+
+  /** Starts a session; the returned id goes in the cookie and is never stored. */
+  create(browser: string | null | undefined): string {
+    const sessionId = crypto.randomBytes(32).toString("base64url");
+    const at = new Date(this.now()).toISOString();
+    const hash = hashOf(sessionId);
+    this.sessions.set(hash, { hash, createdAt: at, lastSeenAt: at, browser: (browser ?? "").slice(0, BROWSER_LIMIT) });
+    this.lastWritten.set(hash, this.now());
+    this.save();
+    return sessionId;
+  }
+
+  verify(sessionId: string): boolean {
+    if (!sessionId) return false;
+    const hash = hashOf(sessionId);
+    const session = this.sessions.get(hash);
+    if (!session) return false;
+    const now = this.now();
+    session.lastSeenAt = new Date(now).toISOString();
+    if (now - (this.lastWritten.get(hash) ?? 0) >= LAST_SEEN_WRITE_INTERVAL_MS) {
+      this.lastWritten.set(hash, now);
+      this.save();
+    }
+    return true;
+  }
+
+  /** Sign-out: the session ends on the server, so a copy of the cookie is worthless. */
+  delete(sessionId: string | null | undefined): void {
+    if (!sessionId) return;
+    const hash = hashOf(sessionId);
+    if (this.sessions.delete(hash)) {
+      this.lastWritten.delete(hash);
+      this.save();
+    }
+  }
+
+  /** "Sign out everywhere". */
+  deleteAll(): void {
+    this.sessions.clear();
+    this.lastWritten.clear();
+    this.save();
+  }
+
+  list(currentSessionId: string | null | undefined): SessionView[] {
+    const current = currentSessionId ? hashOf(currentSessionId) : null;
+    return [...this.sessions.values()]
+      .sort((a, b) => b.lastSeenAt.localeCompare(a.lastSeenAt))
+      .map((session) => ({
+        id: session.hash.slice(0, 16),
+        browser: session.browser,
+        createdAt: session.createdAt,
+        lastSeenAt: session.lastSeenAt,
+        current: session.hash === current,
+      }));
+  }
+
+  private load(): void {
+    let text: string;
+    try {
+      text = fs.readFileSync(this.filePath, "utf8");
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "ENOENT") return;
+      throw error;
+    }
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      // A damaged file signs everyone out rather than stopping the server.
+      return;
+    }
+    const list = (parsed as { sessions?: unknown }).sessions;
+    if (!Array.isArray(list)) return;
+    for (const entry of list as Array<Partial<StoredSession>>) {
+      if (typeof entry?.hash !== "string" || !/^[0-9a-f]{64}$/.test(entry.hash)) continue;
+      const createdAt = typeof entry.createdAt === "string" ? entry.createdAt : new Date(this.now()).toISOString();
+      this.sessions.set(entry.hash, {
+        hash: entry.hash,
+        createdAt,
+        lastSeenAt: typeof entry.lastSeenAt === "string" ? entry.lastSeenAt : createdAt,
+        browser: typeof entry.browser === "string" ? entry.browser.slice(0, BROWSER_LIMIT) : "",
+      });
+    }
+  }
+
+  private save(): void {
+    const body = `${JSON.stringify({ version: 1, sessions: [...this.sessions.values()] }, null, 2)}\n`;
+    const temp = path.join(path.dirname(this.filePath), `.${path.basename(this.filePath)}.${process.pid}.${crypto.randomBytes(6).toString("hex")}.tmp`);
+    fs.writeFileSync(temp, body, { mode: 0o600, flag: "wx" });
+    try {
+      fs.renameSync(temp, this.filePath);
+    } catch (error) {
+      fs.rmSync(temp, { force: true });
+      throw error;
+    }
+  }
+}
