@@ -5,6 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bundle } from "../../../bin/bundle.mjs";
 import { makeTempHome } from "../../support/temp-home";
 import { waitUntil } from "../../support/wait-until";
+
+const BUNDLE_TOKEN = "bundle-token-0123456789-abcdefghijklmn";
 import { runAtrium } from "./run-atrium";
 
 const REPO_ROOT = path.resolve(import.meta.dirname, "../../..");
@@ -35,7 +37,7 @@ describe("the bundled atrium (dist/)", () => {
     const home = makeTempHome("atrium-bundle-serve-");
     try {
       // Without NODE_ENV, as `npm start` runs it.
-      const env: Record<string, string | undefined> = { ...process.env, ATRIUM_HOME: home.home, ATRIUM_TOKEN: "bundle-token-0123456789-abcdefghijklmn", NEXT_TELEMETRY_DISABLED: "1" };
+      const env: Record<string, string | undefined> = { ...process.env, ATRIUM_HOME: home.home, ATRIUM_TOKEN: BUNDLE_TOKEN, NEXT_TELEMETRY_DISABLED: "1" };
       delete env.NODE_ENV;
       const child = spawn(process.execPath, [BUNDLED, "serve", "--port", "0"], {
         cwd: REPO_ROOT,
@@ -53,7 +55,7 @@ describe("the bundled atrium (dist/)", () => {
         });
         void exited.then((code) => reject(new Error(`exited with ${code}:\n${output}`)));
       });
-      const headers = { authorization: "Bearer bundle-token-0123456789" };
+      const headers = { authorization: `Bearer ${BUNDLE_TOKEN}` };
       const conversations = await fetch(`${url}/api/conversations`, { headers });
       expect(conversations.status).toBe(200);
       expect(await conversations.json()).toMatchObject({ conversations: [] });
