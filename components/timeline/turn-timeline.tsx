@@ -6,6 +6,7 @@ import type { TimelineEntry, Turn } from "@/lib/events/entities";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { Dialog, DialogContent, DialogDescription, DialogHeader, DialogTitle, DialogTrigger } from "@/components/ui/dialog";
+import { SandboxLabel } from "@/components/shared/sandbox-label";
 import { apiFetch, errorMessage } from "@/components/shared/api-client";
 
 const KIND_LABEL: Record<TimelineEntry["kind"], string> = {
@@ -96,6 +97,7 @@ export function TimelineList({ entries, startedAt }: { entries: TimelineEntry[];
             <div className="flex flex-wrap items-center gap-2">
               <span className="font-medium">{KIND_LABEL[entry.kind] ?? entry.kind}</span>
               {entry.name && <code className="rounded bg-muted px-1 text-xs">{entry.name}</code>}
+              <SandboxLabel sandbox={entry.sandbox} />
               <Badge variant={statusVariant(entry.status)} className="h-auto max-w-full text-xs break-words whitespace-normal">
                 {entry.status}
               </Badge>

@@ -90,6 +90,7 @@ export interface ItemCompletion {
   text?: string;
   output?: string;
   exitCode?: number | null;
+  sandbox?: Item["sandbox"];
   artifactId?: string;
   providerMetadata?: Record<string, unknown>;
 }

@@ -46,6 +46,7 @@ export function buildTimeline(store: Store, turn: Turn): TimelineEntry[] {
       if (entry) {
         entry.endedAt = record.at;
         entry.status = record.status;
+        if (record.sandbox) entry.sandbox = record.sandbox;
       } else if (current.modelCall && modelItems.has(record.itemId)) {
         current.modelCall.endedAt = record.at;
         if (record.status === "failed") current.modelCall.status = "failed";

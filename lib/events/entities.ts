@@ -76,6 +76,8 @@ export const itemSchema = z.object({
   input: z.unknown().optional(),
   output: z.string().optional(),
   exitCode: z.number().int().nullable().optional(),
+  /** How a tool process ran: confined by "bwrap" or "sandbox-exec", or not ("off", "unavailable"). */
+  sandbox: z.enum(["bwrap", "sandbox-exec", "off", "unavailable"]).optional(),
   artifactId: z.string().optional(),
   origin: z.string().optional(),
   fromSessionId: z.string().optional(),
@@ -167,6 +169,13 @@ export const toolsOverviewSchema = z.object({
       approval: z.enum(["auto", "ask", "deny"]),
     }),
   ),
+  sandbox: z.object({
+    mode: z.enum(["workspace-write", "read-only", "off"]),
+    network: z.boolean(),
+    writable: z.array(z.string()),
+    backend: z.enum(["bwrap", "sandbox-exec"]).nullable(),
+    active: z.boolean(),
+  }),
 });
 export type ToolsOverview = z.infer<typeof toolsOverviewSchema>;
 
@@ -188,6 +197,8 @@ export const timelineEntrySchema = z.object({
   status: z.string(),
   name: z.string().optional(),
   itemId: z.string().optional(),
+  /** Tool calls: how the tool process ran (Item.sandbox), once it ended. */
+  sandbox: z.enum(["bwrap", "sandbox-exec", "off", "unavailable"]).optional(),
 });
 export type TimelineEntry = z.infer<typeof timelineEntrySchema>;
 

@@ -305,6 +305,7 @@ export class IndexWriter {
           text: record.text ?? null,
           output: record.output ?? null,
           exitCode: record.exitCode ?? null,
+          sandbox: record.sandbox ?? null,
           artifactId: record.artifactId ?? null,
           providerMetadata: record.providerMetadata ? JSON.stringify(record.providerMetadata) : null,
         });

@@ -135,6 +135,7 @@ export function toItem(row: ItemRow): Item {
   if (row.input !== null) item.input = JSON.parse(row.input);
   if (row.output !== null) item.output = row.output;
   if (row.exitCode !== null) item.exitCode = row.exitCode;
+  if (row.sandbox !== null) item.sandbox = row.sandbox as Item["sandbox"];
   if (row.artifactId !== null) item.artifactId = row.artifactId;
   if (row.origin !== null) item.origin = row.origin;
   if (row.fromSessionId !== null) item.fromSessionId = row.fromSessionId;

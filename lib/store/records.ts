@@ -274,6 +274,7 @@ export const sessionRecordSchema = z.discriminatedUnion("type", [
     text: z.string().optional(),
     output: z.string().optional(),
     exitCode: z.number().int().nullable().optional(),
+    sandbox: z.enum(["bwrap", "sandbox-exec", "off", "unavailable"]).optional(),
     artifactId: idSchema.optional(),
     providerMetadata: z.record(z.string(), z.unknown()).optional(),
   }),

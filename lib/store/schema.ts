@@ -87,6 +87,7 @@ export const items = sqliteTable(
     input: text("input"),
     output: text("output"),
     exitCode: integer("exit_code"),
+    sandbox: text("sandbox"),
     artifactId: text("artifact_id"),
     origin: text("origin"),
     fromSessionId: text("from_session_id"),

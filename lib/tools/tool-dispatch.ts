@@ -99,6 +99,7 @@ export async function handleToolCall(runner: TurnHandle, item: Item): Promise<vo
       status: result.status,
       output: artifactPreview(result.output, artifactId),
       exitCode: result.exitCode ?? null,
+      ...(result.sandbox ? { sandbox: result.sandbox } : {}),
       artifactId,
     });
     return;
@@ -107,6 +108,7 @@ export async function handleToolCall(runner: TurnHandle, item: Item): Promise<vo
     status: result.status,
     output: result.output,
     exitCode: result.exitCode ?? null,
+    ...(result.sandbox ? { sandbox: result.sandbox } : {}),
   });
 }
 
