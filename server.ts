@@ -4,6 +4,7 @@ import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { HEALTH_PATH, healthBody } from "./lib/api/health";
 import { exposureWarning } from "./lib/auth/exposure-warning";
+import { sandboxStatus, sandboxWarning } from "./lib/sandbox/sandbox-status";
 import { gate } from "./lib/auth/gate";
 import { SessionStore } from "./lib/auth/session-store";
 import { assertTokenStrength, loadOrCreateToken } from "./lib/auth/token";
@@ -136,6 +137,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     const signInUrl = `${url}/signin?token=${encodeURIComponent(token)}`;
     const warning = exposureWarning(options.host);
     if (warning) log(warning);
+    const noSandbox = sandboxWarning(sandboxStatus(config.sandbox));
+    if (noSandbox) log(noSandbox);
     log(`Atrium is running at ${url}`);
     log(`Sign in: ${signInUrl}`);
     const close = () => {

@@ -3,6 +3,7 @@ import { Badge } from "@/components/ui/badge";
 import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from "@/components/ui/table";
 import { PageHeader } from "@/components/sidebar/page-header";
 import { RefreshButton } from "./refresh-button";
+import { SandboxSection } from "./sandbox-section";
 import { SettingsNav } from "./settings-nav";
 
 type Server = ToolsOverview["mcpServers"][number];
@@ -79,6 +80,7 @@ export function ToolsSettings({ overview, defaultCwd }: { overview: ToolsOvervie
       <SettingsNav />
       <main className="min-h-0 flex-1 overflow-y-auto">
         <div className="mx-auto grid max-w-4xl gap-8 p-4 md:p-6">
+          <SandboxSection sandbox={overview.sandbox} />
           <Section title="MCP servers" description="Started with Atrium; a failing server is retried with backoff.">
             <ServersTable servers={overview.mcpServers} />
           </Section>

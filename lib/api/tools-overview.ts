@@ -1,5 +1,6 @@
 import type { Runtime } from "../engine/runtime";
 import type { ToolsOverview } from "../events/entities";
+import { sandboxStatus } from "../sandbox/sandbox-status";
 import { resolveApprovalPolicy } from "../tools/approval-policy";
 
 /** GET /api/tools: what the default agent is offered, with the approval each tool gets from the config. */
@@ -24,5 +25,6 @@ export function toolsOverview(runtime: Runtime, cwd: string): ToolsOverview {
       // The policy a tool of this server gets unless a per-tool entry says otherwise.
       approval: resolveApprovalPolicy(`mcp__${server.name}__*`, undefined, approvals),
     })),
+    sandbox: { ...sandboxStatus(runtime.config.sandbox), writable: [...runtime.config.sandbox.writable] },
   };
 }

@@ -1,6 +1,6 @@
 import { existsSync } from "node:fs";
 import { isWithin, realPathOf } from "./real-paths";
-import { SandboxError, type SandboxPolicy } from "./sandbox-policy";
+import { homeSkills, SandboxError, type SandboxPolicy } from "./sandbox-policy";
 
 /**
  * bwrap's arguments for one command (DESIGN §5). Mounts apply in order, so: the read-only
@@ -13,6 +13,7 @@ import { SandboxError, type SandboxPolicy } from "./sandbox-policy";
 export function bwrapArguments(policy: SandboxPolicy, cwd: string, command: readonly string[]): string[] {
   const home = realPathOf(policy.home);
   const workingDirectory = realPathOf(cwd);
+  const skills = realPathOf(homeSkills(policy.home));
   if (workingDirectory === home) {
     throw new SandboxError(`the working directory ${cwd} is Atrium's data directory, which tools may not see`);
   }
@@ -35,6 +36,7 @@ export function bwrapArguments(policy: SandboxPolicy, cwd: string, command: read
     "--tmpfs", "/tmp",
     ...outside.flatMap(bindArguments),
     "--tmpfs", home,
+    ...(existsSync(skills) ? ["--ro-bind", skills, skills] : []),
     ...inside.flatMap(bindArguments),
     "--unshare-pid",
     ...(policy.network ? [] : ["--unshare-net"]),

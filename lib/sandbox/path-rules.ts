@@ -1,6 +1,6 @@
 import path from "node:path";
 import { isWithin, realPathOf } from "./real-paths";
-import { SandboxError, type SandboxPolicy } from "./sandbox-policy";
+import { homeSkills, SandboxError, type SandboxPolicy } from "./sandbox-policy";
 
 export type PathAccess = "read" | "write";
 
@@ -9,13 +9,16 @@ export type PathAccess = "read" | "write";
  * included): nothing inside $ATRIUM_HOME in any mode, except the cwd itself when it lies
  * there; reads anywhere else (bwrap's root is readable too); writes only inside the cwd or
  * a `sandbox.writable` path in workspace-write, nowhere in read-only, anywhere when off.
- * Returns the resolved path, which is what the tool must then open.
+ * The home's skills folder is the one part of it a tool may read: a loaded skill names files
+ * beside its SKILL.md for the agent to read (DESIGN §4). Returns the resolved path, which is
+ * what the tool must then open.
  */
 export function checkToolPath(policy: SandboxPolicy, cwd: string, requestedPath: string, access: PathAccess): string {
   const resolved = realPathOf(path.resolve(cwd, requestedPath));
   const workingDirectory = realPathOf(cwd);
   const home = realPathOf(policy.home);
   const inCwd = isWithin(resolved, workingDirectory) && workingDirectory !== home;
+  if (access === "read" && isWithin(resolved, realPathOf(homeSkills(policy.home)))) return resolved;
   if (isWithin(resolved, home) && !inCwd) {
     throw new SandboxError(`${requestedPath} is inside Atrium's data directory, which tools may not read or write`);
   }

@@ -1,3 +1,4 @@
+import path from "node:path";
 import { z } from "zod";
 
 export const sandboxModeSchema = z.enum(["workspace-write", "read-only", "off"]);
@@ -31,4 +32,9 @@ export function sandboxBackend(sandbox: ToolSandbox): SandboxBackend {
 
 export class SandboxError extends Error {
   readonly code = "sandbox_refused";
+}
+
+/** `$ATRIUM_HOME/skills`: readable by tools (a skill's files are meant for the agent), never writable. */
+export function homeSkills(home: string): string {
+  return path.join(home, "skills");
 }

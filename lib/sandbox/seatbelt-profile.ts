@@ -1,4 +1,4 @@
-import type { SandboxPolicy } from "./sandbox-policy";
+import { homeSkills, type SandboxPolicy } from "./sandbox-policy";
 
 /**
  * A sandbox-exec (Seatbelt) profile with the rules bwrap applies on Linux. Later rules win
@@ -21,6 +21,7 @@ export function seatbeltProfile(policy: SandboxPolicy, cwd: string): string {
     "(allow file-read*)",
     `(allow file-write* ${[...writable.map(subpath), subpath("/private/tmp"), subpath("/private/var/folders"), '(literal "/dev/null")'].join(" ")})`,
     `(deny file-read* file-write* ${subpath(policy.home)})`,
+    `(allow file-read* ${subpath(homeSkills(policy.home))})`,
   ];
   if (cwd.startsWith(`${policy.home}/`)) {
     lines.push(`(allow file-read* ${subpath(cwd)})`);

@@ -71,6 +71,15 @@ describe("bwrap arguments", () => {
     expect(bound).toBeGreaterThan(hidden);
     expect(() => bwrapArguments(policy(home), home, ["true"])).toThrow(/data directory/);
   });
+
+  it("show the home's skills folder read-only over the hidden data directory", () => {
+    const { home, project } = layout();
+    const skills = path.join(home, "skills");
+    fs.mkdirSync(skills);
+    const groups = mounts(bwrapArguments(policy(home), project, ["true"]));
+    const hidden = groups.findIndex((group) => group[0] === "--tmpfs" && group[1] === home);
+    expect(groups.findIndex((group) => group.join(" ") === `--ro-bind ${skills} ${skills}`)).toBe(hidden + 1);
+  });
 });
 
 describe("sandbox-exec profile", () => {
