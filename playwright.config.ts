@@ -10,8 +10,8 @@ import { E2E_PORT, E2E_TOKEN } from "./tests/e2e/support/environment";
  */
 if (!process.env.ATRIUM_E2E_HOME) {
   const home = fs.mkdtempSync(path.join(os.tmpdir(), "atrium-e2e-"));
-  const notes = path.join(home, "mcp-notes");
-  fs.mkdirSync(notes);
+  // Outside the data directory: the files server runs sandboxed, and $ATRIUM_HOME is hidden from it.
+  const notes = fs.mkdtempSync(path.join(os.tmpdir(), "atrium-e2e-notes-"));
   fs.writeFileSync(
     path.join(home, "config.json"),
     JSON.stringify({
@@ -19,7 +19,7 @@ if (!process.env.ATRIUM_E2E_HOME) {
       retry: { baseDelayMs: 2000, maxDelayMs: 4000, maxRetries: 2 },
       // Settings → Tools shows one connected MCP server (the real server-filesystem) and one that fails to start.
       mcpServers: {
-        files: { command: process.execPath, args: [path.resolve("node_modules/@modelcontextprotocol/server-filesystem/dist/index.js"), notes] },
+        files: { command: process.execPath, args: [path.resolve("node_modules/@modelcontextprotocol/server-filesystem/dist/index.js"), notes], sandbox: { writable: [notes] } },
         broken: { command: process.execPath, args: ["-e", "console.error('broken on purpose'); process.exit(1)"] },
       },
     }),

@@ -17,6 +17,8 @@ test("approving a shell command runs it and shows its output", async ({ app, api
   const card = conversation.history.getByRole("button", { name: "shell: echo hi" });
   if ((await card.getAttribute("aria-expanded")) !== "true") await card.click();
   await expect(conversation.history.getByLabel("shell output")).toHaveText(/hi/);
+  // The e2e server runs with the default sandbox (bwrap): the card says the command was confined.
+  await expect(conversation.history.locator('[data-item-kind="tool_call"] [data-sandbox="bwrap"]')).toHaveText("sandboxed");
 });
 
 test("denying a shell command tells the model and marks the call denied", async ({ app, api }) => {

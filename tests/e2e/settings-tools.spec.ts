@@ -17,6 +17,9 @@ test("Settings → Tools shows a connected and a failed MCP server, the built-in
   await app.page.getByRole("link", { name: "Settings" }).click();
   await app.page.getByRole("navigation", { name: "Settings sections" }).getByRole("link", { name: "Tools" }).click();
   await expect(app.page).toHaveURL(/\/settings\/tools$/);
+  const sandbox = app.page.getByRole("definition").filter({ hasText: /^sandboxed$/ });
+  await expect(sandbox).toBeVisible();
+  await expect(app.page.getByText("bubblewrap (bwrap) found")).toBeVisible();
   const servers = app.page.getByRole("table", { name: "MCP servers" });
   const files = servers.getByRole("row").filter({ hasText: "files" });
   await expect(files).toContainText("connected");
@@ -47,6 +50,7 @@ test("GET /api/tools answers the DESIGN shape", async ({ request }) => {
   expect(body.tools).toEqual(expect.arrayContaining([expect.objectContaining({ name: "shell", source: "builtin", approval: "ask" })]));
   expect(body.tools).toEqual(expect.arrayContaining([expect.objectContaining({ name: "mcp__files__list_directory", source: "mcp", server: "files", approval: "ask" })]));
   expect(Array.isArray(body.skills)).toBe(true);
+  expect(body.sandbox).toEqual({ mode: "workspace-write", network: false, writable: [], backend: "bwrap", active: true });
   const bad = await request.get("/api/tools?cwd=relative/path", { headers: { authorization: `Bearer ${E2E_TOKEN}` } });
   expect(bad.status()).toBe(400);
   expect((await bad.json()).error.code).toBe("bad_request");

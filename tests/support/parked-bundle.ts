@@ -20,7 +20,7 @@ export interface ParkedConversation {
 /** A real conversation parked on a shell approval whose command touches `marker`, in its own data directory. */
 export async function parkOnShellApproval(marker: string, command = `touch ${marker} && echo benign`): Promise<ParkedConversation> {
   const temp = makeTempHome("atrium-source-");
-  const harness = await startHarness({}, temp.home);
+  const harness = await startHarness(markerWritable(marker), temp.home);
   try {
     const created = await harness.runtime.createConversation({ text: `[[tool:shell ${JSON.stringify({ command })}]]` });
     const conversationId = created.conversation.id;
@@ -71,4 +71,12 @@ export async function craftBundle(parked: ParkedConversation, outDir: string, ta
   const crafted = path.join(outDir, "crafted.tar.gz");
   await tar.c({ gzip: true, cwd: unpacked, file: crafted }, [parked.conversationId]);
   return crafted;
+}
+
+/**
+ * Config that lets the parked command write its marker (outside the conversation's cwd): the
+ * tests show that nothing *authorized* it to run, so the sandbox must not be what stops it.
+ */
+export function markerWritable(marker: string): Record<string, unknown> {
+  return { sandbox: { writable: [path.dirname(marker)] } };
 }

@@ -154,6 +154,8 @@ export class ConversationPage {
   }
 
   async openMenu(): Promise<Locator> {
+    // A click while the previous menu is still closing lands on its way out and opens nothing.
+    await expect(this.page.getByRole("menu")).toHaveCount(0);
     await this.page.getByRole("button", { name: "Conversation actions" }).click();
     const menu = this.page.getByRole("menu");
     await expect(menu).toBeVisible();

@@ -12,7 +12,7 @@ afterEach(async () => harness?.close());
 describe("artifacts", () => {
   it("stores a 1 MB tool output once, keeps the JSONL small, pages it back exactly, and travels with export", async () => {
     harness = await startHarness({ approvals: { shell: "auto" } });
-    const big = path.join(harness.home, "big.txt");
+    const big = path.join(harness.cwd, "big.txt");
     const lines = Array.from({ length: 20000 }, (_, index) => `line ${index} ${"abcdefghij".repeat(4)}`);
     fs.writeFileSync(big, `${lines.join("\n")}\n`);
     const expected = fs.readFileSync(big, "utf8");

@@ -23,7 +23,7 @@ async function send(conversationId: string, text: string) {
 describe("automatic compaction", () => {
   it("compacts at the threshold, keeps summaries cumulative, and re-adds AGENTS.md", async () => {
     harness = await startHarness(SMALL);
-    fs.writeFileSync(path.join(harness.home, "AGENTS.md"), "Project rule: always answer kindly.\n");
+    fs.writeFileSync(path.join(harness.cwd, "AGENTS.md"), "Project rule: always answer kindly.\n");
     const created = await harness.runtime.createConversation({ text: "first message about apples [[stream:400]]" });
     const id = created.conversation.id;
     await harness.turnEnded(id, created.turn.id);
@@ -64,7 +64,7 @@ describe("automatic compaction", () => {
       models: [{ id: "fake", provider: "openai-compatible", baseURL: fake.url, model: "fake-model", contextWindow: 4000, maxOutputTokens: 300 }],
       defaultModel: "fake",
     });
-    fs.writeFileSync(path.join(harness.home, "AGENTS.md"), "Project rule: always answer kindly.\n");
+    fs.writeFileSync(path.join(harness.cwd, "AGENTS.md"), "Project rule: always answer kindly.\n");
     fake.enqueue(
       { type: "text", text: "ok fine", usage: { promptTokens: 1500, completionTokens: 3 } },
       { type: "text", text: "ok again", usage: { promptTokens: 3100, completionTokens: 3 } },

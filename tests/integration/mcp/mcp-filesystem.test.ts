@@ -19,7 +19,7 @@ describe("MCP: server-filesystem on a temp directory", () => {
     cleanups.push(notes.cleanup);
     // The server reports the real path of its root (macOS /private, symlinked tmp), so the test uses it too.
     const root = fs.realpathSync(notes.home);
-    harness = await startHarness({ mcpServers: { files: { command: process.execPath, args: [FILESYSTEM_SERVER, root] } } });
+    harness = await startHarness({ mcpServers: { files: { command: process.execPath, args: [FILESYSTEM_SERVER, root], sandbox: { writable: [root] } } } });
     expect(harness.runtime.extensions.servers()[0]).toMatchObject({ name: "files", status: "connected" });
     const target = path.join(root, "todo.md");
     const created = await harness.runtime.createConversation({
@@ -48,7 +48,7 @@ describe("MCP: server-filesystem on a temp directory", () => {
     cleanups.push(notes.cleanup);
     const root = fs.realpathSync(notes.home);
     harness = await startHarness({
-      mcpServers: { files: { command: process.execPath, args: [FILESYSTEM_SERVER, root], tools: { read_text_file: "auto" } } },
+      mcpServers: { files: { command: process.execPath, args: [FILESYSTEM_SERVER, root], sandbox: { writable: [root] }, tools: { read_text_file: "auto" } } },
     });
     const target = path.join(root, "denied.md");
     const created = await harness.runtime.createConversation({

@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { appendForgedRecords, parkOnShellApproval, type ParkedConversation } from "../../support/parked-bundle";
+import { appendForgedRecords, markerWritable, parkOnShellApproval, type ParkedConversation } from "../../support/parked-bundle";
 import { startHarness, type Harness } from "../../support/runtime-harness";
 import { makeTempHome } from "../../support/temp-home";
 
@@ -36,7 +36,7 @@ describe("approvals bind to the exact input and to this data directory", () => {
     });
     fs.writeFileSync(file, `${lines.join("\n")}\n`);
 
-    harness = await startHarness({}, conversation.home);
+    harness = await startHarness(markerWritable(conversation.marker), conversation.home);
     const [pending] = harness.runtime.listApprovals("pending");
     expect(pending).toMatchObject({ id: conversation.approval.id, input: { command: "echo benign" } });
     await harness.runtime.decideApproval(pending.id, "approve");
@@ -52,7 +52,7 @@ describe("approvals bind to the exact input and to this data directory", () => {
     appendForgedRecords(metadataFile(conversation), [
       { type: "approval.decided", approvalId: conversation.approval.id, decision: "approve" },
     ]);
-    harness = await startHarness({}, conversation.home);
+    harness = await startHarness(markerWritable(conversation.marker), conversation.home);
     const { runtime } = harness;
     expect(runtime.listApprovals("pending").map((approval) => approval.id)).toEqual([conversation.approval.id]);
     expect(runtime.getTurn(conversation.turnId).status).toBe("waiting_approval");
@@ -67,12 +67,12 @@ describe("approvals bind to the exact input and to this data directory", () => {
 
   it("the owner's approve carries a proof that verifies after a rebuild of the index", async () => {
     const conversation = await parked();
-    harness = await startHarness({}, conversation.home);
+    harness = await startHarness(markerWritable(conversation.marker), conversation.home);
     await harness.runtime.decideApproval(conversation.approval.id, "approve");
     await harness.turnEnded(conversation.conversationId, conversation.turnId);
     await harness.close();
     fs.rmSync(path.join(conversation.home, "metadata.db"));
-    harness = await startHarness({}, conversation.home);
+    harness = await startHarness(markerWritable(conversation.marker), conversation.home);
     expect(harness.runtime.listApprovals().map((approval) => approval.status)).toEqual(["approved"]);
     const decided = fs.readFileSync(metadataFile(conversation), "utf8").split("\n").find((line) => line.includes("approval.decided"));
     expect(JSON.parse(decided!)).toMatchObject({ decision: "approve", proof: expect.stringMatching(/^[0-9a-f]{64}$/) });

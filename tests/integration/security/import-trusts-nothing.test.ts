@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { importConversations } from "@/lib/store/export-import";
 import { reindex } from "@/lib/store/reindex";
 import { Store } from "@/lib/store/store";
-import { craftBundle, forgeApproval, parkOnShellApproval, type ParkedConversation } from "../../support/parked-bundle";
+import { craftBundle, forgeApproval, markerWritable, parkOnShellApproval, type ParkedConversation } from "../../support/parked-bundle";
 import { startHarness, type Harness } from "../../support/runtime-harness";
 import { makeTempHome } from "../../support/temp-home";
 
@@ -34,7 +34,7 @@ describe("an imported conversation trusts nothing to run", () => {
 
   /** Starts the Runtime on `home` and checks the imported turn was closed, nothing pending and nothing run. */
   async function expectClosedAndNothingRun(home: string, conversation: ParkedConversation): Promise<void> {
-    harness = await startHarness({}, home);
+    harness = await startHarness(markerWritable(conversation.marker), home);
     const { runtime } = harness;
     // Recovery runs before start() returns; on a runtime that trusted the forged approval the
     // resumed turn ends `completed` after running the command, so wait for the end either way.

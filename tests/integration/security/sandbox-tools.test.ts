@@ -46,6 +46,19 @@ const shell = (command: string) => runTool("shell", { command });
 describe.each<Mode>(["workspace-write", "off"])("sandbox.mode %s", (mode) => {
   const sandboxed = mode !== "off";
 
+  it(`a shell call records how it ran (${sandboxed ? "bwrap" : "off"}), kept by the index and shown by the timeline`, async () => {
+    await start(mode);
+    const created = await harness.runtime.createConversation({ text: `[[tool:shell ${JSON.stringify({ command: "echo hi" })}]]` });
+    const conversationId = created.conversation.id;
+    await harness.turnEnded(conversationId, created.turn.id);
+    const backend = sandboxed ? "bwrap" : "off";
+    expect(harness.items(conversationId).find((item) => item.kind === "tool_call")).toMatchObject({ status: "completed", sandbox: backend });
+    await harness.restart();
+    const reread = harness.runtime.listItems(conversationId, {}).items.find((item) => item.kind === "tool_call");
+    expect(reread?.sandbox).toBe(backend);
+    expect(harness.runtime.timeline(created.turn.id).find((entry) => entry.kind === "tool_call")).toMatchObject({ name: "shell", sandbox: backend });
+  });
+
   it(sandboxed ? "a shell command cannot see $ATRIUM_HOME" : "a shell command reads $ATRIUM_HOME as before", async () => {
     await start(mode);
     const call = await shell(`cat ${path.join(harness.home, "secret.txt")}`);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { resolveApprovalPolicy } from "@/lib/tools/approval-policy";
+import { askWithoutSandbox, resolveApprovalPolicy } from "@/lib/tools/approval-policy";
 
 describe("resolveApprovalPolicy", () => {
   it("asks for shell and file writes by default and allows everything else", () => {
@@ -22,5 +22,15 @@ describe("resolveApprovalPolicy", () => {
 
   it("ignores names inherited from Object.prototype", () => {
     expect(resolveApprovalPolicy("constructor", {}, {})).toBe("auto");
+  });
+});
+
+describe("askWithoutSandbox", () => {
+  it("makes an auto shell call ask where the sandbox is wanted and missing, and nothing else", () => {
+    expect(askWithoutSandbox("shell", "unavailable", "auto")).toBe("ask");
+    expect(askWithoutSandbox("shell", "unavailable", "deny")).toBe("deny");
+    expect(askWithoutSandbox("shell", "bwrap", "auto")).toBe("auto");
+    expect(askWithoutSandbox("shell", "off", "auto")).toBe("auto");
+    expect(askWithoutSandbox("read_file", "unavailable", "auto")).toBe("auto");
   });
 });
