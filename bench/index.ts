@@ -22,6 +22,7 @@ const ALL_FIGURES = [
   "scale.ts",
   "model-stream.ts",
   "long-conversation.ts",
+  "sandbox-cost.ts",
 ];
 
 /** BENCH_FIGURES: a comma-separated subset, by file name (the `.ts` may be left off). */
