@@ -3,6 +3,7 @@
 import { KeyRoundIcon } from "lucide-react";
 import { useState } from "react";
 import { clearAllDrafts } from "@/components/shared/drafts";
+import { summarizeBrowser } from "@/lib/auth/browser-summary";
 import { Button } from "@/components/ui/button";
 
 export interface SessionRow {
@@ -49,9 +50,11 @@ export function SessionSettings({ sessions }: { sessions: SessionRow[] }) {
         <ul className="grid gap-2" aria-label="Signed-in browsers">
           {sessions.map((session) => (
             <li key={session.id} className="grid gap-0.5 text-sm" data-session-id={session.id}>
-              <span className="truncate" title={session.browser}>
-                {session.browser || "Unknown browser"}
-                {session.current && <span className="ml-2 text-xs text-muted-foreground">(this browser)</span>}
+              <span className="flex min-w-0 items-center gap-2">
+                <span className="truncate font-medium" title={session.browser}>
+                  {summarizeBrowser(session.browser)}
+                </span>
+                {session.current && <span className="shrink-0 rounded-full bg-muted px-2 py-0.5 text-xs text-muted-foreground">This browser</span>}
               </span>
               <span className="text-xs text-muted-foreground">
                 Signed in {when(session.createdAt)} · last seen {when(session.lastSeenAt)}

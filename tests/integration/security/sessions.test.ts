@@ -86,6 +86,7 @@ describe("browser sessions", () => {
     expect(page.status).toBe(200);
     expect(page.body).toContain("Sign out everywhere");
     expect(page.body).toContain("settings-card-browser/2.0");
+    expect(page.body).toContain("This browser");
   });
 
   it("a cross-site DELETE with the cookie is refused; a same-origin one ends every session", async () => {
