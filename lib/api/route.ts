@@ -1,10 +1,11 @@
 import { isSameOrigin } from "../auth/gate";
 import { authenticate } from "../auth/session";
-import { AtriumError } from "../errors";
+import { AtriumError, isAtriumError } from "../errors";
 import type { Runtime } from "../engine/runtime";
 import { getAuthContext, getRuntime } from "../engine/runtime-registry";
 import { assertId } from "../store/ids";
-import { errorResponse } from "./respond";
+import { isClientHangUp, quietRejectionsOf } from "./quiet-rejections";
+import { errorResponse, json } from "./respond";
 
 type Params = Record<string, string>;
 
@@ -26,6 +27,10 @@ export function apiRoute<P extends Params = Params>(handler: (context: RouteCont
       for (const [name, value] of Object.entries(params)) assertId(value, name);
       return await handler({ request, params, runtime: getRuntime() });
     } catch (error) {
+      if (!isAtriumError(error) && isClientHangUp(error, request)) {
+        quietRejectionsOf(getRuntime()).count("client_hung_up");
+        return json({ error: { code: "bad_request", message: "the client closed the connection before the request was read" } }, 400);
+      }
       return errorResponse(error);
     }
   };

@@ -7,7 +7,7 @@ const PREVIEW_BYTES = 2048;
 
 /** Writes a large tool output once under artifacts/ (DESIGN §4). */
 export function writeArtifact(directory: string, artifactId: string, text: string): void {
-  fs.mkdirSync(directory, { recursive: true });
+  fs.mkdirSync(directory, { recursive: true, mode: 0o700 });
   const target = pathInside(directory, assertId(artifactId, "artifact id"));
   const temporary = `${target}.tmp`;
   const handle = fs.openSync(temporary, "w", 0o600);

@@ -24,9 +24,9 @@ function slug(title: string): string {
 }
 
 export function remember(folder: string, title: string, text: string): string {
-  fs.mkdirSync(folder, { recursive: true });
+  fs.mkdirSync(folder, { recursive: true, mode: 0o700 });
   const file = path.join(folder, `${slug(title)}.md`);
-  fs.writeFileSync(file, `# ${title.trim()}\n\n${text.trim()}\n`);
+  fs.writeFileSync(file, `# ${title.trim()}\n\n${text.trim()}\n`, { mode: 0o600 });
   return file;
 }
 

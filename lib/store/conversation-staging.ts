@@ -28,7 +28,7 @@ export class ConversationStaging {
   static begin(store: Store, conversationId: string): ConversationStaging {
     const directory = path.join(store.paths.conversations, `${STAGING_PREFIX}${assertId(conversationId, "conversation id")}`);
     fs.rmSync(directory, { recursive: true, force: true });
-    fs.mkdirSync(directory, { recursive: true });
+    fs.mkdirSync(directory, { recursive: true, mode: 0o700 });
     return new ConversationStaging(store, conversationId, directory);
   }
 
@@ -50,8 +50,9 @@ export class ConversationStaging {
   /** Copies a file of another conversation (artifact, attachment) to the same relative place. */
   copyFile(from: string, relative: string): void {
     const target = path.join(this.directory, relative);
-    fs.mkdirSync(path.dirname(target), { recursive: true });
+    fs.mkdirSync(path.dirname(target), { recursive: true, mode: 0o700 });
     fs.copyFileSync(from, target);
+    fs.chmodSync(target, 0o600);
   }
 
   /** Moves an upload into the conversation; a staging that is abandoned gives it back. */

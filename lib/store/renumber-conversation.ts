@@ -61,6 +61,6 @@ function rewriteJsonl(file: string, transform: (record: unknown) => unknown): vo
     return JSON.stringify(transform(parsed));
   });
   const temporary = `${file}.renumbering`;
-  fs.writeFileSync(temporary, rewritten.map((line) => `${line}\n`).join(""));
+  fs.writeFileSync(temporary, rewritten.map((line) => `${line}\n`).join(""), { mode: 0o600 });
   fs.renameSync(temporary, file);
 }

@@ -18,7 +18,8 @@ export interface StorageFs {
 }
 
 export const nodeStorageFs: StorageFs = {
-  open: (filePath, flags) => fs.promises.open(filePath, flags),
+  // Data-directory files are 0600 (DESIGN §10); the mode applies when open creates the file.
+  open: (filePath, flags) => fs.promises.open(filePath, flags, 0o600),
   write: async (handle, _filePath, chunk, offset, length) => (await handle.write(chunk, offset, length, null)).bytesWritten,
   datasync: (handle) => handle.datasync(),
   truncate: (handle, _filePath, length) => handle.truncate(length),

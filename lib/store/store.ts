@@ -50,7 +50,7 @@ export class Store {
 
   constructor(home: string, options: StoreOptions = {}) {
     this.paths = dataPaths(home);
-    fs.mkdirSync(this.paths.conversations, { recursive: true });
+    fs.mkdirSync(this.paths.conversations, { recursive: true, mode: 0o700 });
     this.now = options.now ?? (() => new Date());
     this.newId = options.ids ?? createIdGenerator(() => this.now().getTime());
     this.log = options.log ?? ((message) => console.log(message));
@@ -84,7 +84,7 @@ export class Store {
   private makeConversationDirectory(conversationId: string): void {
     const directory = this.paths.conversation(conversationId);
     if (fs.existsSync(directory)) return;
-    fs.mkdirSync(directory, { recursive: true });
+    fs.mkdirSync(directory, { recursive: true, mode: 0o700 });
     this.fs.syncDirectory(this.paths.conversations);
   }
 

@@ -60,9 +60,9 @@ export function saveUpload(paths: DataPaths, id: string, name: string, declaredT
   const attachment = { id, name: fileName, mediaType, bytes: data.length };
   const dataPath = pathInside(paths.uploads, `${id}-${fileName}`);
   try {
-    fs.mkdirSync(paths.uploads, { recursive: true });
+    fs.mkdirSync(paths.uploads, { recursive: true, mode: 0o700 });
     fs.writeFileSync(dataPath, data, { mode: 0o600 });
-    fs.writeFileSync(path.join(paths.uploads, `${id}.json`), JSON.stringify({ ...attachment, createdAt: now.toISOString() }));
+    fs.writeFileSync(path.join(paths.uploads, `${id}.json`), JSON.stringify({ ...attachment, createdAt: now.toISOString() }), { mode: 0o600 });
   } catch (error) {
     // Without its sidecar an upload is never claimed nor cleaned up: it goes too.
     fs.rmSync(dataPath, { force: true });
@@ -106,7 +106,7 @@ export function checkUploads(paths: DataPaths, ids: readonly string[]): void {
 export function claimUpload(paths: DataPaths, rawId: string, directory: string): ClaimedUpload {
   const id = assertId(rawId, "attachment id");
   const { meta, metaPath, raw } = readUploadMeta(paths, id);
-  fs.mkdirSync(directory, { recursive: true });
+  fs.mkdirSync(directory, { recursive: true, mode: 0o700 });
   const fileName = `${id}-${meta.name}`;
   const from = pathInside(paths.uploads, fileName);
   const to = pathInside(directory, fileName);

@@ -76,3 +76,16 @@ describe("GitHub webhooks wake listening objectives", () => {
     expect(slice.text).toContain("Matched: event=pull_request, action=closed.");
   });
 });
+
+describe("rejected webhooks", () => {
+  it("are counted, not logged one line each", async () => {
+    const before = server.output().split("\n").filter((line) => line.includes("webhook")).length;
+    for (let index = 0; index < 30; index += 1) {
+      const answer = await deliver("issues", { action: "opened" }, "sha256=" + "0".repeat(64));
+      expect(answer.status).toBe(401);
+    }
+    const lines = server.output().split("\n").filter((line) => line.includes("webhook"));
+    expect(lines.length - before).toBeLessThanOrEqual(1);
+    expect(server.output()).not.toMatch(/rejected a GitHub webhook/);
+  });
+});

@@ -24,6 +24,13 @@ describe("mcpServers in config.json", () => {
     expect(() => parseConfig({ mcpServers: { web: { url: "not a url" } } })).toThrow(/mcpServers\.web/);
   });
 
+  it("never hands ATRIUM_* (the access token) to a server: envFrom, headersEnv and ${…} in env or headers are refused, naming the field", () => {
+    expect(() => parseConfig({ mcpServers: { files: { command: "node", envFrom: { T: "ATRIUM_TOKEN" } } } })).toThrow(/mcpServers\.files\.envFrom/);
+    expect(() => parseConfig({ mcpServers: { files: { command: "node", env: { T: "${ATRIUM_TOKEN}" } } } })).toThrow(/mcpServers\.files\.env/);
+    expect(() => parseConfig({ mcpServers: { web: { url: "http://127.0.0.1:1/mcp", headersEnv: { Authorization: "ATRIUM_TOKEN" } } } })).toThrow(/mcpServers\.web\.headersEnv/);
+    expect(() => parseConfig({ mcpServers: { web: { url: "http://127.0.0.1:1/mcp", headers: { Authorization: "Bearer ${ATRIUM_TOKEN}" } } } })).toThrow(/mcpServers\.web\.headers/);
+  });
+
   it("reads secrets from the environment by name and refuses a missing one", () => {
     const config = parseConfig({
       mcpServers: {

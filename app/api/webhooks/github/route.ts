@@ -1,4 +1,5 @@
 import { readGithubWebhook } from "@/lib/api/github-webhook";
+import { quietRejectionsOf } from "@/lib/api/quiet-rejections";
 import { errorResponse, json } from "@/lib/api/respond";
 import { getRuntime } from "@/lib/engine/runtime-registry";
 import { isAtriumError } from "@/lib/errors";
@@ -14,7 +15,7 @@ export async function POST(request: Request): Promise<Response> {
     return json({ matched }, 202);
   } catch (error) {
     if (isAtriumError(error) && error.code === "unauthorized") {
-      runtime.context.log(`rejected a GitHub webhook: ${error.message}`);
+      quietRejectionsOf(runtime).count("webhook_signature");
     }
     return errorResponse(error);
   }
