@@ -14,7 +14,7 @@ import { registerRuntime, unregisterRuntime } from "./lib/engine/runtime-registr
 import { acquireLock } from "./lib/store/lock";
 import { dataPaths, defaultHome } from "./lib/store/paths";
 import { Store } from "./lib/store/store";
-import { applySecurityHeaders } from "./lib/http/security-headers";
+import { applySecurityHeaders } from "./lib/api/security-headers";
 
 export interface ServerOptions {
   home: string;
