@@ -1,5 +1,8 @@
 import { AtriumError } from "../errors";
 
+/** How long the rest of a refused body is read and dropped so the client can hear the 413. */
+const LINGER_MS = 2_000;
+
 /**
  * Reads a request body chunk by chunk and stops at `limit` bytes: a declared length over
  * the limit is refused before reading, a chunked body as soon as it passes it. Nothing past
@@ -17,7 +20,7 @@ export async function readBodyLimited(request: Request, limit: number, message: 
     if (done) break;
     total += value.byteLength;
     if (total > limit) {
-      await reader.cancel().catch(() => undefined);
+      void drainThenCancel(reader, LINGER_MS);
       throw new AtriumError("payload_too_large", message);
     }
     chunks.push(value);
@@ -29,4 +32,21 @@ export async function readBodyLimited(request: Request, limit: number, message: 
     offset += chunk.byteLength;
   }
   return body;
+}
+
+/**
+ * A lingering close (RFC 9112 §9.6): cancelling the body at once resets the connection while
+ * the client is still sending, and a reset can erase the 413 from the client's buffers before
+ * it is read. So the rest is read and dropped — never held — until the client stops or
+ * `lingerMs` passes, and only then is the body cancelled.
+ */
+async function drainThenCancel(reader: ReadableStreamDefaultReader<Uint8Array>, lingerMs: number): Promise<void> {
+  const timer = setTimeout(() => void reader.cancel().catch(() => undefined), lingerMs);
+  try {
+    for (;;) if ((await reader.read()).done) return;
+  } catch {
+    // The client went away (or the linger ran out) while the rest was dropped.
+  } finally {
+    clearTimeout(timer);
+  }
 }
