@@ -1,8 +1,8 @@
 import { isAtriumError } from "../errors";
 import type { Item } from "../events/entities";
-import type { ConversationOwner } from "../engine/owner-port";
-import type { SessionState } from "../engine/session-state";
-import type { TurnHandle } from "../engine/owner-port";
+import type { ConversationOwner } from "../ports/owner-port";
+import type { SessionState } from "../ports/session-state";
+import type { TurnHandle } from "../ports/owner-port";
 
 const DEFAULT_WAIT_MS = 5 * 60_000;
 const MAXIMUM_WAIT_MS = 30 * 60_000;

@@ -1,9 +1,9 @@
 import type { Turn } from "../events/entities";
 import type { MessageOrigin } from "../store/records";
-import type { ConversationOwner, SpawnOptions } from "../engine/owner-port";
-import type { SessionState } from "../engine/session-state";
+import type { ConversationOwner, SpawnOptions } from "../ports/owner-port";
+import type { SessionState } from "../ports/session-state";
 
-export type { SpawnOptions } from "../engine/owner-port";
+export type { SpawnOptions } from "../ports/owner-port";
 
 /** Subagent sessions of the conversation with a turn running now. */
 export function runningSubagents(actor: ConversationOwner): number {

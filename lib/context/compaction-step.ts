@@ -2,11 +2,11 @@ import { contextItems, planCompaction, requestSummary } from "./compaction";
 import { countMessages } from "./tokens";
 import { AtriumError } from "../errors";
 import { conversationTokenTotals, lastCompactionOf } from "../store/queries";
-import type { ConversationOwner } from "../engine/owner-port";
+import type { ConversationOwner } from "../ports/owner-port";
 import { contextInfo, fixedTokens, measureUsage, requestFrame } from "./context-usage";
-import { itemsToMessages } from "../engine/history";
-import type { SessionState } from "../engine/session-state";
-import { TurnFailure } from "../engine/turn-failure";
+import { itemsToMessages } from "./history";
+import type { SessionState } from "../ports/session-state";
+import { TurnFailure } from "./turn-failure";
 
 export type CompactionOutcome = { compacted: true; itemId: string } | { compacted: false; reason: string };
 

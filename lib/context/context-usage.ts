@@ -8,13 +8,12 @@ import type { ContextInfo } from "../events/entities";
 import type { AnyToolDefinition } from "../tools/tool";
 import { toolAllowed } from "../tools/tool-allowed";
 import { z } from "zod";
-import type { ConversationOwner } from "../engine/owner-port";
-import { spawnAgentFor } from "../engine/engine-tools";
-import { attachmentPartsFor } from "../engine/attachment-parts";
-import { itemsToMessages } from "../engine/history";
-import { currentObjective } from "../engine/objectives";
-import type { SessionState } from "../engine/session-state";
-import { buildSystemPrompt } from "../engine/system-prompt";
+import type { ConversationOwner } from "../ports/owner-port";
+import { spawnAgentFor } from "../tools/engine-tools";
+import { attachmentPartsFor } from "./attachment-parts";
+import { itemsToMessages } from "./history";
+import type { SessionState } from "../ports/session-state";
+import { buildSystemPrompt } from "./system-prompt";
 
 export interface RequestShape {
   system: string;
@@ -72,7 +71,7 @@ export function requestFrame(actor: ConversationOwner, session: SessionState): P
         lastUserText(session),
         actor.context.config.memoryBudgetTokens,
       ),
-      objective: session.id === actor.rootSessionId ? currentObjective(actor) : null,
+      objective: session.id === actor.rootSessionId ? actor.objective() : null,
     }),
     tools: agentTools(actor, agent, cwd),
   };

@@ -1,5 +1,5 @@
 import { aiSdk } from "../lazy-packages";
-import type { ConversationOwner } from "./owner-port";
+import type { ConversationOwner } from "../ports/owner-port";
 
 const TITLE_INSTRUCTION =
   "Write a short title (at most six words) for the conversation below. Answer with the title only: no quotes, no punctuation at the end.";

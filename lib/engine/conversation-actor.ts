@@ -1,23 +1,24 @@
 import { AtriumError } from "../errors";
-import type { Approval, Conversation, Item, Question, Turn, Waiting } from "../events/entities";
+import type { Approval, Conversation, Item, Objective, Question, Turn, Waiting } from "../events/entities";
 import type { MessageOrigin, TurnError } from "../store/records";
-import type { EngineContext } from "./engine-context";
+import type { EngineContext } from "../ports/engine-context";
 import { Mutex } from "./mutex";
 import { closeTurnAfterCrash, resumeHalfStartedTurns, type CrashCause } from "./crash-closing";
 import { ItemWriter } from "./item-writer";
 import { missingParts } from "./missing";
 import { loadOwnerState } from "./owner-loading";
+import { changeObjective, currentObjective, setObjective } from "./objectives";
 import { answerQuestion, decideApproval } from "./parked-decisions";
-import { cloneTurn, liveItems, runningTurns, type SessionState, type WaitingEntry } from "./session-state";
+import { cloneTurn, liveItems, runningTurns, type SessionState, type WaitingEntry } from "../ports/session-state";
 import { ConversationSnapshot } from "./conversation-snapshot";
 import { spawnSession, takeReports } from "../agents/subagent-sessions";
-import type { ConversationOwner, InterruptReason, ItemCompletion, ItemFields, MessageInput, MessageOutcome, OwnerEvent, SpawnOptions, TurnHandle, TurnInput } from "./owner-port";
+import type { ConversationOwner, InterruptReason, ItemCompletion, ItemFields, MessageInput, MessageOutcome, OwnerEvent, SpawnOptions, TurnHandle, TurnInput } from "../ports/owner-port";
 import { OWNER_INTERRUPT_NOTICE, recordSteer } from "./turn-records";
 import { resumeParkedTurn, startTurn } from "./turn-starting";
 import { closeTurn } from "./turn-closing";
 import { Inbox } from "./inbox";
 
-export type { MessageInput, MessageOutcome } from "./owner-port";
+export type { MessageInput, MessageOutcome } from "../ports/owner-port";
 
 /**
  * One conversation's live state: its sessions, their running turns and the inbox.
@@ -338,6 +339,24 @@ export class ConversationActor implements ConversationOwner {
       finishing.push(runner.finished);
     }
     return finishing;
+  }
+
+  // ---- objective -----------------------------------------------------------
+
+  objective(): Objective | null {
+    return currentObjective(this);
+  }
+
+  changeObjective(change: { status: "completed" | "blocked" | "cancelled"; note?: string }): Promise<Objective> {
+    return changeObjective(this, change);
+  }
+
+  waitForEvent(listener: { source: "github"; match: Record<string, unknown> }): Promise<Objective> {
+    return this.locked(() => {
+      const objective = currentObjective(this);
+      if (!objective || objective.status !== "open") throw new AtriumError("not_idle", "There is no open objective in this conversation.");
+      return setObjective(this, objective, { status: "waiting_event", listener });
+    });
   }
 
   /** Starts a manual compaction: only when nothing runs or waits; its model call runs outside the queue. */

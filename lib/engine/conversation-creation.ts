@@ -7,8 +7,8 @@ import type { AttachmentRef, Effort } from "../store/records";
 import type { Store } from "../store/store";
 import { attachmentPath, checkUploads, claimUploads, returnUpload, saveUpload } from "../store/uploads";
 import type { ConversationActor } from "./conversation-actor";
-import type { EngineContext } from "./engine-context";
-import type { MessageInput, MessageOutcome } from "./owner-port";
+import type { EngineContext } from "../ports/engine-context";
+import type { MessageInput, MessageOutcome } from "../ports/owner-port";
 import { titleFromMessage } from "./titles";
 
 export interface CreateConversationInput {

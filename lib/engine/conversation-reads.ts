@@ -6,7 +6,7 @@ import { listTurnSubset, type TurnSubset } from "../store/turn-subset";
 import type { Store } from "../store/store";
 import { attachmentPath } from "../store/uploads";
 import type { ConversationActor } from "./conversation-actor";
-import type { MessageOutcome } from "./owner-port";
+import type { MessageOutcome } from "../ports/owner-port";
 import type { KeyReference } from "./request-keys";
 
 /** Reads that merge the index with what only the owner knows (partial text, running turns). */

@@ -1,7 +1,7 @@
 import { AtriumError } from "../errors";
 import type { Conversation } from "../events/entities";
 import { conversationRow, objectiveFor, toConversation } from "../store/queries";
-import type { EngineContext } from "./engine-context";
+import type { EngineContext } from "../ports/engine-context";
 
 /**
  * The conversation as last read from the index, read on every model call: valid while the index

@@ -1,9 +1,9 @@
 import type { Turn } from "../events/entities";
 import { IMPORTED_ERROR, IMPORTED_NOTICE } from "../store/import-closing";
 import { listTurns } from "../store/queries";
-import type { ConversationOwner } from "./owner-port";
+import type { ConversationOwner } from "../ports/owner-port";
 import { settleParked } from "./parked-decisions";
-import type { SessionState } from "./session-state";
+import type { SessionState } from "../ports/session-state";
 
 export const SERVER_STOPPED_NOTICE = "The previous turn was interrupted because the Atrium server stopped.";
 

@@ -9,7 +9,7 @@ import { isId } from "../store/ids";
 import type { StoredItem } from "../store/records";
 import { attachmentPath } from "../store/uploads";
 import type { ConversationActor } from "./conversation-actor";
-import type { EngineContext } from "./engine-context";
+import type { EngineContext } from "../ports/engine-context";
 import { derivedTitle } from "./titles";
 
 export interface ForkOptions {

@@ -1,7 +1,7 @@
 import { AtriumError } from "../errors";
 import type { Waiting } from "../events/entities";
-import type { EngineContext } from "./engine-context";
-import type { MessageInput, TurnInput, WaitingEntry } from "./owner-port";
+import type { EngineContext } from "../ports/engine-context";
+import type { MessageInput, TurnInput, WaitingEntry } from "../ports/owner-port";
 import { assertWaitingRoom, textBytes, waitingLoad } from "./waiting-limits";
 
 /**

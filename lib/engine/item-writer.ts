@@ -1,7 +1,7 @@
 import type { Item } from "../events/entities";
 import type { StoredItem } from "../store/records";
-import type { ConversationOwner, ItemCompletion, ItemFields, SessionState } from "./owner-port";
-import { addItem } from "./session-state";
+import type { ConversationOwner, ItemCompletion, ItemFields, SessionState } from "../ports/owner-port";
+import { addItem } from "../ports/session-state";
 
 /**
  * Creates and completes a conversation's items for its owner: each record is flushed first,

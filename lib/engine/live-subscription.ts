@@ -1,5 +1,5 @@
 import type { ConversationEvent, Delivered } from "../events/events";
-import type { EventBus } from "./bus";
+import type { EventBus } from "../events/bus";
 import type { ConversationActor } from "./conversation-actor";
 
 /**

@@ -1,6 +1,6 @@
 import fs from "node:fs";
 import type { Conversation } from "../events/entities";
-import type { EngineContext } from "./engine-context";
+import type { EngineContext } from "../ports/engine-context";
 
 /** What a conversation needs that this machine lacks, e.g. after a move (DESIGN §2). */
 export function missingParts(conversation: Pick<Conversation, "cwd" | "model" | "agent">, context: Pick<EngineContext, "models" | "agent">): Conversation["missing"] {

@@ -1,7 +1,7 @@
 import { AtriumError } from "../errors";
 import type { Objective } from "../events/entities";
 import { changeObjective, openObjective } from "./objectives";
-import type { ConversationOwner } from "./owner-port";
+import type { ConversationOwner } from "../ports/owner-port";
 import type { RequestKeys } from "./request-keys";
 
 /**

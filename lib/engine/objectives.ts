@@ -1,7 +1,7 @@
 import { AtriumError } from "../errors";
 import type { Objective } from "../events/entities";
 import { objectiveFor } from "../store/queries";
-import type { ConversationOwner } from "./owner-port";
+import type { ConversationOwner } from "../ports/owner-port";
 
 export const OBJECTIVE_TEXT_LIMIT = 500;
 

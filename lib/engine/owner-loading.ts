@@ -1,8 +1,8 @@
 import { AtriumError } from "../errors";
 import type { Item } from "../events/entities";
 import { conversationRow, latestCompaction, listItems, listSessions, listWaiting } from "../store/queries";
-import type { EngineContext } from "./engine-context";
-import type { SessionState, WaitingEntry } from "./owner-port";
+import type { EngineContext } from "../ports/engine-context";
+import type { SessionState, WaitingEntry } from "../ports/owner-port";
 
 /** What a conversation's owner starts from: read from the index, which the files rebuild. */
 export interface OwnerState {

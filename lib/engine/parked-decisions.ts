@@ -1,7 +1,7 @@
 import { AtriumError } from "../errors";
 import type { Approval, Question, Turn } from "../events/entities";
 import { getApproval, getQuestion, listApprovals, listQuestions } from "../store/queries";
-import type { ConversationOwner } from "./owner-port";
+import type { ConversationOwner } from "../ports/owner-port";
 
 /** The owner's answers to parked turns (approvals, ask_user questions), and settling them when a turn ends. */
 

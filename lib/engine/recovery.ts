@@ -3,7 +3,7 @@ import { listApprovals, listQuestions, openTurns } from "../store/queries";
 import type { Turn } from "../events/entities";
 import type { Store } from "../store/store";
 import type { ConversationActor } from "./conversation-actor";
-import type { EngineContext } from "./engine-context";
+import type { EngineContext } from "../ports/engine-context";
 import { continueObjective } from "./objectives";
 
 /**

@@ -1,7 +1,7 @@
 import { AtriumError } from "../errors";
 import type { Conversation, Item } from "../events/entities";
-import { fileChangesSince, restoreBeforeMessage } from "./checkpoint-hooks";
-import type { ConversationOwner } from "./owner-port";
+import { fileChangesSince, restoreBeforeMessage } from "../checkpoints/checkpoint-hooks";
+import type { ConversationOwner } from "../ports/owner-port";
 
 type RewindSource = ConversationOwner & { hasOpenTurn(): boolean };
 

@@ -5,9 +5,9 @@ import type { RequestExtensions } from "../context/request-extensions";
 import type { ModelRegistry } from "../models/registry";
 import type { Store } from "../store/store";
 import { builtinFileAndShellTools } from "../tools/builtin-tools";
-import type { EventBus } from "./bus";
-import type { EngineContext } from "./engine-context";
-import { engineTools } from "./engine-tools";
+import type { EventBus } from "../events/bus";
+import type { EngineContext } from "../ports/engine-context";
+import { engineTools } from "../tools/engine-tools";
 import type { TimelineNotes } from "./timeline-notes";
 
 /** The parts of the Runtime its conversations are handed. */

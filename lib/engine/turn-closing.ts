@@ -2,8 +2,8 @@ import { deliverReport } from "../agents/subagent-sessions";
 import { isStorageError } from "../errors";
 import type { TurnError } from "../store/records";
 import { afterRootTurn } from "./objectives";
-import type { ConversationOwner, InterruptReason, TurnHandle } from "./owner-port";
-import { cloneTurn } from "./session-state";
+import type { ConversationOwner, InterruptReason, TurnHandle } from "../ports/owner-port";
+import { cloneTurn } from "../ports/session-state";
 import { recordTurnEnd } from "./turn-records";
 
 type TurnStatus = "completed" | "failed" | "interrupted";

@@ -1,6 +1,6 @@
 import type { Item, Turn } from "../events/entities";
 import { CappedOutput } from "../tools/capped-output";
-import type { ConversationOwner, SessionState } from "./owner-port";
+import type { ConversationOwner, SessionState } from "../ports/owner-port";
 
 /**
  * What a running turn has produced that is not yet final: tool output held in memory, and the

@@ -1,7 +1,7 @@
 import type { Turn } from "../events/entities";
 import type { MessageOrigin, TurnError } from "../store/records";
 import { SERVER_STOPPED_NOTICE } from "./crash-closing";
-import type { ConversationOwner, InterruptReason, SessionState, TurnHandle, TurnInput, WaitingEntry } from "./owner-port";
+import type { ConversationOwner, InterruptReason, SessionState, TurnHandle, TurnInput, WaitingEntry } from "../ports/owner-port";
 import { settleParked } from "./parked-decisions";
 
 export const OWNER_INTERRUPT_NOTICE = "The previous turn was interrupted by the owner.";

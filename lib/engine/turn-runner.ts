@@ -2,18 +2,18 @@ import type { Item, Turn } from "../events/entities";
 import { TURN_ID_HEADER } from "../models/offline-plan";
 import { isStorageError } from "../errors";
 import type { TurnError } from "../store/records";
-import type { ConversationOwner, InterruptReason, ItemFields, SessionState, TurnHandle } from "./owner-port";
+import type { ConversationOwner, InterruptReason, ItemFields, SessionState, TurnHandle } from "../ports/owner-port";
 import { ensureRoom, publishContext } from "../context/compaction-step";
 import { nextRequest } from "../context/context-usage";
-import { checkpointTurnStart } from "./checkpoint-hooks";
+import { checkpointTurnStart } from "../checkpoints/checkpoint-hooks";
 import { runModelStep, type StepResult } from "./model-step";
 import { abortableSleep, classifyModelError, retryDelay } from "./retry";
-import { cloneTurn } from "./session-state";
+import { cloneTurn } from "../ports/session-state";
 import { handleToolCall } from "../tools/tool-dispatch";
-import { TurnFailure } from "./turn-failure";
+import { TurnFailure } from "../context/turn-failure";
 import { TurnProgress } from "./turn-progress";
 
-export type { InterruptReason } from "./owner-port";
+export type { InterruptReason } from "../ports/owner-port";
 
 /** Progress checkpoints of streaming items: at most one write per item every 2 s (DESIGN §2). */
 const CHECKPOINT_INTERVAL_MS = 2000;

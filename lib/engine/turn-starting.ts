@@ -1,6 +1,6 @@
 import type { Turn } from "../events/entities";
-import type { ConversationOwner, SessionState, TurnInput } from "./owner-port";
-import { cloneTurn } from "./session-state";
+import type { ConversationOwner, SessionState, TurnInput } from "../ports/owner-port";
+import { cloneTurn } from "../ports/session-state";
 import { recordTurnStart } from "./turn-records";
 import { TurnRunner } from "./turn-runner";
 

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { EventBus } from "@/lib/engine/bus";
+import { EventBus } from "@/lib/events/bus";
 import { startHarness, type Harness } from "../../support/runtime-harness";
 import { waitUntil } from "../../support/wait-until";
 

@@ -1,4 +1,4 @@
-import type { ConversationEvent, Delivered, ListEvent } from "../events/events";
+import type { ConversationEvent, Delivered, ListEvent } from "./events";
 
 const REPLAY_LIMIT = 1000;
 /** A channel nobody listens to is dropped this long after its last event; a later Last-Event-ID gets a snapshot. */

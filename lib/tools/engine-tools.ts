@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { defineTool, type AnyToolDefinition } from "../tools/tool";
+import { defineTool, type AnyToolDefinition } from "./tool";
 
 /**
  * Tools whose effect is on the conversation itself, so the turn runner handles them

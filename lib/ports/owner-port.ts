@@ -1,5 +1,5 @@
 import type { CompactionPoint } from "../context/compaction";
-import type { Conversation, Item, Turn, Waiting } from "../events/entities";
+import type { Conversation, Item, Objective, Turn, Waiting } from "../events/entities";
 import type { ConversationEvent } from "../events/events";
 import type { AttachmentRef, MessageOrigin, StoredItem, TurnError } from "../store/records";
 import type { EngineContext } from "./engine-context";
@@ -164,6 +164,12 @@ export interface ConversationOwner {
   finishTurn(runner: TurnHandle, status: "completed" | "failed" | "interrupted", error: TurnError | null, reason: InterruptReason | null): Promise<void>;
   spawnSession(parent: SessionState, options: SpawnOptions): Promise<SessionState | null>;
   takeReports(parent: SessionState, childIds: ReadonlySet<string>, turnId: string): Promise<Array<{ childId: string; text: string }>>;
+  /** The conversation's objective, if it has one (DESIGN §6). */
+  objective(): Objective | null;
+  /** objective_update by the agent: the same command as the owner's PATCH …/objective. */
+  changeObjective(change: { status: "completed" | "blocked" | "cancelled"; note?: string }): Promise<Objective>;
+  /** wait_for_event: the open objective sleeps until a matching webhook event arrives. */
+  waitForEvent(listener: { source: "github"; match: Record<string, unknown> }): Promise<Objective>;
   beginManualCompaction(): AbortController;
   endManualCompaction(controller: AbortController): Promise<void>;
 }

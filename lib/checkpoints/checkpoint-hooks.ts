@@ -1,9 +1,9 @@
 import path from "node:path";
-import type { CheckpointReason } from "../checkpoints/checkpoints";
-import { filesChangedSince, restoreFilesBefore, type RestoreOutcome } from "../checkpoints/restore-files";
+import type { CheckpointReason } from "./checkpoints";
+import { filesChangedSince, restoreFilesBefore, type RestoreOutcome } from "./restore-files";
 import { AtriumError } from "../errors";
 import type { Item } from "../events/entities";
-import type { ConversationOwner, TurnHandle } from "./owner-port";
+import type { ConversationOwner, TurnHandle } from "../ports/owner-port";
 
 /** The owner as a rewind sees it: it must also tell whether a turn could still be changing files. */
 type RewindSource = ConversationOwner & { hasOpenTurn(): boolean };

@@ -6,7 +6,7 @@ import type { ModelRegistry } from "../models/registry";
 import type { Store } from "../store/store";
 import type { AnyToolDefinition } from "../tools/tool";
 import type { RequestExtensions } from "../context/request-extensions";
-import type { EventBus } from "./bus";
+import type { EventBus } from "../events/bus";
 
 /** What conversation actors and turn runners need from the Runtime; tests can build one directly. */
 export interface EngineContext {
