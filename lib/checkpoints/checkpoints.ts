@@ -1,6 +1,18 @@
 import path from "node:path";
 import type { MetadataRecord } from "../store/records";
 import type { Store } from "../store/store";
+
+/**
+ * What checkpoints need of the store: the conversation's records to read, and one kind of
+ * record to append, handed over by the engine (the owner of every other write).
+ */
+export interface CheckpointLedger {
+  paths: Store["paths"];
+  readMetadata: Store["readMetadata"];
+  appendCheckpoint(conversationId: string, fields: CheckpointFields): Promise<MetadataRecord>;
+}
+
+export type CheckpointFields = { turnId: string | null; itemId: string | null; cwd: string; tree: string; reason: CheckpointReason; takenAt?: string };
 import { SnapshotStore, type ChangedFile, type SnapshotOutcome } from "./snapshot-store";
 
 export type CheckpointRecord = Extract<MetadataRecord, { type: "checkpoint" }>;
@@ -25,7 +37,7 @@ export class Checkpoints {
   private readonly records = new Map<string, CheckpointRecord[]>();
 
   constructor(
-    private readonly store: Store,
+    private readonly store: CheckpointLedger,
     maxFiles: number,
   ) {
     this.snapshots = new SnapshotStore(path.join(store.paths.home, "snapshots"), maxFiles);
@@ -63,10 +75,10 @@ export class Checkpoints {
   /** Appends the record naming a tree; the caller makes sure the conversation still exists. */
   async record(
     conversationId: string,
-    fields: { turnId: string | null; itemId: string | null; cwd: string; tree: string; reason: CheckpointReason; takenAt?: string },
+    fields: CheckpointFields,
   ): Promise<void> {
     const list = this.list(conversationId);
-    const written = await this.store.appendMetadata(conversationId, { type: "checkpoint", ...fields });
+    const written = await this.store.appendCheckpoint(conversationId, fields);
     if (written.type === "checkpoint") list.push(written);
   }
 

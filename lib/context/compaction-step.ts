@@ -21,8 +21,6 @@ export async function compactSession(
     turnId: string | null;
     modelId: string;
     signal: AbortSignal;
-    /** Runs the recording part; a manual compaction records through the conversation's queue. */
-    record?: (write: () => Promise<CompactionOutcome>) => Promise<CompactionOutcome>;
   },
 ): Promise<CompactionOutcome> {
   const context = actor.context;
@@ -49,28 +47,20 @@ export async function compactSession(
     const message = `compaction with ${compactModelId} failed: ${error instanceof Error ? error.message : String(error)}`;
     throw new TurnFailure({ code: "compaction_failed", message });
   }
-  const record = options.record ?? ((write) => write());
-  return record(async () => {
-    const summary = await actor.createItem(session, { turnId: options.turnId, kind: "compaction_summary", status: "completed", text });
-    const tail = items.slice(items.indexOf(plan.firstKept));
-    // Before and after are both estimated the same way, so the two figures compare.
-    const fixed = fixedTokens(requestFrame(actor, session), usage.counter);
-    const tokensBefore = fixed + countMessages(itemsToMessages(items), usage.counter);
-    const tokensAfter = fixed + countMessages(itemsToMessages([summary, ...tail]), usage.counter);
-    await context.store.appendMetadata(actor.id, {
-      type: "compaction",
-      sessionId: session.id,
-      itemId: summary.id,
-      tokensBefore,
-      tokensAfter,
-      firstKeptItemId: plan.firstKept.id,
-    });
-    session.compaction = { itemId: summary.id, firstKeptItemId: plan.firstKept.id };
-    session.lastReportedInput = null;
-    actor.publish({ type: "compaction.completed", ...scope, itemId: summary.id });
-    publishContext(actor, session, options.modelId);
-    return { compacted: true, itemId: summary.id };
+  const tail = items.slice(items.indexOf(plan.firstKept));
+  // Before and after are both estimated the same way, so the two figures compare.
+  const fixed = fixedTokens(requestFrame(actor, session), usage.counter);
+  const summary = await actor.recordCompaction(session, {
+    turnId: options.turnId,
+    text,
+    firstKeptItemId: plan.firstKept.id,
+    tokensBefore: fixed + countMessages(itemsToMessages(items), usage.counter),
+    tokensAfter: (item) => fixed + countMessages(itemsToMessages([item, ...tail]), usage.counter),
+    signal: options.signal,
   });
+  actor.publish({ type: "compaction.completed", ...scope, itemId: summary.id });
+  publishContext(actor, session, options.modelId);
+  return { compacted: true, itemId: summary.id };
 }
 
 /**
@@ -131,25 +121,16 @@ export function rootContext(actor: ConversationOwner, modelId: string) {
 
 /** Manual compaction (POST …/compact, /compact, Compact now): only when nothing runs or waits. */
 export async function compactNow(actor: ConversationOwner): Promise<CompactionOutcome> {
-  const controller = await actor.locked(() => actor.beginManualCompaction());
+  const controller = await actor.beginManualCompaction();
   try {
-    const modelId = actor.conversation().model;
-    // The model call runs outside the conversation's queue; only its result is recorded through it.
-    return await compactSession(actor, actor.root, {
-      turnId: null,
-      modelId,
-      signal: controller.signal,
-      record: (write) => actor.locked(() => {
-        if (controller.signal.aborted) throw controller.signal.reason;
-        return write();
-      }),
-    });
+    // The model call runs outside the conversation's queue; only its result is recorded, by the owner.
+    return await compactSession(actor, actor.root, { turnId: null, modelId: actor.conversation().model, signal: controller.signal });
   } catch (error) {
     if (actor.deleted) throw new AtriumError("not_found", `conversation ${actor.id} was deleted`);
     if (controller.signal.aborted) return { compacted: false, reason: "the owner interrupted the compaction" };
     if (error instanceof TurnFailure) throw new AtriumError("compaction_failed", error.message);
     throw error;
   } finally {
-    await actor.locked(() => actor.endManualCompaction(controller)).catch(() => undefined);
+    await actor.endManualCompaction(controller).catch(() => undefined);
   }
 }

@@ -1,5 +1,5 @@
+import type { EngineOwner } from "./engine-owner";
 import { aiSdk } from "../lazy-packages";
-import type { ConversationOwner } from "../ports/owner-port";
 
 const TITLE_INSTRUCTION =
   "Write a short title (at most six words) for the conversation below. Answer with the title only: no quotes, no punctuation at the end.";
@@ -19,7 +19,7 @@ export function cleanTitle(answer: string): string | null {
  * first-line title stays until then, and for good when the turn does not complete, the call
  * fails, or the owner renamed the conversation meanwhile.
  */
-export function titleAfterFirstReply(actor: ConversationOwner, turnId: string, titleModel: string): void {
+export function titleAfterFirstReply(actor: EngineOwner, turnId: string, titleModel: string): void {
   const firstLineTitle = actor.conversation().title;
   const stop = actor.context.bus.subscribe(actor.id, (delivered) => {
     const event = delivered.event;
@@ -32,7 +32,7 @@ export function titleAfterFirstReply(actor: ConversationOwner, turnId: string, t
   });
 }
 
-async function writeTitle(actor: ConversationOwner, titleModel: string, firstLineTitle: string): Promise<void> {
+async function writeTitle(actor: EngineOwner, titleModel: string, firstLineTitle: string): Promise<void> {
   const items = actor.root.items;
   const question = items.find((item) => item.kind === "user_message")?.text ?? "";
   const answer = items.find((item) => item.kind === "assistant_message")?.text ?? "";

@@ -1,22 +1,23 @@
+import type { EngineOwner, OwnerContext } from "./engine-owner";
 import { AtriumError } from "../errors";
 import type { Approval, Conversation, Item, Objective, Question, Turn, Waiting } from "../events/entities";
 import type { MessageOrigin, TurnError } from "../store/records";
-import type { EngineContext } from "../ports/engine-context";
 import { Mutex } from "./mutex";
 import { closeTurnAfterCrash, resumeHalfStartedTurns, type CrashCause } from "./crash-closing";
 import { ItemWriter } from "./item-writer";
 import { missingParts } from "./missing";
 import { loadOwnerState } from "./owner-loading";
 import { changeObjective, currentObjective, setObjective } from "./objectives";
-import { answerQuestion, decideApproval } from "./parked-decisions";
+import { answerQuestion, askQuestion, decideApproval, requestApproval } from "./parked-decisions";
 import { cloneTurn, liveItems, runningTurns, type SessionState, type WaitingEntry } from "../ports/session-state";
 import { ConversationSnapshot } from "./conversation-snapshot";
-import { spawnSession, takeReports } from "../agents/subagent-sessions";
-import type { ConversationOwner, InterruptReason, ItemCompletion, ItemFields, MessageInput, MessageOutcome, OwnerEvent, SpawnOptions, TurnHandle, TurnInput } from "../ports/owner-port";
+import { spawnSession, takeReports } from "./subagent-sessions";
+import type { CompactionResult, InterruptReason, ItemCompletion, ItemFields, MessageInput, MessageOutcome, OwnerEvent, SpawnOptions, TurnHandle, TurnInput } from "../ports/owner-port";
 import { OWNER_INTERRUPT_NOTICE, recordSteer } from "./turn-records";
 import { resumeParkedTurn, startTurn } from "./turn-starting";
 import { closeTurn } from "./turn-closing";
 import { Inbox } from "./inbox";
+import { recordCompaction } from "./compaction-records";
 
 export type { MessageInput, MessageOutcome } from "../ports/owner-port";
 
@@ -25,7 +26,7 @@ export type { MessageInput, MessageOutcome } from "../ports/owner-port";
  * Every state change runs inside the conversation's mutex, writes to the store first
  * (flushed, then indexed) and publishes last.
  */
-export class ConversationActor implements ConversationOwner {
+export class ConversationActor implements EngineOwner {
   readonly sessions = new Map<string, SessionState>();
   private inbox!: Inbox;
   /** After the owner interrupts the root agent, subagent reports wait for the owner's next message. */
@@ -45,14 +46,14 @@ export class ConversationActor implements ConversationOwner {
   readonly reportWaiters = new Map<string, { ids: Set<string>; onReport(childId: string, text: string): void }>();
 
   private constructor(
-    readonly context: EngineContext,
+    readonly context: OwnerContext,
     readonly id: string,
     readonly rootSessionId: string,
   ) {
     this.snapshot = new ConversationSnapshot(context, id);
   }
 
-  static load(context: EngineContext, conversationId: string): ConversationActor {
+  static load(context: OwnerContext, conversationId: string): ConversationActor {
     const state = loadOwnerState(context, conversationId);
     const actor = new ConversationActor(context, conversationId, state.rootSessionId);
     for (const session of state.sessions) actor.sessions.set(session.id, session);
@@ -123,7 +124,7 @@ export class ConversationActor implements ConversationOwner {
   }
 
   publish(event: OwnerEvent): void {
-    this.context.bus.publish({ ...event, conversationId: this.id } as Parameters<EngineContext["bus"]["publish"]>[0]);
+    this.context.bus.publish({ ...event, conversationId: this.id } as Parameters<OwnerContext["bus"]["publish"]>[0]);
   }
 
   publishConversation(): void {
@@ -236,6 +237,14 @@ export class ConversationActor implements ConversationOwner {
 
   onDecision(id: string, wake: () => void): void {
     this.decisionWaiters.set(id, wake);
+  }
+
+  requestApproval(runner: TurnHandle, item: Item): Promise<Approval> {
+    return requestApproval(this, runner, item);
+  }
+
+  askQuestion(runner: TurnHandle, item: Item, asked: { question: string; choices: string[] }): Promise<Question> {
+    return askQuestion(this, runner, item, asked);
   }
 
   decideApproval(approvalId: string, decision: "approve" | "deny"): Promise<Approval> {
@@ -360,18 +369,26 @@ export class ConversationActor implements ConversationOwner {
   }
 
   /** Starts a manual compaction: only when nothing runs or waits; its model call runs outside the queue. */
-  beginManualCompaction(): AbortController {
-    if (this.hasOpenTurn() || this.waiting.length > 0 || this.manualCompaction) {
-      throw new AtriumError("not_idle", "compaction needs the conversation to be idle: a turn is running or messages are waiting");
-    }
-    this.manualCompaction = new AbortController();
-    return this.manualCompaction;
+  beginManualCompaction(): Promise<AbortController> {
+    return this.locked(() => {
+      if (this.hasOpenTurn() || this.waiting.length > 0 || this.manualCompaction) {
+        throw new AtriumError("not_idle", "compaction needs the conversation to be idle: a turn is running or messages are waiting");
+      }
+      this.manualCompaction = new AbortController();
+      return this.manualCompaction;
+    });
   }
 
   /** The compaction reported back: whatever waited for it starts now. */
-  async endManualCompaction(controller: AbortController): Promise<void> {
-    if (this.manualCompaction === controller) this.manualCompaction = null;
-    await this.pump(this.root);
+  endManualCompaction(controller: AbortController): Promise<void> {
+    return this.locked(async () => {
+      if (this.manualCompaction === controller) this.manualCompaction = null;
+      await this.pump(this.root);
+    });
+  }
+
+  recordCompaction(session: SessionState, result: CompactionResult): Promise<Item> {
+    return this.locked(() => recordCompaction(this, session, result));
   }
 
   /**

@@ -1,3 +1,4 @@
+import type { OwnerContext } from "./engine-owner";
 import fs from "node:fs";
 import path from "node:path";
 import type { AgentDefinition } from "../agents/definitions";
@@ -7,7 +8,6 @@ import type { AttachmentRef, Effort } from "../store/records";
 import type { Store } from "../store/store";
 import { attachmentPath, checkUploads, claimUploads, returnUpload, saveUpload } from "../store/uploads";
 import type { ConversationActor } from "./conversation-actor";
-import type { EngineContext } from "../ports/engine-context";
 import type { MessageInput, MessageOutcome } from "../ports/owner-port";
 import { titleFromMessage } from "./titles";
 
@@ -33,7 +33,7 @@ export interface StagedConversation {
  * staging name and renamed into place whole. Nothing of a failed creation stays.
  */
 export async function stageNewConversation(
-  context: EngineContext,
+  context: OwnerContext,
   input: CreateConversationInput,
   keyed: { requestKey?: string; requestHash?: string },
 ): Promise<StagedConversation> {
@@ -77,7 +77,7 @@ export async function stageNewConversation(
 }
 
 /** A created conversation whose first message could not be recorded goes, with its requestKey; its uploads go back. */
-export async function discardNewConversation(context: EngineContext, conversationId: string, attachments: readonly AttachmentRef[]): Promise<void> {
+export async function discardNewConversation(context: OwnerContext, conversationId: string, attachments: readonly AttachmentRef[]): Promise<void> {
   const { store } = context;
   await store.closeConversation(conversationId);
   for (const attachment of attachments) {
@@ -100,7 +100,7 @@ export function isDirectory(directory: string): boolean {
  * removal is finished by reindex; only once it is on disk is the conversation gone. A disk too
  * full for the tombstone still drops the conversation (which frees space), renamed away first.
  */
-export async function deleteConversationFiles(context: EngineContext, actor: ConversationActor): Promise<void> {
+export async function deleteConversationFiles(context: OwnerContext, actor: ConversationActor): Promise<void> {
   const { store } = context;
   actor.assertDeletable();
   try {

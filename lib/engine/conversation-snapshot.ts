@@ -1,7 +1,7 @@
+import type { OwnerContext } from "./engine-owner";
 import { AtriumError } from "../errors";
 import type { Conversation } from "../events/entities";
 import { conversationRow, objectiveFor, toConversation } from "../store/queries";
-import type { EngineContext } from "../ports/engine-context";
 
 /**
  * The conversation as last read from the index, read on every model call: valid while the index
@@ -11,7 +11,7 @@ export class ConversationSnapshot {
   private cached: { revision: number; conversation: Omit<Conversation, "missing"> } | null = null;
 
   constructor(
-    private readonly context: EngineContext,
+    private readonly context: OwnerContext,
     private readonly conversationId: string,
   ) {}
 

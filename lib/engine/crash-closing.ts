@@ -1,7 +1,7 @@
+import type { EngineOwner } from "./engine-owner";
 import type { Turn } from "../events/entities";
 import { IMPORTED_ERROR, IMPORTED_NOTICE } from "../store/import-closing";
 import { listTurns } from "../store/queries";
-import type { ConversationOwner } from "../ports/owner-port";
 import { settleParked } from "./parked-decisions";
 import type { SessionState } from "../ports/session-state";
 
@@ -19,7 +19,7 @@ const CAUSES = {
  * A turn found open at start with nothing to resume: keep what was written, flag what is unknown.
  * An imported turn also loses its pending approvals and questions: nobody here asked for them.
  */
-export function closeTurnAfterCrash(actor: ConversationOwner, session: SessionState, turn: Turn, cause: CrashCause = "server_stopped"): Promise<void> {
+export function closeTurnAfterCrash(actor: EngineOwner, session: SessionState, turn: Turn, cause: CrashCause = "server_stopped"): Promise<void> {
   return actor.locked(async () => {
     if (cause === "imported") await settleParked(actor, turn, "imported");
     const unknown: string[] = [];
@@ -56,7 +56,7 @@ export function closeTurnAfterCrash(actor: ConversationOwner, session: SessionSt
  * Waiting entries whose item was already written: the server stopped between the item
  * and the records that start its turn. The turn is started now, on the item on disk.
  */
-export function resumeHalfStartedTurns(actor: ConversationOwner): Promise<void> {
+export function resumeHalfStartedTurns(actor: EngineOwner): Promise<void> {
   return actor.locked(async () => {
     const knownTurns = new Set(listTurns(actor.context.store.index, actor.id).map((turn) => turn.id));
     for (const session of actor.sessions.values()) {

@@ -1,3 +1,4 @@
+import type { OwnerContext } from "./engine-owner";
 import fs from "node:fs";
 import path from "node:path";
 import { contextItems } from "../context/compaction";
@@ -9,7 +10,6 @@ import { isId } from "../store/ids";
 import type { StoredItem } from "../store/records";
 import { attachmentPath } from "../store/uploads";
 import type { ConversationActor } from "./conversation-actor";
-import type { EngineContext } from "../ports/engine-context";
 import { derivedTitle } from "./titles";
 
 export interface ForkOptions {
@@ -24,7 +24,7 @@ export interface ForkOptions {
  * Copies the root agent's finished history into a new conversation (DESIGN §2): not the
  * subagents, the waiting messages or the archived state. Items get new ids.
  */
-export async function forkConversation(context: EngineContext, source: ConversationActor, options: ForkOptions): Promise<string> {
+export async function forkConversation(context: OwnerContext, source: ConversationActor, options: ForkOptions): Promise<string> {
   const store = context.store;
   const conversationId = store.newId();
   const rootSessionId = store.newId();

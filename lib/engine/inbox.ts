@@ -1,6 +1,6 @@
+import type { OwnerContext } from "./engine-owner";
 import { AtriumError } from "../errors";
 import type { Waiting } from "../events/entities";
-import type { EngineContext } from "../ports/engine-context";
 import type { MessageInput, TurnInput, WaitingEntry } from "../ports/owner-port";
 import { assertWaitingRoom, textBytes, waitingLoad } from "./waiting-limits";
 
@@ -16,7 +16,7 @@ const UNCAPPED_ORIGINS: ReadonlySet<string> = new Set(["subagent", "objective"])
  */
 export class Inbox {
   constructor(
-    private readonly context: EngineContext,
+    private readonly context: OwnerContext,
     private readonly conversationId: string,
     private entries: WaitingEntry[],
     private readonly announce: (waiting: Waiting[]) => void,

@@ -1,6 +1,7 @@
+import type { EngineOwner } from "./engine-owner";
 import type { Item } from "../events/entities";
 import type { StoredItem } from "../store/records";
-import type { ConversationOwner, ItemCompletion, ItemFields, SessionState } from "../ports/owner-port";
+import type { ItemCompletion, ItemFields, SessionState } from "../ports/owner-port";
 import { addItem } from "../ports/session-state";
 
 /**
@@ -11,7 +12,7 @@ export class ItemWriter {
   /** Items whose item.completed is on its way to disk: no progress checkpoint may follow it. */
   private readonly completing = new WeakSet<Item>();
 
-  constructor(private readonly owner: Pick<ConversationOwner, "context" | "id" | "publish">) {}
+  constructor(private readonly owner: Pick<EngineOwner, "context" | "id" | "publish">) {}
 
   async create(session: SessionState, fields: ItemFields): Promise<Item> {
     const store = this.owner.context.store;

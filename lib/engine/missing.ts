@@ -1,9 +1,9 @@
+import type { OwnerContext } from "./engine-owner";
 import fs from "node:fs";
 import type { Conversation } from "../events/entities";
-import type { EngineContext } from "../ports/engine-context";
 
 /** What a conversation needs that this machine lacks, e.g. after a move (DESIGN §2). */
-export function missingParts(conversation: Pick<Conversation, "cwd" | "model" | "agent">, context: Pick<EngineContext, "models" | "agent">): Conversation["missing"] {
+export function missingParts(conversation: Pick<Conversation, "cwd" | "model" | "agent">, context: Pick<OwnerContext, "models" | "agent">): Conversation["missing"] {
   const missing: Conversation["missing"] = [];
   let isDirectory = false;
   try {

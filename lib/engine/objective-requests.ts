@@ -1,7 +1,7 @@
+import type { EngineOwner } from "./engine-owner";
 import { AtriumError } from "../errors";
 import type { Objective } from "../events/entities";
 import { changeObjective, openObjective } from "./objectives";
-import type { ConversationOwner } from "../ports/owner-port";
 import type { RequestKeys } from "./request-keys";
 
 /**
@@ -10,7 +10,7 @@ import type { RequestKeys } from "./request-keys";
  */
 export function openObjectiveRequest(
   keys: RequestKeys,
-  actor: ConversationOwner,
+  actor: EngineOwner,
   text: string,
   requestKey: string | undefined,
   assertUsable: () => void,
@@ -29,7 +29,7 @@ export function openObjectiveRequest(
 
 export function changeObjectiveRequest(
   keys: RequestKeys,
-  actor: ConversationOwner,
+  actor: EngineOwner,
   change: { status: "open" | "completed" | "blocked" | "cancelled" | "paused"; note?: string },
   requestKey: string | undefined,
 ): Promise<Objective> {
@@ -42,7 +42,7 @@ export function changeObjectiveRequest(
   );
 }
 
-function objectiveAsItStands(actor: ConversationOwner): Objective {
+function objectiveAsItStands(actor: EngineOwner): Objective {
   const objective = actor.conversation().objective;
   if (!objective) throw new AtriumError("not_found", "this conversation has no objective");
   return objective;

@@ -1,7 +1,7 @@
+import type { EngineOwner } from "./engine-owner";
 import { AtriumError } from "../errors";
 import type { Objective } from "../events/entities";
 import { objectiveFor } from "../store/queries";
-import type { ConversationOwner } from "../ports/owner-port";
 
 export const OBJECTIVE_TEXT_LIMIT = 500;
 
@@ -13,13 +13,13 @@ export function sliceText(objective: Objective, event?: string): string {
   return event ? `${lead}\n\n${event}` : lead;
 }
 
-export function currentObjective(actor: ConversationOwner): Objective | null {
+export function currentObjective(actor: EngineOwner): Objective | null {
   return objectiveFor(actor.context.store.index, actor.id);
 }
 
 /** Records a change and tells every client; called inside the conversation's lock. */
 export async function setObjective(
-  actor: ConversationOwner,
+  actor: EngineOwner,
   objective: Objective,
   change: { status?: ObjectiveStatus; slices?: number; reason?: string | null; listener?: unknown },
   keyed: Keyed = {},
@@ -35,7 +35,7 @@ export async function setObjective(
  * After a root turn ends (DESIGN §6): a completed turn with the objective open and nothing
  * waiting queues the next slice, up to the slice limit; a failed or interrupted one pauses it.
  */
-export async function afterRootTurn(actor: ConversationOwner, status: "completed" | "failed" | "interrupted", errorMessage: string | null): Promise<void> {
+export async function afterRootTurn(actor: EngineOwner, status: "completed" | "failed" | "interrupted", errorMessage: string | null): Promise<void> {
   const objective = currentObjective(actor);
   if (!objective || objective.status !== "open") return;
   if (status === "failed") {
@@ -50,7 +50,7 @@ export async function afterRootTurn(actor: ConversationOwner, status: "completed
   await queueSlice(actor, objective);
 }
 
-export async function queueSlice(actor: ConversationOwner, objective: Objective, event?: string): Promise<void> {
+export async function queueSlice(actor: EngineOwner, objective: Objective, event?: string): Promise<void> {
   if (objective.slices >= objective.sliceLimit) {
     await setObjective(actor, objective, { status: "paused", reason: `the slice limit (${objective.sliceLimit}) was reached` });
     return;
@@ -74,7 +74,7 @@ export function assertObjectiveText(text: string): string {
 /** The requestKey and body hash kept with the record a keyed request wrote (DESIGN §8). */
 export type Keyed = { requestKey?: string; requestHash?: string };
 
-export async function openObjective(actor: ConversationOwner, text: string, keyed: Keyed = {}): Promise<Objective> {
+export async function openObjective(actor: EngineOwner, text: string, keyed: Keyed = {}): Promise<Objective> {
   const objectiveText = assertObjectiveText(text);
   return actor.locked(async () => {
     const store = actor.context.store;
@@ -103,7 +103,7 @@ export async function openObjective(actor: ConversationOwner, text: string, keye
 
 /** PATCH …/objective by the owner (/done, /objective cancel, resume) or objective_update by the agent. */
 export async function changeObjective(
-  actor: ConversationOwner,
+  actor: EngineOwner,
   change: { status: "open" | "completed" | "blocked" | "cancelled" | "paused"; note?: string },
   keyed: Keyed = {},
 ): Promise<Objective> {
@@ -126,7 +126,7 @@ export async function changeObjective(
 }
 
 /** At start: an open objective with nothing running or waiting gets its next slice. */
-export function continueObjective(actor: ConversationOwner): Promise<void> {
+export function continueObjective(actor: EngineOwner): Promise<void> {
   return actor.locked(async () => {
     const objective = currentObjective(actor);
     if (!objective || objective.status !== "open") return;

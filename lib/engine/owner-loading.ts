@@ -1,7 +1,7 @@
+import type { OwnerContext } from "./engine-owner";
 import { AtriumError } from "../errors";
 import type { Item } from "../events/entities";
 import { conversationRow, latestCompaction, listItems, listSessions, listWaiting } from "../store/queries";
-import type { EngineContext } from "../ports/engine-context";
 import type { SessionState, WaitingEntry } from "../ports/owner-port";
 
 /** What a conversation's owner starts from: read from the index, which the files rebuild. */
@@ -11,7 +11,7 @@ export interface OwnerState {
   waiting: WaitingEntry[];
 }
 
-export function loadOwnerState(context: EngineContext, conversationId: string): OwnerState {
+export function loadOwnerState(context: OwnerContext, conversationId: string): OwnerState {
   const db = context.store.index;
   const row = conversationRow(db, conversationId);
   if (!row) throw new AtriumError("not_found", `conversation ${conversationId} was not found`);

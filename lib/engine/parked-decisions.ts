@@ -1,11 +1,60 @@
+import type { EngineOwner } from "./engine-owner";
 import { AtriumError } from "../errors";
-import type { Approval, Question, Turn } from "../events/entities";
+import type { Approval, Item, Question, Turn } from "../events/entities";
+import type { TurnHandle } from "../ports/owner-port";
 import { getApproval, getQuestion, listApprovals, listQuestions } from "../store/queries";
-import type { ConversationOwner } from "../ports/owner-port";
+
+/**
+ * A tool call that needs the owner's approval: its pending approval, asked for once. A turn
+ * resumed after a restart finds the one it asked for before.
+ */
+export function requestApproval(actor: EngineOwner, runner: TurnHandle, item: Item): Promise<Approval> {
+  return actor.locked(async () => {
+    const store = actor.context.store;
+    const asked = listApprovals(store.index, { conversationId: actor.id }).find((candidate) => candidate.itemId === item.id && candidate.turnId === runner.turn.id);
+    if (asked) return asked;
+    const approvalId = store.newId();
+    await store.appendMetadata(actor.id, {
+      type: "approval.requested",
+      approvalId,
+      sessionId: runner.session.id,
+      turnId: runner.turn.id,
+      itemId: item.id,
+      toolName: item.toolName ?? "",
+      input: item.input ?? null,
+    });
+    const approval = getApproval(store.index, approvalId)!;
+    actor.publish({ type: "approval.requested", sessionId: runner.session.id, turnId: runner.turn.id, approval });
+    actor.context.bus.publishList({ type: "approval.requested", conversationId: actor.id, approval });
+    return approval;
+  });
+}
+
+/** ask_user: the call's pending question, asked once (a resumed turn finds its own). */
+export function askQuestion(actor: EngineOwner, runner: TurnHandle, item: Item, asked: { question: string; choices: string[] }): Promise<Question> {
+  return actor.locked(async () => {
+    const store = actor.context.store;
+    const existing = listQuestions(store.index, { conversationId: actor.id }).find((candidate) => candidate.itemId === item.id);
+    if (existing) return existing;
+    const questionId = store.newId();
+    await store.appendMetadata(actor.id, {
+      type: "question.asked",
+      questionId,
+      sessionId: runner.session.id,
+      turnId: runner.turn.id,
+      itemId: item.id,
+      question: asked.question,
+      choices: asked.choices,
+    });
+    const question = getQuestion(store.index, questionId)!;
+    actor.publish({ type: "question.asked", sessionId: runner.session.id, turnId: runner.turn.id, question });
+    return question;
+  });
+}
 
 /** The owner's answers to parked turns (approvals, ask_user questions), and settling them when a turn ends. */
 
-export function decideApproval(actor: ConversationOwner, approvalId: string, decision: "approve" | "deny"): Promise<Approval> {
+export function decideApproval(actor: EngineOwner, approvalId: string, decision: "approve" | "deny"): Promise<Approval> {
   return actor.locked(async () => {
     const db = actor.context.store.index;
     const approval = getApproval(db, approvalId);
@@ -25,7 +74,7 @@ export function decideApproval(actor: ConversationOwner, approvalId: string, dec
   });
 }
 
-export function answerQuestion(actor: ConversationOwner, questionId: string, answer: string): Promise<Question> {
+export function answerQuestion(actor: EngineOwner, questionId: string, answer: string): Promise<Question> {
   return actor.locked(async () => {
     const db = actor.context.store.index;
     const question = getQuestion(db, questionId);
@@ -48,7 +97,7 @@ export function answerQuestion(actor: ConversationOwner, questionId: string, ans
  * An ended turn leaves nothing pending: its approvals are denied and its questions cancelled, and
  * every client hears so. `reason` says why when it is not the turn ending on its own (`imported`).
  */
-export async function settleParked(actor: ConversationOwner, turn: Turn, reason?: string): Promise<void> {
+export async function settleParked(actor: EngineOwner, turn: Turn, reason?: string): Promise<void> {
   const db = actor.context.store.index;
   for (const approval of listApprovals(db, { conversationId: actor.id, status: "pending" })) {
     if (approval.turnId !== turn.id) continue;

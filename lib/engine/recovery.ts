@@ -1,9 +1,9 @@
+import type { OwnerContext } from "./engine-owner";
 import { conversationsWithObjective, conversationsWithWaiting } from "../store/lookups";
 import { listApprovals, listQuestions, openTurns } from "../store/queries";
 import type { Turn } from "../events/entities";
 import type { Store } from "../store/store";
 import type { ConversationActor } from "./conversation-actor";
-import type { EngineContext } from "../ports/engine-context";
 import { continueObjective } from "./objectives";
 
 /**
@@ -14,7 +14,7 @@ import { continueObjective } from "./objectives";
  * Then waiting messages carry on.
  */
 export async function recoverOpenTurns(
-  context: EngineContext,
+  context: OwnerContext,
   actorOf: (conversationId: string) => ConversationActor,
 ): Promise<void> {
   const db = context.store.index;

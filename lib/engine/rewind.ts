@@ -1,9 +1,9 @@
+import type { EngineOwner } from "./engine-owner";
 import { AtriumError } from "../errors";
 import type { Conversation, Item } from "../events/entities";
 import { fileChangesSince, restoreBeforeMessage } from "../checkpoints/checkpoint-hooks";
-import type { ConversationOwner } from "../ports/owner-port";
 
-type RewindSource = ConversationOwner & { hasOpenTurn(): boolean };
+type RewindSource = EngineOwner & { hasOpenTurn(): boolean };
 
 export interface RewindOptions {
   requestKey?: string;
@@ -42,11 +42,11 @@ export async function rewindConversation(
 }
 
 /** The files changed since an owner's message: what a rewind with restoreFiles would put back. */
-export async function filesChangedSinceItem(actor: ConversationOwner, itemId: string): Promise<string[]> {
+export async function filesChangedSinceItem(actor: EngineOwner, itemId: string): Promise<string[]> {
   return fileChangesSince(actor, rootItem(actor, itemId));
 }
 
-function rootItem(actor: ConversationOwner, itemId: string): Item {
+function rootItem(actor: EngineOwner, itemId: string): Item {
   const item = actor.root.byId.get(itemId);
   if (!item) throw new AtriumError("not_found", `item ${itemId} was not found in this conversation`);
   return item;

@@ -1,12 +1,12 @@
+import type { OwnerContext } from "./engine-owner";
 import type { AgentCatalog } from "../agents/agent-catalog";
-import { Checkpoints } from "../checkpoints/checkpoints";
+import { Checkpoints, type CheckpointLedger } from "../checkpoints/checkpoints";
 import type { AtriumConfig } from "../config/config";
 import type { RequestExtensions } from "../context/request-extensions";
 import type { ModelRegistry } from "../models/registry";
 import type { Store } from "../store/store";
 import { builtinFileAndShellTools } from "../tools/builtin-tools";
 import type { EventBus } from "../events/bus";
-import type { EngineContext } from "../ports/engine-context";
 import { engineTools } from "../tools/engine-tools";
 import type { TimelineNotes } from "./timeline-notes";
 
@@ -23,7 +23,7 @@ export interface RuntimeParts {
 }
 
 /** The engine context of the Runtime: what its conversation owners and turns see of it. */
-export function buildEngineContext(parts: RuntimeParts): EngineContext {
+export function buildEngineContext(parts: RuntimeParts): OwnerContext {
   const { agents, extensions, notes } = parts;
   return {
     store: parts.store,
@@ -38,7 +38,16 @@ export function buildEngineContext(parts: RuntimeParts): EngineContext {
     engineTools,
     extensions,
     log: parts.log,
-    checkpoints: new Checkpoints(parts.store, parts.config.snapshots.maxFiles),
+    checkpoints: new Checkpoints(checkpointLedger(parts.store), parts.config.snapshots.maxFiles),
     noteTimeline: (turnId, entry) => notes.note(turnId, entry),
+  };
+}
+
+/** The one kind of record checkpoints append themselves; every other write is the owner's. */
+function checkpointLedger(store: Store): CheckpointLedger {
+  return {
+    paths: store.paths,
+    readMetadata: (conversationId) => store.readMetadata(conversationId),
+    appendCheckpoint: (conversationId, fields) => store.appendMetadata(conversationId, { type: "checkpoint", ...fields }),
   };
 }

@@ -1,3 +1,4 @@
+import type { OwnerContext } from "./engine-owner";
 import { AgentCatalog } from "../agents/agent-catalog";
 import type { AtriumConfig } from "../config/config";
 import { AtriumError } from "../errors";
@@ -22,7 +23,6 @@ import { EventBus } from "../events/bus";
 import { copyCheckpointsToFork } from "../checkpoints/checkpoint-hooks";
 import { compactNow, rootContext, type CompactionOutcome } from "../context/compaction-step";
 import { ConversationActor, type MessageOutcome } from "./conversation-actor";
-import type { EngineContext } from "../ports/engine-context";
 import { findApproval, findQuestion } from "./decision-reads";
 import { forkConversation } from "./fork";
 import { recoverOpenTurns } from "./recovery";
@@ -62,7 +62,7 @@ export class Runtime {
   readonly store: Store;
   readonly config: AtriumConfig;
   readonly models: ModelRegistry;
-  readonly context: EngineContext;
+  readonly context: OwnerContext;
   readonly keys: RequestKeys;
   readonly extensions: RequestExtensions;
   private readonly owners: OwnerCache;

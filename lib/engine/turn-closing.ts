@@ -1,8 +1,9 @@
-import { deliverReport } from "../agents/subagent-sessions";
+import type { EngineOwner } from "./engine-owner";
+import { deliverReport } from "./subagent-sessions";
 import { isStorageError } from "../errors";
 import type { TurnError } from "../store/records";
 import { afterRootTurn } from "./objectives";
-import type { ConversationOwner, InterruptReason, TurnHandle } from "../ports/owner-port";
+import type { InterruptReason, TurnHandle } from "../ports/owner-port";
 import { cloneTurn } from "../ports/session-state";
 import { recordTurnEnd } from "./turn-records";
 
@@ -16,7 +17,7 @@ type TurnStatus = "completed" | "failed" | "interrupted";
  * `turn.ended` is never lost silently.
  */
 export async function closeTurn(
-  owner: ConversationOwner,
+  owner: EngineOwner,
   runner: TurnHandle,
   status: TurnStatus,
   error: TurnError | null,
@@ -50,7 +51,7 @@ export async function closeTurn(
 }
 
 async function endTurn(
-  owner: ConversationOwner,
+  owner: EngineOwner,
   runner: TurnHandle,
   status: TurnStatus,
   error: TurnError | null,
@@ -67,7 +68,7 @@ async function endTurn(
   runner.settle();
 }
 
-async function afterTurn(owner: ConversationOwner, runner: TurnHandle, reason: InterruptReason | null): Promise<void> {
+async function afterTurn(owner: EngineOwner, runner: TurnHandle, reason: InterruptReason | null): Promise<void> {
   const { session, turn } = runner;
   if (reason?.code === "server_stopped") return;
   if (session.parentSessionId) await deliverReport(owner, session, turn);

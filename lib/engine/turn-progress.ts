@@ -1,6 +1,7 @@
+import type { EngineOwner } from "./engine-owner";
 import type { Item, Turn } from "../events/entities";
 import { CappedOutput } from "../tools/capped-output";
-import type { ConversationOwner, SessionState } from "../ports/owner-port";
+import type { SessionState } from "../ports/owner-port";
 
 /**
  * What a running turn has produced that is not yet final: tool output held in memory, and the
@@ -11,7 +12,7 @@ export class TurnProgress {
   private readonly outputs = new Map<string, CappedOutput>();
 
   constructor(
-    private readonly owner: ConversationOwner,
+    private readonly owner: EngineOwner,
     private readonly session: SessionState,
     private readonly turn: Turn,
   ) {}

@@ -1,7 +1,8 @@
+import type { EngineOwner } from "./engine-owner";
 import type { Turn } from "../events/entities";
 import type { MessageOrigin, TurnError } from "../store/records";
 import { SERVER_STOPPED_NOTICE } from "./crash-closing";
-import type { ConversationOwner, InterruptReason, SessionState, TurnHandle, TurnInput, WaitingEntry } from "../ports/owner-port";
+import type { InterruptReason, SessionState, TurnHandle, TurnInput, WaitingEntry } from "../ports/owner-port";
 import { settleParked } from "./parked-decisions";
 
 export const OWNER_INTERRUPT_NOTICE = "The previous turn was interrupted by the owner.";
@@ -11,7 +12,7 @@ export const OWNER_INTERRUPT_NOTICE = "The previous turn was interrupted by the 
  * changes its state. Returns the turn as recorded.
  */
 export async function recordTurnStart(
-  owner: ConversationOwner,
+  owner: EngineOwner,
   session: SessionState,
   inputs: TurnInput[],
   request: { requestKey?: string; requestHash?: string } | undefined,
@@ -72,7 +73,7 @@ export async function recordTurnStart(
  * already wrote, so the owner can retry it. Returns the end time as recorded.
  */
 export async function recordTurnEnd(
-  owner: ConversationOwner,
+  owner: EngineOwner,
   runner: TurnHandle,
   status: "completed" | "failed" | "interrupted",
   error: TurnError | null,
@@ -104,7 +105,7 @@ export async function recordTurnEnd(
 }
 
 /** A steered message joining the running turn: its user_message item, under the message's id. */
-export async function recordSteer(owner: ConversationOwner, session: SessionState, turn: Turn, entry: WaitingEntry): Promise<void> {
+export async function recordSteer(owner: EngineOwner, session: SessionState, turn: Turn, entry: WaitingEntry): Promise<void> {
   await owner.createItem(session, {
     id: entry.id,
     turnId: turn.id,

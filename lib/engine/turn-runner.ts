@@ -1,8 +1,9 @@
+import type { EngineOwner } from "./engine-owner";
 import type { Item, Turn } from "../events/entities";
 import { TURN_ID_HEADER } from "../models/offline-plan";
 import { isStorageError } from "../errors";
 import type { TurnError } from "../store/records";
-import type { ConversationOwner, InterruptReason, ItemFields, SessionState, TurnHandle } from "../ports/owner-port";
+import type { InterruptReason, ItemFields, SessionState, TurnHandle } from "../ports/owner-port";
 import { ensureRoom, publishContext } from "../context/compaction-step";
 import { nextRequest } from "../context/context-usage";
 import { checkpointTurnStart } from "../checkpoints/checkpoint-hooks";
@@ -41,7 +42,7 @@ export class TurnRunner implements TurnHandle {
   private readonly progress: TurnProgress;
 
   constructor(
-    readonly actor: ConversationOwner,
+    readonly actor: EngineOwner,
     readonly session: SessionState,
     readonly turn: Turn,
   ) {

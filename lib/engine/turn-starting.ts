@@ -1,5 +1,6 @@
+import type { EngineOwner } from "./engine-owner";
 import type { Turn } from "../events/entities";
-import type { ConversationOwner, SessionState, TurnInput } from "../ports/owner-port";
+import type { SessionState, TurnInput } from "../ports/owner-port";
 import { cloneTurn } from "../ports/session-state";
 import { recordTurnStart } from "./turn-records";
 import { TurnRunner } from "./turn-runner";
@@ -9,7 +10,7 @@ import { TurnRunner } from "./turn-runner";
  * then clients are told; the turn loop itself runs outside the queue.
  */
 export async function startTurn(
-  owner: ConversationOwner,
+  owner: EngineOwner,
   session: SessionState,
   inputs: TurnInput[],
   request?: { requestKey?: string; requestHash?: string },
@@ -26,7 +27,7 @@ export async function startTurn(
 }
 
 /** Resumes a turn that was parked (approval or question) when the server stopped. */
-export function resumeParkedTurn(owner: ConversationOwner, session: SessionState, turn: Turn): void {
+export function resumeParkedTurn(owner: EngineOwner, session: SessionState, turn: Turn): void {
   const runner = new TurnRunner(owner, session, turn);
   session.runner = runner;
   runner.start();

@@ -8,9 +8,16 @@ import type { AnyToolDefinition } from "../tools/tool";
 import type { RequestExtensions } from "../context/request-extensions";
 import type { EventBus } from "../events/bus";
 
+/**
+ * The store as the conversation's neighbours see it: reads, ids and paths. Its writes are
+ * the owner's alone (lib/engine), so no tool, agent, context or checkpoint module can append
+ * a conversation's record around the owner.
+ */
+export type StoreReader = Pick<Store, "paths" | "index" | "now" | "newId" | "log" | "readMetadata" | "readSession">;
+
 /** What conversation actors and turn runners need from the Runtime; tests can build one directly. */
 export interface EngineContext {
-  store: Store;
+  store: StoreReader;
   bus: EventBus;
   config: AtriumConfig;
   models: ModelRegistry;

@@ -1,5 +1,5 @@
 import type { CompactionPoint } from "../context/compaction";
-import type { Conversation, Item, Objective, Turn, Waiting } from "../events/entities";
+import type { Approval, Conversation, Item, Objective, Question, Turn, Waiting } from "../events/entities";
 import type { ConversationEvent } from "../events/events";
 import type { AttachmentRef, MessageOrigin, StoredItem, TurnError } from "../store/records";
 import type { EngineContext } from "./engine-context";
@@ -95,6 +95,15 @@ export interface ItemCompletion {
   providerMetadata?: Record<string, unknown>;
 }
 
+export interface CompactionResult {
+  turnId: string | null;
+  text: string;
+  firstKeptItemId: string;
+  tokensBefore: number;
+  tokensAfter(summary: Item): number;
+  signal: AbortSignal;
+}
+
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 export type OwnerEvent = DistributiveOmit<ConversationEvent, "conversationId">;
 
@@ -159,6 +168,10 @@ export interface ConversationOwner {
   pump(session: SessionState): Promise<void>;
   interrupt(sessionId: string, byOwner?: boolean): Promise<Turn | null>;
   onDecision(id: string, wake: () => void): void;
+  /** The pending approval of a tool call, asked for once (the turn then parks on it). */
+  requestApproval(runner: TurnHandle, item: Item): Promise<Approval>;
+  /** The pending question of an ask_user call, asked once. */
+  askQuestion(runner: TurnHandle, item: Item, asked: { question: string; choices: string[] }): Promise<Question>;
   wake(id: string): void;
   startTurn(session: SessionState, inputs: TurnInput[], request?: { requestKey?: string; requestHash?: string }, existingTurnId?: string): Promise<Turn>;
   finishTurn(runner: TurnHandle, status: "completed" | "failed" | "interrupted", error: TurnError | null, reason: InterruptReason | null): Promise<void>;
@@ -170,6 +183,13 @@ export interface ConversationOwner {
   changeObjective(change: { status: "completed" | "blocked" | "cancelled"; note?: string }): Promise<Objective>;
   /** wait_for_event: the open objective sleeps until a matching webhook event arrives. */
   waitForEvent(listener: { source: "github"; match: Record<string, unknown> }): Promise<Objective>;
-  beginManualCompaction(): AbortController;
+  /**
+   * A compaction's result (the summary item and the compaction record), written by the owner;
+   * refused once `signal` is aborted. `tokensAfter` measures the context with the new summary.
+   */
+  recordCompaction(session: SessionState, result: CompactionResult): Promise<Item>;
+  /** Starts a manual compaction when nothing runs or waits (else not_idle); its controller aborts it. */
+  beginManualCompaction(): Promise<AbortController>;
+  /** The manual compaction is over: whatever waited for it starts. */
   endManualCompaction(controller: AbortController): Promise<void>;
 }

@@ -140,24 +140,7 @@ async function readArtifact(runner: TurnHandle, item: Item): Promise<void> {
 async function waitForApproval(runner: TurnHandle, item: Item): Promise<"approve" | "deny" | "aborted" | "refused"> {
   const { actor, session } = runner;
   const store = actor.context.store;
-  let approval = listApprovals(store.index, { conversationId: actor.id }).find(
-    (candidate) => candidate.itemId === item.id && candidate.turnId === runner.turn.id,
-  );
-  if (!approval) {
-    const approvalId = store.newId();
-    await store.appendMetadata(actor.id, {
-      type: "approval.requested",
-      approvalId,
-      sessionId: session.id,
-      turnId: runner.turn.id,
-      itemId: item.id,
-      toolName: item.toolName ?? "",
-      input: item.input ?? null,
-    });
-    approval = listApprovals(store.index, { conversationId: actor.id }).find((candidate) => candidate.id === approvalId)!;
-    actor.publish({ type: "approval.requested", sessionId: session.id, turnId: runner.turn.id, approval });
-    actor.context.bus.publishList({ type: "approval.requested", conversationId: actor.id, approval });
-  }
+  let approval = await actor.requestApproval(runner, item);
   if (approval.status === "pending") {
     const approvalId = approval.id;
     await runner.park("waiting_approval", (wake) => actor.onDecision(approvalId, wake));
@@ -184,21 +167,7 @@ async function askUser(runner: TurnHandle, item: Item): Promise<void> {
     return;
   }
   const choices = Array.isArray(input.choices) ? input.choices.filter((choice): choice is string => typeof choice === "string") : [];
-  let question = listQuestions(store.index, { conversationId: actor.id }).find((candidate) => candidate.itemId === item.id);
-  if (!question) {
-    const questionId = store.newId();
-    await store.appendMetadata(actor.id, {
-      type: "question.asked",
-      questionId,
-      sessionId: session.id,
-      turnId: runner.turn.id,
-      itemId: item.id,
-      question: input.question,
-      choices,
-    });
-    question = listQuestions(store.index, { conversationId: actor.id }).find((candidate) => candidate.id === questionId)!;
-    actor.publish({ type: "question.asked", sessionId: session.id, turnId: runner.turn.id, question });
-  }
+  let question = await actor.askQuestion(runner, item, { question: input.question, choices });
   if (question.status === "pending") {
     const questionId = question.id;
     await runner.park("waiting_user", (wake) => actor.onDecision(questionId, wake));

@@ -1,12 +1,13 @@
 import type { Turn } from "../events/entities";
 import type { MessageOrigin } from "../store/records";
-import type { ConversationOwner, SpawnOptions } from "../ports/owner-port";
+import type { SpawnOptions } from "../ports/owner-port";
+import type { EngineOwner } from "./engine-owner";
 import type { SessionState } from "../ports/session-state";
 
 export type { SpawnOptions } from "../ports/owner-port";
 
 /** Subagent sessions of the conversation with a turn running now. */
-export function runningSubagents(actor: ConversationOwner): number {
+export function runningSubagents(actor: EngineOwner): number {
   return [...actor.sessions.values()].filter((session) => session.parentSessionId !== null && session.runner !== null).length;
 }
 
@@ -15,7 +16,7 @@ export function runningSubagents(actor: ConversationOwner): number {
  * the conversation already runs its limit of subagents. Counted inside the owner's queue, so
  * two agents spawning together cannot both take the last place.
  */
-export function spawnSession(actor: ConversationOwner, parent: SessionState, options: SpawnOptions): Promise<SessionState | null> {
+export function spawnSession(actor: EngineOwner, parent: SessionState, options: SpawnOptions): Promise<SessionState | null> {
   return actor.locked(async () => {
     actor.ensureAlive();
     if (runningSubagents(actor) >= options.concurrencyLimit) return null;
@@ -77,7 +78,7 @@ export function spawnSession(actor: ConversationOwner, parent: SessionState, opt
  * A subagent reports to its parent after each turn (DESIGN §5): into a wait_agents in
  * progress, or else into the parent's inbox behind the owner's messages.
  */
-export async function deliverReport(actor: ConversationOwner, child: SessionState, turn: Turn): Promise<void> {
+export async function deliverReport(actor: EngineOwner, child: SessionState, turn: Turn): Promise<void> {
   const parent = actor.sessions.get(child.parentSessionId ?? "");
   if (!parent) return;
   const text = reportText(child, turn);
@@ -99,7 +100,7 @@ export async function deliverReport(actor: ConversationOwner, child: SessionStat
 }
 
 /** wait_agents: takes reports already waiting in the inbox, as report items of the running turn. */
-export function takeReports(actor: ConversationOwner, parent: SessionState, childIds: ReadonlySet<string>, turnId: string): Promise<Array<{ childId: string; text: string }>> {
+export function takeReports(actor: EngineOwner, parent: SessionState, childIds: ReadonlySet<string>, turnId: string): Promise<Array<{ childId: string; text: string }>> {
   return actor.locked(async () => {
     const taken: Array<{ childId: string; text: string }> = [];
     const takenIds = new Set<string>();

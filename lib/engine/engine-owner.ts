@@ -1,0 +1,15 @@
+import type { EngineContext } from "../ports/engine-context";
+import type { ConversationOwner } from "../ports/owner-port";
+import type { Store } from "../store/store";
+
+/**
+ * The engine's side of the port: the owner and its context with the store's writes. Only
+ * lib/engine holds these types; the neighbours get ConversationOwner, whose store only reads.
+ */
+export interface OwnerContext extends Omit<EngineContext, "store"> {
+  store: Store;
+}
+
+export interface EngineOwner extends Omit<ConversationOwner, "context"> {
+  readonly context: OwnerContext;
+}
