@@ -40,7 +40,7 @@ async function checkpoint(runner: TurnHandle, itemId: string | null, reason: Che
   const work = (async () => {
     const outcome = await checkpoints.snapshot(cwd);
     if ("tree" in outcome) {
-      await recordUnlessDeleted(actor, { turnId: runner.turn.id, itemId, cwd, tree: outcome.tree, reason, takenAt });
+      await actor.recordCheckpoint({ turnId: runner.turn.id, itemId, cwd, tree: outcome.tree, reason, takenAt });
       return;
     }
     const text = `Checkpoints are off: ${outcome.off}. Files changed in this conversation cannot be restored by "Restart from here".`;
@@ -69,15 +69,10 @@ export async function restoreBeforeMessage(actor: RewindSource, message: Item, f
   await checkpoints.settled(actor.id);
   return restoreFilesBefore(checkpoints, actor.id, message, {
     force,
-    record: (fields) => recordUnlessDeleted(actor, fields),
+    record: (fields) => actor.recordCheckpoint(fields),
   });
 }
 
-function recordUnlessDeleted(actor: ConversationOwner, fields: Parameters<NonNullable<ConversationOwner["context"]["checkpoints"]>["record"]>[1]): Promise<void> {
-  return actor.locked(async () => {
-    if (!actor.deleted) await actor.context.checkpoints?.record(actor.id, fields);
-  });
-}
 
 function isInside(child: string, parent: string): boolean {
   return child === parent || child.startsWith(parent.endsWith(path.sep) ? parent : parent + path.sep);

@@ -1,4 +1,4 @@
-import type { EngineOwner, OwnerContext } from "./engine-owner";
+import type { OwnerContext } from "./engine-owner";
 import { AtriumError } from "../errors";
 import type { Approval, Conversation, Item, Objective, Question, Turn, Waiting } from "../events/entities";
 import type { MessageOrigin, TurnError } from "../store/records";
@@ -7,28 +7,26 @@ import { closeTurnAfterCrash, resumeHalfStartedTurns, type CrashCause } from "./
 import { ItemWriter } from "./item-writer";
 import { missingParts } from "./missing";
 import { loadOwnerState } from "./owner-loading";
-import { changeObjective, currentObjective, setObjective } from "./objectives";
-import { answerQuestion, askQuestion, decideApproval, requestApproval } from "./parked-decisions";
-import { cloneTurn, liveItems, runningTurns, type SessionState, type WaitingEntry } from "../ports/session-state";
+import { changeObjective, currentObjective } from "./objectives";
+import { liveItems, runningTurns, type SessionState, type WaitingEntry } from "../ports/session-state";
 import { ConversationSnapshot } from "./conversation-snapshot";
-import { spawnSession, takeReports } from "./subagent-sessions";
 import type { CompactionResult, InterruptReason, ItemCompletion, ItemFields, MessageInput, MessageOutcome, OwnerEvent, SpawnOptions, TurnHandle, TurnInput } from "../ports/owner-port";
-import { OWNER_INTERRUPT_NOTICE, recordSteer } from "./turn-records";
 import { resumeParkedTurn, startTurn } from "./turn-starting";
 import { closeTurn } from "./turn-closing";
 import { Inbox } from "./inbox";
-import { recordCompaction } from "./compaction-records";
+import { applyCommand, type CommandResult, type OwnerCommand, type OwnerState } from "./owner-commands";
+import type { CheckpointFields } from "../checkpoints/checkpoints";
 
 export type { MessageInput, MessageOutcome } from "../ports/owner-port";
 
 /**
- * One conversation's live state: its sessions, their running turns and the inbox.
- * Every state change runs inside the conversation's mutex, writes to the store first
- * (flushed, then indexed) and publishes last.
+ * One conversation's owner: its sessions, their running turns and the inbox. Every change is
+ * a command of the closed set in owner-commands, applied one at a time by `execute`; each
+ * writes to the store first (flushed, then indexed) and publishes last.
  */
-export class ConversationActor implements EngineOwner {
+export class ConversationActor implements OwnerState {
   readonly sessions = new Map<string, SessionState>();
-  private inbox!: Inbox;
+  inbox!: Inbox;
   /** After the owner interrupts the root agent, subagent reports wait for the owner's next message. */
   holdReports = false;
   deleted = false;
@@ -40,7 +38,7 @@ export class ConversationActor implements EngineOwner {
   /** Creates and completes items; knows which completions are on their way to disk. */
   private readonly items = new ItemWriter(this);
   /** A manual compaction in progress (POST …/compact): interrupt and delete abort it. */
-  private manualCompaction: AbortController | null = null;
+  manualCompaction: AbortController | null = null;
   readonly decisionWaiters = new Map<string, () => void>();
   /** wait_agents calls in progress, by the waiting parent's session id. */
   readonly reportWaiters = new Map<string, { ids: Set<string>; onReport(childId: string, text: string): void }>();
@@ -70,6 +68,11 @@ export class ConversationActor implements EngineOwner {
       this.ensureAlive();
       return section();
     });
+  }
+
+  /** Applies one command of the closed set (owner-commands), after the ones before it. */
+  execute<C extends OwnerCommand>(command: C): Promise<CommandResult<C>> {
+    return this.locked(() => applyCommand(this, command));
   }
 
   session(sessionId: string): SessionState {
@@ -136,9 +139,7 @@ export class ConversationActor implements EngineOwner {
 
   /** The checkpoint the 2-second timer enqueues, as a command anyone (a test) may enqueue. */
   checkpointNow(): Promise<void> {
-    return this.locked(async () => {
-      for (const session of this.sessions.values()) await session.runner?.writeCheckpoint();
-    });
+    return this.execute({ type: "checkpoint_now" });
   }
 
   /** Whether a progress checkpoint of this item may still be written (it streams and is not being completed). */
@@ -149,88 +150,29 @@ export class ConversationActor implements EngineOwner {
   // ---- inbox -------------------------------------------------------------
 
   sendMessage(input: MessageInput): Promise<MessageOutcome> {
-    return this.locked(async () => {
-      this.ensureAlive();
-      const session = this.session(input.sessionId);
-      if (input.origin === "owner" && session.id === this.rootSessionId) this.holdReports = false;
-      const runner = session.runner;
-      if (!runner && this.manualCompaction && session.id === this.rootSessionId) {
-        // The message waits for the compaction, as it would for a running turn.
-        const messageId = this.context.store.newId();
-        const mode = input.mode === "steer" || input.mode === "auto" ? "queue" : input.mode;
-        await this.addWaiting(session, messageId, input, mode);
-        return { message: { id: messageId, mode: input.mode, status: "queued" }, turn: null };
-      }
-      if (!runner) {
-        const turn = await this.startTurn(session, [
-          { id: this.context.store.newId(), text: input.text, origin: input.origin, fromSessionId: input.fromSessionId, attachments: input.attachments },
-        ], input);
-        return { message: { id: turn.inputMessageIds[0], mode: input.mode, status: "started" }, turn };
-      }
-      const mode = input.mode === "auto" ? "queue" : input.mode;
-      const messageId = this.context.store.newId();
-      await this.addWaiting(session, messageId, input, mode, mode === "steer" ? runner.turn.id : undefined);
-      if (mode === "jump") runner.interrupt({ code: "interrupted", message: OWNER_INTERRUPT_NOTICE, byOwner: true, jump: true });
-      const status = mode === "steer" ? "steered" : mode === "jump" ? "jumped" : "queued";
-      return {
-        message: { id: messageId, mode: input.mode, status },
-        turn: mode === "steer" ? cloneTurn(runner.turn) : null,
-      };
-    });
+    return this.execute({ type: "send_message", input });
   }
 
   /** A subagent's report or another engine message: waits behind the owner's messages. */
-  async enqueue(session: SessionState, input: MessageInput): Promise<void> {
-    await this.locked(async () => {
-      this.ensureAlive();
-      await this.addWaiting(session, this.context.store.newId(), input, "queue");
-      if (!session.runner) await this.pump(session);
-    });
+  enqueue(session: SessionState, input: MessageInput): Promise<void> {
+    return this.execute({ type: "enqueue_message", sessionId: session.id, input });
   }
 
   updateWaiting(messageId: string, patch: { text?: string; mode?: "steer" | "queue" | "jump" }): Promise<Waiting> {
-    return this.locked(async () => {
-      const entry = await this.inbox.update(messageId, patch);
-      const session = this.session(entry.sessionId);
-      if (patch.mode === "jump" && session.runner) {
-        session.runner.interrupt({ code: "interrupted", message: OWNER_INTERRUPT_NOTICE, byOwner: true, jump: true });
-      } else if (!session.runner) {
-        await this.pump(session);
-      }
-      return this.waitingList().find((waiting) => waiting.id === messageId) ?? { ...entry };
-    });
+    return this.execute({ type: "update_waiting", messageId, patch });
   }
 
   withdrawWaiting(messageId: string): Promise<void> {
-    return this.locked(async () => {
-      await this.inbox.remove(messageId, "withdrawn");
-      this.inbox.publish();
-    });
+    return this.execute({ type: "withdraw_waiting", messageId });
   }
 
   /** Moves steered messages into the running turn: called before each model call. */
   takeSteers(session: SessionState, turn: Turn): Promise<number> {
-    return this.locked(async () => {
-      const steers = this.ordered(session).filter((entry) => entry.mode === "steer");
-      for (const entry of steers) {
-        await recordSteer(this, session, turn, entry);
-        await this.inbox.remove(entry.id, "steered");
-        turn.inputMessageIds.push(entry.id);
-      }
-      if (steers.length > 0) this.inbox.publish();
-      return steers.length;
-    });
+    return this.execute({ type: "take_steers", sessionId: session.id, turn });
   }
 
   interrupt(sessionId: string, byOwner = true): Promise<Turn | null> {
-    return this.locked(() => {
-      const session = this.session(sessionId);
-      if (byOwner && session.id === this.rootSessionId) this.holdReports = true;
-      if (session.id === this.rootSessionId) this.manualCompaction?.abort(new Error("the owner interrupted the compaction"));
-      if (!session.runner) return null;
-      session.runner.interrupt({ code: "interrupted", message: OWNER_INTERRUPT_NOTICE, byOwner });
-      return cloneTurn(session.runner.turn);
-    });
+    return this.execute({ type: "interrupt", sessionId, byOwner });
   }
 
   // ---- approvals and questions ---------------------------------------------
@@ -240,19 +182,19 @@ export class ConversationActor implements EngineOwner {
   }
 
   requestApproval(runner: TurnHandle, item: Item): Promise<Approval> {
-    return requestApproval(this, runner, item);
+    return this.execute({ type: "request_approval", runner, item });
   }
 
   askQuestion(runner: TurnHandle, item: Item, asked: { question: string; choices: string[] }): Promise<Question> {
-    return askQuestion(this, runner, item, asked);
+    return this.execute({ type: "ask_question", runner, item, ...asked });
   }
 
   decideApproval(approvalId: string, decision: "approve" | "deny"): Promise<Approval> {
-    return decideApproval(this, approvalId, decision);
+    return this.execute({ type: "decide_approval", approvalId, decision });
   }
 
   answerQuestion(questionId: string, answer: string): Promise<Question> {
-    return answerQuestion(this, questionId, answer);
+    return this.execute({ type: "answer_question", questionId, answer });
   }
 
   wake(id: string): void {
@@ -274,11 +216,11 @@ export class ConversationActor implements EngineOwner {
 
   /** spawn_agent: a new session in this conversation, started on its task at once. */
   spawnSession(parent: SessionState, options: SpawnOptions): Promise<SessionState | null> {
-    return spawnSession(this, parent, options);
+    return this.execute({ type: "spawn_session", parentSessionId: parent.id, options });
   }
 
-  takeReports(parent: SessionState, childIds: ReadonlySet<string>, turnId: string) {
-    return takeReports(this, parent, childIds, turnId);
+  takeReports(parent: SessionState, childIds: ReadonlySet<string>, turnId: string): Promise<Array<{ childId: string; text: string }>> {
+    return this.execute({ type: "take_reports", parentSessionId: parent.id, childIds, turnId });
   }
 
   closeTurnAfterCrash(session: SessionState, turn: Turn, cause: CrashCause = "server_stopped"): Promise<void> {
@@ -320,9 +262,7 @@ export class ConversationActor implements EngineOwner {
   }
 
   pumpAll(): Promise<void> {
-    return this.locked(async () => {
-      for (const session of this.sessions.values()) await this.pump(session);
-    });
+    return this.execute({ type: "pump_all" });
   }
 
   ordered(session: SessionState): WaitingEntry[] {
@@ -361,34 +301,29 @@ export class ConversationActor implements EngineOwner {
   }
 
   waitForEvent(listener: { source: "github"; match: Record<string, unknown> }): Promise<Objective> {
-    return this.locked(() => {
-      const objective = currentObjective(this);
-      if (!objective || objective.status !== "open") throw new AtriumError("not_idle", "There is no open objective in this conversation.");
-      return setObjective(this, objective, { status: "waiting_event", listener });
+    return this.execute({ type: "wait_for_event", listener });
+  }
+
+  /** A checkpoint's record; a conversation deleted meanwhile records nothing. */
+  async recordCheckpoint(fields: CheckpointFields): Promise<void> {
+    if (this.deleted) return;
+    await this.execute({ type: "record_checkpoint", fields }).catch((error: unknown) => {
+      if (!this.deleted) throw error;
     });
   }
 
   /** Starts a manual compaction: only when nothing runs or waits; its model call runs outside the queue. */
   beginManualCompaction(): Promise<AbortController> {
-    return this.locked(() => {
-      if (this.hasOpenTurn() || this.waiting.length > 0 || this.manualCompaction) {
-        throw new AtriumError("not_idle", "compaction needs the conversation to be idle: a turn is running or messages are waiting");
-      }
-      this.manualCompaction = new AbortController();
-      return this.manualCompaction;
-    });
+    return this.execute({ type: "begin_compaction" });
   }
 
   /** The compaction reported back: whatever waited for it starts now. */
   endManualCompaction(controller: AbortController): Promise<void> {
-    return this.locked(async () => {
-      if (this.manualCompaction === controller) this.manualCompaction = null;
-      await this.pump(this.root);
-    });
+    return this.execute({ type: "end_compaction", controller });
   }
 
   recordCompaction(session: SessionState, result: CompactionResult): Promise<Item> {
-    return this.locked(() => recordCompaction(this, session, result));
+    return this.execute({ type: "record_compaction", sessionId: session.id, result });
   }
 
   /**

@@ -12,4 +12,6 @@ export interface OwnerContext extends Omit<EngineContext, "store"> {
 
 export interface EngineOwner extends Omit<ConversationOwner, "context"> {
   readonly context: OwnerContext;
+  /** Runs a section in the owner's queue: for the engine's own command implementations only. */
+  locked<T>(section: () => Promise<T> | T): Promise<T>;
 }

@@ -8,89 +8,81 @@ import { getApproval, getQuestion, listApprovals, listQuestions } from "../store
  * A tool call that needs the owner's approval: its pending approval, asked for once. A turn
  * resumed after a restart finds the one it asked for before.
  */
-export function requestApproval(actor: EngineOwner, runner: TurnHandle, item: Item): Promise<Approval> {
-  return actor.locked(async () => {
-    const store = actor.context.store;
-    const asked = listApprovals(store.index, { conversationId: actor.id }).find((candidate) => candidate.itemId === item.id && candidate.turnId === runner.turn.id);
-    if (asked) return asked;
-    const approvalId = store.newId();
-    await store.appendMetadata(actor.id, {
-      type: "approval.requested",
-      approvalId,
-      sessionId: runner.session.id,
-      turnId: runner.turn.id,
-      itemId: item.id,
-      toolName: item.toolName ?? "",
-      input: item.input ?? null,
-    });
-    const approval = getApproval(store.index, approvalId)!;
-    actor.publish({ type: "approval.requested", sessionId: runner.session.id, turnId: runner.turn.id, approval });
-    actor.context.bus.publishList({ type: "approval.requested", conversationId: actor.id, approval });
-    return approval;
+export async function requestApproval(actor: EngineOwner, runner: TurnHandle, item: Item): Promise<Approval> {
+  const store = actor.context.store;
+  const asked = listApprovals(store.index, { conversationId: actor.id }).find((candidate) => candidate.itemId === item.id && candidate.turnId === runner.turn.id);
+  if (asked) return asked;
+  const approvalId = store.newId();
+  await store.appendMetadata(actor.id, {
+    type: "approval.requested",
+    approvalId,
+    sessionId: runner.session.id,
+    turnId: runner.turn.id,
+    itemId: item.id,
+    toolName: item.toolName ?? "",
+    input: item.input ?? null,
   });
+  const approval = getApproval(store.index, approvalId)!;
+  actor.publish({ type: "approval.requested", sessionId: runner.session.id, turnId: runner.turn.id, approval });
+  actor.context.bus.publishList({ type: "approval.requested", conversationId: actor.id, approval });
+  return approval;
 }
 
 /** ask_user: the call's pending question, asked once (a resumed turn finds its own). */
-export function askQuestion(actor: EngineOwner, runner: TurnHandle, item: Item, asked: { question: string; choices: string[] }): Promise<Question> {
-  return actor.locked(async () => {
-    const store = actor.context.store;
-    const existing = listQuestions(store.index, { conversationId: actor.id }).find((candidate) => candidate.itemId === item.id);
-    if (existing) return existing;
-    const questionId = store.newId();
-    await store.appendMetadata(actor.id, {
-      type: "question.asked",
-      questionId,
-      sessionId: runner.session.id,
-      turnId: runner.turn.id,
-      itemId: item.id,
-      question: asked.question,
-      choices: asked.choices,
-    });
-    const question = getQuestion(store.index, questionId)!;
-    actor.publish({ type: "question.asked", sessionId: runner.session.id, turnId: runner.turn.id, question });
-    return question;
+export async function askQuestion(actor: EngineOwner, runner: TurnHandle, item: Item, asked: { question: string; choices: string[] }): Promise<Question> {
+  const store = actor.context.store;
+  const existing = listQuestions(store.index, { conversationId: actor.id }).find((candidate) => candidate.itemId === item.id);
+  if (existing) return existing;
+  const questionId = store.newId();
+  await store.appendMetadata(actor.id, {
+    type: "question.asked",
+    questionId,
+    sessionId: runner.session.id,
+    turnId: runner.turn.id,
+    itemId: item.id,
+    question: asked.question,
+    choices: asked.choices,
   });
+  const question = getQuestion(store.index, questionId)!;
+  actor.publish({ type: "question.asked", sessionId: runner.session.id, turnId: runner.turn.id, question });
+  return question;
 }
 
 /** The owner's answers to parked turns (approvals, ask_user questions), and settling them when a turn ends. */
 
-export function decideApproval(actor: EngineOwner, approvalId: string, decision: "approve" | "deny"): Promise<Approval> {
-  return actor.locked(async () => {
-    const db = actor.context.store.index;
-    const approval = getApproval(db, approvalId);
-    if (!approval || approval.conversationId !== actor.id) throw new AtriumError("not_found", `approval ${approvalId} was not found`);
-    if (approval.status !== "pending") {
-      if ((approval.status === "approved") === (decision === "approve")) return approval;
-      throw new AtriumError("not_idle", `approval ${approvalId} was already ${approval.status}`);
-    }
-    const subject = { conversationId: actor.id, approvalId, itemId: approval.itemId, toolName: approval.toolName, input: approval.input };
-    const proof = actor.context.store.proofs.decision(subject, decision);
-    await actor.context.store.appendMetadata(actor.id, { type: "approval.decided", approvalId, decision, proof });
-    const decided = getApproval(db, approvalId)!;
-    actor.publish({ type: "approval.decided", sessionId: decided.sessionId, turnId: decided.turnId, approval: decided });
-    actor.context.bus.publishList({ type: "approval.decided", conversationId: actor.id, approval: decided });
-    actor.wake(approvalId);
-    return decided;
-  });
+export async function decideApproval(actor: EngineOwner, approvalId: string, decision: "approve" | "deny"): Promise<Approval> {
+  const db = actor.context.store.index;
+  const approval = getApproval(db, approvalId);
+  if (!approval || approval.conversationId !== actor.id) throw new AtriumError("not_found", `approval ${approvalId} was not found`);
+  if (approval.status !== "pending") {
+    if ((approval.status === "approved") === (decision === "approve")) return approval;
+    throw new AtriumError("not_idle", `approval ${approvalId} was already ${approval.status}`);
+  }
+  const subject = { conversationId: actor.id, approvalId, itemId: approval.itemId, toolName: approval.toolName, input: approval.input };
+  const proof = actor.context.store.proofs.decision(subject, decision);
+  await actor.context.store.appendMetadata(actor.id, { type: "approval.decided", approvalId, decision, proof });
+  const decided = getApproval(db, approvalId)!;
+  actor.publish({ type: "approval.decided", sessionId: decided.sessionId, turnId: decided.turnId, approval: decided });
+  actor.context.bus.publishList({ type: "approval.decided", conversationId: actor.id, approval: decided });
+  actor.wake(approvalId);
+  return decided;
 }
 
-export function answerQuestion(actor: EngineOwner, questionId: string, answer: string): Promise<Question> {
-  return actor.locked(async () => {
-    const db = actor.context.store.index;
-    const question = getQuestion(db, questionId);
-    if (!question || question.conversationId !== actor.id) throw new AtriumError("not_found", `question ${questionId} was not found`);
-    if (question.status !== "pending") {
-      if (question.answer === answer) return question;
-      throw new AtriumError("not_idle", `question ${questionId} was already answered`);
-    }
-    const turnOpen = actor.sessions.get(question.sessionId)?.runner?.turn.id === question.turnId;
-    if (!turnOpen) throw new AtriumError("not_idle", `the turn that asked question ${questionId} is over`);
-    await actor.context.store.appendMetadata(actor.id, { type: "question.answered", questionId, answer });
-    const answered = getQuestion(db, questionId)!;
-    actor.publish({ type: "question.answered", sessionId: answered.sessionId, turnId: answered.turnId, question: answered });
-    actor.wake(questionId);
-    return answered;
-  });
+export async function answerQuestion(actor: EngineOwner, questionId: string, answer: string): Promise<Question> {
+  const db = actor.context.store.index;
+  const question = getQuestion(db, questionId);
+  if (!question || question.conversationId !== actor.id) throw new AtriumError("not_found", `question ${questionId} was not found`);
+  if (question.status !== "pending") {
+    if (question.answer === answer) return question;
+    throw new AtriumError("not_idle", `question ${questionId} was already answered`);
+  }
+  const turnOpen = actor.sessions.get(question.sessionId)?.runner?.turn.id === question.turnId;
+  if (!turnOpen) throw new AtriumError("not_idle", `the turn that asked question ${questionId} is over`);
+  await actor.context.store.appendMetadata(actor.id, { type: "question.answered", questionId, answer });
+  const answered = getQuestion(db, questionId)!;
+  actor.publish({ type: "question.answered", sessionId: answered.sessionId, turnId: answered.turnId, question: answered });
+  actor.wake(questionId);
+  return answered;
 }
 
 /**

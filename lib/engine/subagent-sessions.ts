@@ -16,62 +16,60 @@ export function runningSubagents(actor: EngineOwner): number {
  * the conversation already runs its limit of subagents. Counted inside the owner's queue, so
  * two agents spawning together cannot both take the last place.
  */
-export function spawnSession(actor: EngineOwner, parent: SessionState, options: SpawnOptions): Promise<SessionState | null> {
-  return actor.locked(async () => {
-    actor.ensureAlive();
-    if (runningSubagents(actor) >= options.concurrencyLimit) return null;
-    const store = actor.context.store;
-    const sessionId = store.newId();
-    const record = await store.appendMetadata(actor.id, {
-      type: "session.created",
-      sessionId,
-      agent: options.agent,
-      model: options.model,
-      parentSessionId: parent.id,
-      spawnedBy: parent.runner?.turn.id ?? null,
-      depth: parent.depth + 1,
-    });
-    const child: SessionState = {
-      id: sessionId,
-      agent: options.agent,
-      model: options.model,
-      parentSessionId: parent.id,
-      depth: parent.depth + 1,
-      createdAt: record.at,
-      items: [],
-      byId: new Map(),
-      runner: null,
-      lastReportedInput: null,
-      reportedItemCount: 0,
-      compaction: null,
-      reasoningContextApplied: null,
-    };
-    actor.sessions.set(sessionId, child);
-    actor.publish({
-      type: "session.created",
-      sessionId,
-      session: {
-        id: sessionId,
-        conversationId: actor.id,
-        parentSessionId: parent.id,
-        agent: options.agent,
-        model: options.model,
-        status: "idle",
-        depth: child.depth,
-        createdAt: record.at,
-      },
-    });
-    if (options.history) {
-      const runningTurn = parent.runner?.turn.id;
-      for (const item of parent.items) {
-        if (item.turnId === runningTurn || item.status === "streaming" || item.status === "waiting") continue;
-        const { seq: _seq, id: _id, sessionId: _session, createdAt: _created, origin, ...fields } = item;
-        await actor.createItem(child, { ...fields, origin: origin as MessageOrigin | undefined, turnId: null });
-      }
-    }
-    await actor.startTurn(child, [{ id: store.newId(), text: options.task, origin: "parent" }]);
-    return child;
+export async function spawnSession(actor: EngineOwner, parent: SessionState, options: SpawnOptions): Promise<SessionState | null> {
+  actor.ensureAlive();
+  if (runningSubagents(actor) >= options.concurrencyLimit) return null;
+  const store = actor.context.store;
+  const sessionId = store.newId();
+  const record = await store.appendMetadata(actor.id, {
+    type: "session.created",
+    sessionId,
+    agent: options.agent,
+    model: options.model,
+    parentSessionId: parent.id,
+    spawnedBy: parent.runner?.turn.id ?? null,
+    depth: parent.depth + 1,
   });
+  const child: SessionState = {
+    id: sessionId,
+    agent: options.agent,
+    model: options.model,
+    parentSessionId: parent.id,
+    depth: parent.depth + 1,
+    createdAt: record.at,
+    items: [],
+    byId: new Map(),
+    runner: null,
+    lastReportedInput: null,
+    reportedItemCount: 0,
+    compaction: null,
+    reasoningContextApplied: null,
+  };
+  actor.sessions.set(sessionId, child);
+  actor.publish({
+    type: "session.created",
+    sessionId,
+    session: {
+      id: sessionId,
+      conversationId: actor.id,
+      parentSessionId: parent.id,
+      agent: options.agent,
+      model: options.model,
+      status: "idle",
+      depth: child.depth,
+      createdAt: record.at,
+    },
+  });
+  if (options.history) {
+    const runningTurn = parent.runner?.turn.id;
+    for (const item of parent.items) {
+      if (item.turnId === runningTurn || item.status === "streaming" || item.status === "waiting") continue;
+      const { seq: _seq, id: _id, sessionId: _session, createdAt: _created, origin, ...fields } = item;
+      await actor.createItem(child, { ...fields, origin: origin as MessageOrigin | undefined, turnId: null });
+    }
+  }
+  await actor.startTurn(child, [{ id: store.newId(), text: options.task, origin: "parent" }]);
+  return child;
 }
 
 /**
@@ -100,28 +98,26 @@ export async function deliverReport(actor: EngineOwner, child: SessionState, tur
 }
 
 /** wait_agents: takes reports already waiting in the inbox, as report items of the running turn. */
-export function takeReports(actor: EngineOwner, parent: SessionState, childIds: ReadonlySet<string>, turnId: string): Promise<Array<{ childId: string; text: string }>> {
-  return actor.locked(async () => {
-    const taken: Array<{ childId: string; text: string }> = [];
-    const takenIds = new Set<string>();
-    for (const entry of actor.ordered(parent)) {
-      if (entry.origin !== "subagent" || !entry.fromSessionId || !childIds.has(entry.fromSessionId)) continue;
-      await actor.createItem(parent, {
-        id: entry.id,
-        turnId,
-        kind: "subagent_report",
-        status: "completed",
-        text: entry.text,
-        origin: "subagent",
-        fromSessionId: entry.fromSessionId,
-      });
-      await actor.context.store.appendMetadata(actor.id, { type: "queue.removed", messageId: entry.id, reason: "steered" });
-      taken.push({ childId: entry.fromSessionId, text: entry.text });
-      takenIds.add(entry.id);
-    }
-    actor.forgetWaiting(takenIds);
-    return taken;
-  });
+export async function takeReports(actor: EngineOwner, parent: SessionState, childIds: ReadonlySet<string>, turnId: string): Promise<Array<{ childId: string; text: string }>> {
+  const taken: Array<{ childId: string; text: string }> = [];
+  const takenIds = new Set<string>();
+  for (const entry of actor.ordered(parent)) {
+    if (entry.origin !== "subagent" || !entry.fromSessionId || !childIds.has(entry.fromSessionId)) continue;
+    await actor.createItem(parent, {
+      id: entry.id,
+      turnId,
+      kind: "subagent_report",
+      status: "completed",
+      text: entry.text,
+      origin: "subagent",
+      fromSessionId: entry.fromSessionId,
+    });
+    await actor.context.store.appendMetadata(actor.id, { type: "queue.removed", messageId: entry.id, reason: "steered" });
+    taken.push({ childId: entry.fromSessionId, text: entry.text });
+    takenIds.add(entry.id);
+  }
+  actor.forgetWaiting(takenIds);
+  return taken;
 }
 
 function reportText(child: SessionState, turn: Turn): string {

@@ -3,6 +3,7 @@ import type { Approval, Conversation, Item, Objective, Question, Turn, Waiting }
 import type { ConversationEvent } from "../events/events";
 import type { AttachmentRef, MessageOrigin, StoredItem, TurnError } from "../store/records";
 import type { EngineContext } from "./engine-context";
+import type { CheckpointFields } from "../checkpoints/checkpoints";
 
 /**
  * The narrow interfaces of a conversation's owner and of a running turn (DESIGN §13): what the
@@ -149,7 +150,6 @@ export interface ConversationOwner {
   readonly waiting: readonly WaitingEntry[];
   /** Waiting messages whose leaving is already on record. */
   forgetWaiting(ids: ReadonlySet<string>): void;
-  locked<T>(section: () => Promise<T> | T): Promise<T>;
   ensureAlive(): void;
   session(sessionId: string): SessionState;
   conversation(): Omit<Conversation, "missing">;
@@ -177,6 +177,8 @@ export interface ConversationOwner {
   finishTurn(runner: TurnHandle, status: "completed" | "failed" | "interrupted", error: TurnError | null, reason: InterruptReason | null): Promise<void>;
   spawnSession(parent: SessionState, options: SpawnOptions): Promise<SessionState | null>;
   takeReports(parent: SessionState, childIds: ReadonlySet<string>, turnId: string): Promise<Array<{ childId: string; text: string }>>;
+  /** Appends a checkpoint's record; nothing when the conversation was deleted meanwhile. */
+  recordCheckpoint(fields: CheckpointFields): Promise<void>;
   /** The conversation's objective, if it has one (DESIGN §6). */
   objective(): Objective | null;
   /** objective_update by the agent: the same command as the owner's PATCH …/objective. */

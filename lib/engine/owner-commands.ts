@@ -1,0 +1,202 @@
+import { AtriumError } from "../errors";
+import type { Approval, Item, Objective, Question, Turn, Waiting } from "../events/entities";
+import type { CompactionResult, InterruptReason, MessageInput, MessageOutcome, SpawnOptions, TurnHandle } from "../ports/owner-port";
+import type { SessionState, WaitingEntry } from "../ports/session-state";
+import { cloneTurn } from "../ports/session-state";
+import type { CheckpointFields } from "../checkpoints/checkpoints";
+import { recordCompaction } from "./compaction-records";
+import type { EngineOwner } from "./engine-owner";
+import type { Inbox } from "./inbox";
+import { currentObjective, setObjective } from "./objectives";
+import { answerQuestion, askQuestion, decideApproval, requestApproval } from "./parked-decisions";
+import { spawnSession, takeReports } from "./subagent-sessions";
+import { OWNER_INTERRUPT_NOTICE, recordSteer } from "./turn-records";
+
+/**
+ * The closed set of commands that change a conversation (DESIGN §3): each is applied by its
+ * owner alone, one at a time, in `applyCommand`. Long work — the model stream, tools,
+ * compaction's model call, titles, subagent turns — runs outside and reports back through one
+ * of these. The table in the issue 22 note says who sends each and what it writes.
+ */
+export type OwnerCommand =
+  | { type: "send_message"; input: MessageInput }
+  | { type: "enqueue_message"; sessionId: string; input: MessageInput }
+  | { type: "update_waiting"; messageId: string; patch: { text?: string; mode?: "steer" | "queue" | "jump" } }
+  | { type: "withdraw_waiting"; messageId: string }
+  | { type: "take_steers"; sessionId: string; turn: Turn }
+  | { type: "interrupt"; sessionId: string; byOwner: boolean }
+  | { type: "request_approval"; runner: TurnHandle; item: Item }
+  | { type: "decide_approval"; approvalId: string; decision: "approve" | "deny" }
+  | { type: "ask_question"; runner: TurnHandle; item: Item; question: string; choices: string[] }
+  | { type: "answer_question"; questionId: string; answer: string }
+  | { type: "spawn_session"; parentSessionId: string; options: SpawnOptions }
+  | { type: "take_reports"; parentSessionId: string; childIds: ReadonlySet<string>; turnId: string }
+  | { type: "begin_compaction" }
+  | { type: "end_compaction"; controller: AbortController }
+  | { type: "record_compaction"; sessionId: string; result: CompactionResult }
+  | { type: "wait_for_event"; listener: { source: "github"; match: Record<string, unknown> } }
+  | { type: "record_checkpoint"; fields: CheckpointFields }
+  | { type: "checkpoint_now" }
+  | { type: "pump_all" };
+
+/** What each command answers. */
+export interface CommandResults {
+  send_message: MessageOutcome;
+  enqueue_message: void;
+  update_waiting: Waiting;
+  withdraw_waiting: void;
+  take_steers: number;
+  interrupt: Turn | null;
+  request_approval: Approval;
+  decide_approval: Approval;
+  ask_question: Question;
+  answer_question: Question;
+  spawn_session: SessionState | null;
+  take_reports: Array<{ childId: string; text: string }>;
+  begin_compaction: AbortController;
+  end_compaction: void;
+  record_compaction: Item;
+  wait_for_event: Objective;
+  record_checkpoint: void;
+  checkpoint_now: void;
+}
+
+export type CommandResult<C extends OwnerCommand> = C["type"] extends keyof CommandResults ? CommandResults[C["type"]] : void;
+
+/** The owner's private state the commands change, beyond what the port shows. */
+export interface OwnerState extends EngineOwner {
+  readonly inbox: Inbox;
+  holdReports: boolean;
+  manualCompaction: AbortController | null;
+  hasOpenTurn(): boolean;
+}
+
+/** Applies one command; the caller (the owner's queue) runs one at a time and has checked the conversation still exists. */
+export async function applyCommand<C extends OwnerCommand>(owner: OwnerState, command: C): Promise<CommandResult<C>> {
+  return (await apply(owner, command)) as CommandResult<C>;
+}
+
+async function apply(owner: OwnerState, command: OwnerCommand): Promise<unknown> {
+  switch (command.type) {
+    case "send_message":
+      return sendMessage(owner, command.input);
+    case "enqueue_message": {
+      const session = owner.session(command.sessionId);
+      await owner.addWaiting(session, owner.context.store.newId(), command.input, "queue");
+      if (!session.runner) await owner.pump(session);
+      return;
+    }
+    case "update_waiting":
+      return updateWaiting(owner, command.messageId, command.patch);
+    case "withdraw_waiting":
+      await owner.inbox.remove(command.messageId, "withdrawn");
+      owner.inbox.publish();
+      return;
+    case "take_steers":
+      return takeSteers(owner, owner.session(command.sessionId), command.turn);
+    case "interrupt":
+      return interrupt(owner, command.sessionId, command.byOwner);
+    case "request_approval":
+      return requestApproval(owner, command.runner, command.item);
+    case "decide_approval":
+      return decideApproval(owner, command.approvalId, command.decision);
+    case "ask_question":
+      return askQuestion(owner, command.runner, command.item, { question: command.question, choices: command.choices });
+    case "answer_question":
+      return answerQuestion(owner, command.questionId, command.answer);
+    case "spawn_session":
+      return spawnSession(owner, owner.session(command.parentSessionId), command.options);
+    case "take_reports":
+      return takeReports(owner, owner.session(command.parentSessionId), command.childIds, command.turnId);
+    case "begin_compaction":
+      return beginCompaction(owner);
+    case "end_compaction":
+      if (owner.manualCompaction === command.controller) owner.manualCompaction = null;
+      await owner.pump(owner.root);
+      return;
+    case "record_compaction":
+      return recordCompaction(owner, owner.session(command.sessionId), command.result);
+    case "wait_for_event":
+      return waitForEvent(owner, command.listener);
+    case "record_checkpoint":
+      await owner.context.checkpoints?.record(owner.id, command.fields);
+      return;
+    case "checkpoint_now":
+      for (const session of owner.sessions.values()) await session.runner?.writeCheckpoint();
+      return;
+    case "pump_all":
+      for (const session of owner.sessions.values()) await owner.pump(session);
+      return;
+  }
+}
+
+const JUMP: InterruptReason = { code: "interrupted", message: OWNER_INTERRUPT_NOTICE, byOwner: true, jump: true };
+
+async function sendMessage(owner: OwnerState, input: MessageInput): Promise<MessageOutcome> {
+  const session = owner.session(input.sessionId);
+  if (input.origin === "owner" && session.id === owner.rootSessionId) owner.holdReports = false;
+  const runner = session.runner;
+  const newId = () => owner.context.store.newId();
+  if (!runner && owner.manualCompaction && session.id === owner.rootSessionId) {
+    // The message waits for the compaction, as it would for a running turn.
+    const messageId = newId();
+    const mode = input.mode === "steer" || input.mode === "auto" ? "queue" : input.mode;
+    await owner.addWaiting(session, messageId, input, mode);
+    return { message: { id: messageId, mode: input.mode, status: "queued" }, turn: null };
+  }
+  if (!runner) {
+    const turn = await owner.startTurn(session, [
+      { id: newId(), text: input.text, origin: input.origin, fromSessionId: input.fromSessionId, attachments: input.attachments },
+    ], input);
+    return { message: { id: turn.inputMessageIds[0], mode: input.mode, status: "started" }, turn };
+  }
+  const mode = input.mode === "auto" ? "queue" : input.mode;
+  const messageId = newId();
+  await owner.addWaiting(session, messageId, input, mode, mode === "steer" ? runner.turn.id : undefined);
+  if (mode === "jump") runner.interrupt(JUMP);
+  const status = mode === "steer" ? "steered" : mode === "jump" ? "jumped" : "queued";
+  return { message: { id: messageId, mode: input.mode, status }, turn: mode === "steer" ? cloneTurn(runner.turn) : null };
+}
+
+async function updateWaiting(owner: OwnerState, messageId: string, patch: { text?: string; mode?: "steer" | "queue" | "jump" }): Promise<Waiting> {
+  const entry = await owner.inbox.update(messageId, patch);
+  const session = owner.session(entry.sessionId);
+  if (patch.mode === "jump" && session.runner) session.runner.interrupt(JUMP);
+  else if (!session.runner) await owner.pump(session);
+  return owner.waitingList().find((waiting) => waiting.id === messageId) ?? { ...entry };
+}
+
+/** Moves steered messages into the running turn: before each model call. */
+async function takeSteers(owner: OwnerState, session: SessionState, turn: Turn): Promise<number> {
+  const steers = owner.ordered(session).filter((entry: WaitingEntry) => entry.mode === "steer");
+  for (const entry of steers) {
+    await recordSteer(owner, session, turn, entry);
+    await owner.inbox.remove(entry.id, "steered");
+    turn.inputMessageIds.push(entry.id);
+  }
+  if (steers.length > 0) owner.inbox.publish();
+  return steers.length;
+}
+
+function interrupt(owner: OwnerState, sessionId: string, byOwner: boolean): Turn | null {
+  const session = owner.session(sessionId);
+  if (byOwner && session.id === owner.rootSessionId) owner.holdReports = true;
+  if (session.id === owner.rootSessionId) owner.manualCompaction?.abort(new Error("the owner interrupted the compaction"));
+  if (!session.runner) return null;
+  session.runner.interrupt({ code: "interrupted", message: OWNER_INTERRUPT_NOTICE, byOwner });
+  return cloneTurn(session.runner.turn);
+}
+
+function beginCompaction(owner: OwnerState): AbortController {
+  if (owner.hasOpenTurn() || owner.waiting.length > 0 || owner.manualCompaction) {
+    throw new AtriumError("not_idle", "compaction needs the conversation to be idle: a turn is running or messages are waiting");
+  }
+  owner.manualCompaction = new AbortController();
+  return owner.manualCompaction;
+}
+
+async function waitForEvent(owner: OwnerState, listener: { source: "github"; match: Record<string, unknown> }): Promise<Objective> {
+  const objective = currentObjective(owner);
+  if (!objective || objective.status !== "open") throw new AtriumError("not_idle", "There is no open objective in this conversation.");
+  return setObjective(owner, objective, { status: "waiting_event", listener });
+}
