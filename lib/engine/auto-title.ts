@@ -21,12 +21,13 @@ export function cleanTitle(answer: string): string | null {
  */
 export function titleAfterFirstReply(actor: EngineOwner, turnId: string, titleModel: string): void {
   const firstLineTitle = actor.conversation().title;
+  // The subscription counts as a listener until the turn ends; the title call then counts as work.
   const stop = actor.context.bus.subscribe(actor.id, (delivered) => {
     const event = delivered.event;
     if (event.type !== "turn.ended" || event.turnId !== turnId) return;
     stop();
     if (event.turn.status !== "completed") return;
-    writeTitle(actor, titleModel, firstLineTitle).catch((error: unknown) => {
+    actor.track(writeTitle(actor, titleModel, firstLineTitle)).catch((error: unknown) => {
       actor.context.log(`title for ${actor.id} not written: ${error instanceof Error ? error.message : String(error)}`);
     });
   });

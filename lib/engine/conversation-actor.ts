@@ -14,6 +14,7 @@ import type { CompactionResult, InterruptReason, ItemCompletion, ItemFields, Mes
 import { resumeParkedTurn, startTurn } from "./turn-starting";
 import { closeTurn } from "./turn-closing";
 import { Inbox } from "./inbox";
+import { runningSubagents } from "./subagent-sessions";
 import { applyCommand, type CommandResult, type OwnerCommand, type OwnerState } from "./owner-commands";
 import type { CheckpointFields } from "../checkpoints/checkpoints";
 
@@ -39,6 +40,12 @@ export class ConversationActor implements OwnerState {
   private readonly items = new ItemWriter(this);
   /** A manual compaction in progress (POST …/compact): interrupt and delete abort it. */
   manualCompaction: AbortController | null = null;
+  /** A rewind is restoring files (begin_restore … end_restore): messages wait, nothing starts. */
+  restoring = false;
+  /** Work of this owner running outside its queue (a title's model call): it is not evicted meanwhile. */
+  private outsideWork = 0;
+  /** Dropped from the cache: a late command through this stale owner is refused, never written. */
+  private retired = false;
   readonly decisionWaiters = new Map<string, () => void>();
   /** wait_agents calls in progress, by the waiting parent's session id. */
   readonly reportWaiters = new Map<string, { ids: Set<string>; onReport(childId: string, text: string): void }>();
@@ -138,6 +145,15 @@ export class ConversationActor implements OwnerState {
   }
 
   /** The checkpoint the 2-second timer enqueues, as a command anyone (a test) may enqueue. */
+  /** A rewind puts files back: refused while a turn runs; until endRestore nothing starts. */
+  beginRestore(): Promise<void> {
+    return this.execute({ type: "begin_restore" });
+  }
+
+  endRestore(): Promise<void> {
+    return this.execute({ type: "end_restore" });
+  }
+
   checkpointNow(): Promise<void> {
     return this.execute({ type: "checkpoint_now" });
   }
@@ -257,6 +273,10 @@ export class ConversationActor implements OwnerState {
   async pump(session: SessionState): Promise<void> {
     if (session.runner || this.deleted || this.stopped) return;
     if (this.manualCompaction && session.id === this.rootSessionId) return;
+    // A restore is rewriting the working directory every session shares: turns start after it.
+    if (this.restoring) return;
+    // A subagent with messages waits for a free place (subagentConcurrencyLimit), as spawn_agent does.
+    if (session.parentSessionId !== null && runningSubagents(this) >= this.context.config.subagentConcurrencyLimit) return;
     const inputs = this.inbox.next(session.id, this.holdReports && session.id === this.rootSessionId);
     if (inputs.length > 0) await this.startTurn(session, inputs);
   }
@@ -353,6 +373,8 @@ export class ConversationActor implements OwnerState {
   get evictable(): boolean {
     return (
       this.mutex.idle &&
+      this.outsideWork === 0 &&
+      !this.restoring &&
       this.manualCompaction === null &&
       !this.hasOpenTurn() &&
       this.decisionWaiters.size === 0 &&
@@ -361,7 +383,23 @@ export class ConversationActor implements OwnerState {
     );
   }
 
+  /** Counts `work` (running outside the queue) as this owner's until it settles. */
+  track<T>(work: Promise<T>): Promise<T> {
+    this.outsideWork += 1;
+    const done = () => {
+      this.outsideWork -= 1;
+    };
+    work.then(done, done);
+    return work;
+  }
+
+  /** The cache dropped this owner: the next one is built from the records. */
+  retire(): void {
+    this.retired = true;
+  }
+
   ensureAlive(): void {
+    if (this.retired) throw new Error(`the owner of conversation ${this.id} was dropped from memory; its late work is not recorded`);
     if (this.deleted) throw new AtriumError("not_found", `conversation ${this.id} was deleted`);
   }
 }

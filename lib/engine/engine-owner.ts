@@ -14,4 +14,6 @@ export interface EngineOwner extends Omit<ConversationOwner, "context"> {
   readonly context: OwnerContext;
   /** Runs a section in the owner's queue: for the engine's own command implementations only. */
   locked<T>(section: () => Promise<T> | T): Promise<T>;
+  /** Counts work running outside the queue (a title's model call) as the owner's, so it is not evicted meanwhile. */
+  track<T>(work: Promise<T>): Promise<T>;
 }

@@ -51,7 +51,9 @@ export class OwnerCache {
     this.evictionScheduled = false;
     for (const [conversationId, owner] of this.owners) {
       if (this.owners.size <= this.limit) break;
-      if (owner.evictable) this.owners.delete(conversationId);
+      if (!owner.evictable) continue;
+      this.owners.delete(conversationId);
+      owner.retire();
     }
   }
 }

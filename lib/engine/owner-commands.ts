@@ -9,7 +9,7 @@ import type { EngineOwner } from "./engine-owner";
 import type { Inbox } from "./inbox";
 import { currentObjective, setObjective } from "./objectives";
 import { answerQuestion, askQuestion, decideApproval, requestApproval } from "./parked-decisions";
-import { spawnSession, takeReports } from "./subagent-sessions";
+import { runningSubagents, spawnSession, takeReports } from "./subagent-sessions";
 import { OWNER_INTERRUPT_NOTICE, recordSteer } from "./turn-records";
 
 /**
@@ -36,6 +36,8 @@ export type OwnerCommand =
   | { type: "record_compaction"; sessionId: string; result: CompactionResult }
   | { type: "wait_for_event"; listener: { source: "github"; match: Record<string, unknown> } }
   | { type: "record_checkpoint"; fields: CheckpointFields }
+  | { type: "begin_restore" }
+  | { type: "end_restore" }
   | { type: "checkpoint_now" }
   | { type: "pump_all" };
 
@@ -58,6 +60,8 @@ export interface CommandResults {
   record_compaction: Item;
   wait_for_event: Objective;
   record_checkpoint: void;
+  begin_restore: void;
+  end_restore: void;
   checkpoint_now: void;
 }
 
@@ -68,6 +72,7 @@ export interface OwnerState extends EngineOwner {
   readonly inbox: Inbox;
   holdReports: boolean;
   manualCompaction: AbortController | null;
+  restoring: boolean;
   hasOpenTurn(): boolean;
 }
 
@@ -121,6 +126,16 @@ async function apply(owner: OwnerState, command: OwnerCommand): Promise<unknown>
     case "record_checkpoint":
       await owner.context.checkpoints?.record(owner.id, command.fields);
       return;
+    case "begin_restore":
+      if (owner.hasOpenTurn() || owner.manualCompaction || owner.restoring) {
+        throw new AtriumError("turn_running", "a turn of this conversation is running; interrupt it before restoring files");
+      }
+      owner.restoring = true;
+      return;
+    case "end_restore":
+      owner.restoring = false;
+      for (const session of owner.sessions.values()) await owner.pump(session);
+      return;
     case "checkpoint_now":
       for (const session of owner.sessions.values()) await session.runner?.writeCheckpoint();
       return;
@@ -137,8 +152,8 @@ async function sendMessage(owner: OwnerState, input: MessageInput): Promise<Mess
   if (input.origin === "owner" && session.id === owner.rootSessionId) owner.holdReports = false;
   const runner = session.runner;
   const newId = () => owner.context.store.newId();
-  if (!runner && owner.manualCompaction && session.id === owner.rootSessionId) {
-    // The message waits for the compaction, as it would for a running turn.
+  if (!runner && mustWait(owner, session)) {
+    // The message waits for the compaction, the restore or a free subagent place, as it would for a running turn.
     const messageId = newId();
     const mode = input.mode === "steer" || input.mode === "auto" ? "queue" : input.mode;
     await owner.addWaiting(session, messageId, input, mode);
@@ -156,6 +171,14 @@ async function sendMessage(owner: OwnerState, input: MessageInput): Promise<Mess
   if (mode === "jump") runner.interrupt(JUMP);
   const status = mode === "steer" ? "steered" : mode === "jump" ? "jumped" : "queued";
   return { message: { id: messageId, mode: input.mode, status }, turn: mode === "steer" ? cloneTurn(runner.turn) : null };
+}
+
+/** Whether a message to an idle session waits instead of starting its turn now. */
+function mustWait(owner: OwnerState, session: SessionState): boolean {
+  if (owner.restoring) return true;
+  if (owner.manualCompaction && session.id === owner.rootSessionId) return true;
+  const limit = owner.context.config.subagentConcurrencyLimit;
+  return session.parentSessionId !== null && runningSubagents(owner) >= limit;
 }
 
 async function updateWaiting(owner: OwnerState, messageId: string, patch: { text?: string; mode?: "steer" | "queue" | "jump" }): Promise<Waiting> {

@@ -3,7 +3,7 @@ import { AtriumError } from "../errors";
 import type { Conversation, Item } from "../events/entities";
 import { fileChangesSince, restoreBeforeMessage } from "../checkpoints/checkpoint-hooks";
 
-type RewindSource = EngineOwner & { hasOpenTurn(): boolean };
+type RewindSource = EngineOwner & { hasOpenTurn(): boolean; beginRestore(): Promise<void>; endRestore(): Promise<void> };
 
 export interface RewindOptions {
   requestKey?: string;
@@ -30,15 +30,22 @@ export async function rewindConversation(
   const item = rootItem(actor, itemId);
   if (item.kind !== "user_message") throw new AtriumError("bad_request", "only the owner's messages can be restarted from");
   // Files first (checked, then restored), so a refused restore forks nothing; a failed fork puts the files back.
-  const files = options.restoreFiles ? await restoreBeforeMessage(actor, item, options.force ?? false) : null;
-  let conversation: Conversation;
+  if (!options.restoreFiles) return { conversation: await fork(itemId, options.requestKey), draft: item.text ?? "", restored: [] };
+  // While the files are put back, nothing starts in this conversation: a message sent meanwhile waits.
+  await actor.beginRestore();
   try {
-    conversation = await fork(itemId, options.requestKey);
-  } catch (error) {
-    await files?.undo();
-    throw error;
+    const files = await restoreBeforeMessage(actor, item, options.force ?? false);
+    let conversation: Conversation;
+    try {
+      conversation = await fork(itemId, options.requestKey);
+    } catch (error) {
+      await files.undo();
+      throw error;
+    }
+    return { conversation, draft: item.text ?? "", restored: files.restored };
+  } finally {
+    await actor.endRestore().catch(() => undefined);
   }
-  return { conversation, draft: item.text ?? "", restored: files?.restored ?? [] };
 }
 
 /** The files changed since an owner's message: what a rewind with restoreFiles would put back. */

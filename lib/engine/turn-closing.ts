@@ -74,4 +74,6 @@ async function afterTurn(owner: EngineOwner, runner: TurnHandle, reason: Interru
   if (session.parentSessionId) await deliverReport(owner, session, turn);
   if (session.id === owner.rootSessionId) await afterRootTurn(owner, turn.status as TurnStatus, turn.error?.message ?? null);
   await owner.pump(session);
+  // A subagent's place is free: a subagent whose message waited for one starts now.
+  if (session.parentSessionId) for (const other of owner.sessions.values()) if (other.parentSessionId && other !== session) await owner.pump(other);
 }
