@@ -62,15 +62,17 @@ export async function runModelStep(request: StepRequest, sink: StepSink): Promis
     if (signal.aborted) return { ...step, aborted: true };
     throw error;
   }
-  const toolNames = new Set(options.tools?.map((tool) => tool.name));
+  const state: PartState = {
+    step,
+    toolNames: new Set(options.tools?.map((tool) => tool.name)),
+    finished: false,
+    output: false,
+    reasoningOpen: false,
+    textOpen: false,
+    openParts: { text: new Set<string>(), reasoning: new Set<string>() },
+  };
   const reader = stream.getReader();
-  let finished = false;
   let ended = false;
-  let output = false;
-  let reasoningOpen = false;
-  let textOpen = false;
-  /** Text and reasoning parts started and not yet ended, by id. */
-  const openParts = { text: new Set<string>(), reasoning: new Set<string>() };
   try {
     for (;;) {
       let next: ReadableStreamReadResult<LanguageModelV3StreamPart>;
@@ -91,72 +93,97 @@ export async function runModelStep(request: StepRequest, sink: StepSink): Promis
         step.aborted = true;
         return step;
       }
-      const part = next.value;
-      if (OUTPUT_PARTS.has(part.type)) output = true;
-      switch (part.type) {
-        case "reasoning-start":
-          openParts.reasoning.add(part.id);
-          reasoningOpen = true;
-          await sink.reasoningStart(part.providerMetadata as ProviderMetadata);
-          break;
-        case "reasoning-delta":
-          if (!reasoningOpen) {
-            reasoningOpen = true;
-            await sink.reasoningStart(part.providerMetadata as ProviderMetadata);
-          }
-          sink.reasoningDelta(part.delta);
-          expectOpen(openParts, "reasoning", part.id);
-          break;
-        case "reasoning-end":
-          if (reasoningOpen) await sink.reasoningEnd(part.providerMetadata as ProviderMetadata);
-          reasoningOpen = false;
-          expectOpen(openParts, "reasoning", part.id);
-          openParts.reasoning.delete(part.id);
-          break;
-        case "text-start":
-          openParts.text.add(part.id);
-          textOpen = true;
-          await sink.textStart();
-          break;
-        case "text-delta":
-          // The SDK drops empty deltas that carry nothing else.
-          if (part.delta.length === 0 && part.providerMetadata == null) break;
-          if (!textOpen) {
-            textOpen = true;
-            await sink.textStart();
-          }
-          sink.textDelta(part.delta);
-          expectOpen(openParts, "text", part.id);
-          break;
-        case "text-end":
-          if (textOpen) await sink.textEnd();
-          textOpen = false;
-          expectOpen(openParts, "text", part.id);
-          openParts.text.delete(part.id);
-          break;
-        case "tool-call": {
-          step.toolCalls += 1;
-          const known = toolNames.has(part.toolName) || (part.providerExecuted === true && part.dynamic === true);
-          await sink.toolCall({ toolCallId: part.toolCallId, toolName: part.toolName, input: toolCallInput(part.input, known) });
-          break;
-        }
-        case "finish":
-          finished = true;
-          step.usage = { inputTokens: part.usage.inputTokens.total ?? null, outputTokens: part.usage.outputTokens.total ?? 0 };
-          step.providerMetadata = part.providerMetadata as ProviderMetadata;
-          break;
-        case "error":
-          throw part.error;
-      }
+      // Deltas are handled synchronously: only starts, ends and tool calls wait on the sink.
+      const pending = handlePart(state, next.value, sink);
+      if (pending) await pending;
     }
   } finally {
     // Leaving early (an error, an abort, a sink that threw) lets the provider's request go.
     if (!ended) reader.cancel().catch(() => {});
   }
-  if (!finished && !output) {
+  if (!state.finished && !state.output) {
     throw new (aiSdk().NoOutputGeneratedError)({ message: "No output generated. The model stream ended without a finish chunk." });
   }
   return step;
+}
+
+/** What one step has seen of its stream so far. */
+interface PartState {
+  step: StepResult;
+  toolNames: ReadonlySet<string>;
+  finished: boolean;
+  output: boolean;
+  reasoningOpen: boolean;
+  textOpen: boolean;
+  /** Text and reasoning parts started and not yet ended, by id. */
+  openParts: Record<"text" | "reasoning", Set<string>>;
+}
+
+/** One stream part into the sink; a promise only when the sink's answer must be awaited. */
+function handlePart(state: PartState, part: LanguageModelV3StreamPart, sink: StepSink): Promise<void> | void {
+  if (OUTPUT_PARTS.has(part.type)) state.output = true;
+  switch (part.type) {
+    case "reasoning-start":
+      state.openParts.reasoning.add(part.id);
+      state.reasoningOpen = true;
+      return sink.reasoningStart(part.providerMetadata as ProviderMetadata);
+    case "reasoning-delta": {
+      const opening = state.reasoningOpen ? undefined : sink.reasoningStart(part.providerMetadata as ProviderMetadata);
+      state.reasoningOpen = true;
+      return afterOpening(opening, () => {
+        sink.reasoningDelta(part.delta);
+        expectOpen(state.openParts, "reasoning", part.id);
+      });
+    }
+    case "reasoning-end": {
+      const closing = state.reasoningOpen ? sink.reasoningEnd(part.providerMetadata as ProviderMetadata) : undefined;
+      state.reasoningOpen = false;
+      return afterOpening(closing, () => {
+        expectOpen(state.openParts, "reasoning", part.id);
+        state.openParts.reasoning.delete(part.id);
+      });
+    }
+    case "text-start":
+      state.openParts.text.add(part.id);
+      state.textOpen = true;
+      return sink.textStart();
+    case "text-delta": {
+      // The SDK drops empty deltas that carry nothing else.
+      if (part.delta.length === 0 && part.providerMetadata == null) return;
+      const opening = state.textOpen ? undefined : sink.textStart();
+      state.textOpen = true;
+      return afterOpening(opening, () => {
+        sink.textDelta(part.delta);
+        expectOpen(state.openParts, "text", part.id);
+      });
+    }
+    case "text-end": {
+      const closing = state.textOpen ? sink.textEnd() : undefined;
+      state.textOpen = false;
+      return afterOpening(closing, () => {
+        expectOpen(state.openParts, "text", part.id);
+        state.openParts.text.delete(part.id);
+      });
+    }
+    case "tool-call": {
+      state.step.toolCalls += 1;
+      const known = state.toolNames.has(part.toolName) || (part.providerExecuted === true && part.dynamic === true);
+      return sink.toolCall({ toolCallId: part.toolCallId, toolName: part.toolName, input: toolCallInput(part.input, known) });
+    }
+    case "finish":
+      state.finished = true;
+      state.step.usage = { inputTokens: part.usage.inputTokens.total ?? null, outputTokens: part.usage.outputTokens.total ?? 0 };
+      state.step.providerMetadata = part.providerMetadata as ProviderMetadata;
+      return;
+    case "error":
+      throw part.error;
+  }
+}
+
+/** Runs `then` after the sink's `opening` settles, or at once when there is none. */
+function afterOpening(opening: Promise<void> | undefined, then: () => void): Promise<void> | void {
+  if (!opening) return then();
+  return opening.then(then);
 }
 
 /** A delta or end for a part that was never started fails the step after the sink saw it, as with the SDK and in its words. */
