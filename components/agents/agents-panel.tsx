@@ -1,18 +1,17 @@
 "use client";
 
-import { BotIcon, Loader2Icon, SendIcon, SquareIcon } from "lucide-react";
-import { useCallback, useEffect, useMemo, useReducer, useState } from "react";
+import { BotIcon } from "lucide-react";
+import { useCallback, useEffect, useMemo, useState } from "react";
 import { toast } from "sonner";
-import type { Conversation, Item, Session, Turn } from "@/lib/events/entities";
-import type { ConversationEvent } from "@/lib/events/events";
+import type { Conversation, Session } from "@/lib/events/entities";
 import { Button } from "@/components/ui/button";
 import { Sheet, SheetContent, SheetDescription, SheetTitle, SheetTrigger } from "@/components/ui/sheet";
-import { Textarea } from "@/components/ui/textarea";
-import { apiFetch, errorMessage, newRequestKey } from "@/components/shared/api-client";
+import { apiFetch } from "@/components/shared/api-client";
 import { StatusDot } from "@/components/sidebar/status-dot";
 import { useLiveConversation } from "@/components/live/use-live";
-import { conversationReducer, initialState, openTurn as findOpenTurn } from "@/components/chat/conversation-state";
 import { History } from "@/components/chat/history";
+import { SubagentComposer } from "./subagent-composer";
+import { useSubagentSession } from "./use-subagent-session";
 
 const TREE_EVENTS = ["session.created", "turn.started", "turn.ended", "turn.updated", "conversation.updated", "snapshot"] as const;
 
@@ -125,81 +124,8 @@ function treeOrder(sessions: Session[]): Session[] {
 }
 
 function SessionView({ conversation, session }: { conversation: Conversation; session: Session }) {
-  const id = conversation.id;
-  // The conversation reducer keeps one session's items: point it at this subagent.
-  const [state, dispatch] = useReducer(
-    conversationReducer,
-    { conversation: { ...conversation, rootSessionId: session.id }, items: [], turns: [], waiting: [], approvals: [], questions: [] },
-    initialState,
-  );
-  const [text, setText] = useState("");
-  const [sending, setSending] = useState(false);
-  const [interrupting, setInterrupting] = useState(false);
-
-  const refetch = useCallback(() => {
-    void Promise.all([
-      apiFetch<{ items: Item[] }>(`/api/conversations/${id}/items?session=${encodeURIComponent(session.id)}&limit=500`),
-      apiFetch<{ turns: Turn[] }>(`/api/conversations/${id}/turns`),
-    ]).then(
-      ([itemsBody, turnsBody]) => {
-        dispatch({
-          type: "resync",
-          data: {
-            conversation: { ...conversation, rootSessionId: session.id },
-            items: itemsBody.items,
-            turns: turnsBody.turns.filter((turn) => turn.sessionId === session.id),
-            approvals: [],
-            questions: [],
-          },
-        });
-      },
-      () => undefined,
-    );
-  }, [id, session.id, conversation]);
-
-  useEffect(() => refetch(), [refetch]);
-
-  useLiveConversation(
-    id,
-    (event: ConversationEvent) => {
-      if (event.type === "conversation.updated" || event.type === "objective.updated") return;
-      dispatch({ type: "event", event, receivedAt: Date.now() });
-      if (event.type === "snapshot" || event.type === "turn.ended") refetch();
-    },
-    { session: session.id },
-  );
-
-  const openTurn = findOpenTurn(state);
+  const { state, openTurn } = useSubagentSession(conversation, session);
   const running = openTurn !== null || session.status !== "idle";
-
-  const send = async () => {
-    const message = text.trim();
-    if (!message) return;
-    setSending(true);
-    try {
-      await apiFetch(`/api/conversations/${id}/messages`, {
-        method: "POST",
-        body: { text: message, mode: "auto", session: session.id, requestKey: newRequestKey() },
-      });
-      setText("");
-    } catch (error) {
-      toast.error(`Could not send to ${session.agent}: ${errorMessage(error)}`);
-    } finally {
-      setSending(false);
-    }
-  };
-
-  const interrupt = async () => {
-    setInterrupting(true);
-    try {
-      await apiFetch(`/api/conversations/${id}/interrupt`, { method: "POST", body: { session: session.id, requestKey: newRequestKey() } });
-    } catch (error) {
-      toast.error(`Could not interrupt ${session.agent}: ${errorMessage(error)}`);
-    } finally {
-      setInterrupting(false);
-    }
-  };
-
   return (
     <section aria-label={`Subagent ${session.agent}`} className="flex min-h-0 flex-1 flex-col">
       <div role="log" aria-label={`History of ${session.agent}`} className="min-h-0 flex-1 overflow-y-auto">
@@ -215,35 +141,7 @@ function SessionView({ conversation, session }: { conversation: Conversation; se
           onRestart={() => toast.info("Restart from here works on the main conversation only")}
         />
       </div>
-      <form
-        className="flex shrink-0 items-end gap-2 border-t p-3"
-        onSubmit={(event) => {
-          event.preventDefault();
-          void send();
-        }}
-      >
-        <Textarea
-          aria-label={`Message to ${session.agent}`}
-          placeholder={`Message ${session.agent}…`}
-          value={text}
-          className="max-h-40 min-h-10"
-          onChange={(event) => setText(event.target.value)}
-          onKeyDown={(event) => {
-            if (event.key === "Enter" && !event.shiftKey && !event.nativeEvent.isComposing) {
-              event.preventDefault();
-              void send();
-            }
-          }}
-        />
-        {running && (
-          <Button type="button" variant="outline" size="icon" aria-label={`Interrupt ${session.agent}`} disabled={interrupting} onClick={() => void interrupt()}>
-            {interrupting ? <Loader2Icon className="animate-spin" /> : <SquareIcon />}
-          </Button>
-        )}
-        <Button type="submit" size="icon" aria-label={`Send to ${session.agent}`} disabled={sending || text.trim() === ""}>
-          {sending ? <Loader2Icon className="animate-spin" /> : <SendIcon />}
-        </Button>
-      </form>
+      <SubagentComposer conversationId={conversation.id} session={session} running={running} />
     </section>
   );
 }

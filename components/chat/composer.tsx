@@ -1,23 +1,14 @@
 "use client";
 
-import { ArrowUpIcon, CornerDownRightIcon, ListPlusIcon, Loader2Icon, SquareIcon, ZapIcon } from "lucide-react";
-import { useEffect, useId, useRef, useState } from "react";
+import { ArrowUpIcon, Loader2Icon, SquareIcon } from "lucide-react";
+import { useId, useRef } from "react";
 import { Button } from "@/components/ui/button";
-import { ToggleGroup, ToggleGroupItem } from "@/components/ui/toggle-group";
-import { Tooltip, TooltipContent, TooltipTrigger } from "@/components/ui/tooltip";
-import { readDraft, writeDraft } from "@/components/shared/drafts";
 import { cn } from "@/lib/utils";
-import { matchingCommands, parseCommand, type SlashCommandName } from "./slash-commands";
-
-export type SendMode = "steer" | "queue" | "jump";
-
-const MODE_STORAGE_KEY = "atrium:send-mode";
-
-const MODES: Array<{ mode: SendMode; label: string; hint: string; icon: React.ReactNode }> = [
-  { mode: "steer", label: "Steer", hint: "Add to the running turn; read before its next model call", icon: <CornerDownRightIcon /> },
-  { mode: "queue", label: "Queue", hint: "Wait and start the next turn when this one ends", icon: <ListPlusIcon /> },
-  { mode: "jump", label: "Jump", hint: "Interrupt the running turn and handle this next", icon: <ZapIcon /> },
-];
+import { CommandMenu } from "./command-menu";
+import { SEND_MODES, SendModeToggle, useSendMode, type SendMode } from "./send-mode";
+import { parseCommand, type SlashCommandName } from "./slash-commands";
+import { useCommandMenu, type CommandMenuState } from "./use-command-menu";
+import { useComposerDraft } from "./use-composer-draft";
 
 interface ComposerProps {
   draftKey: string;
@@ -39,58 +30,60 @@ interface ComposerProps {
   injected?: { text: string; nonce: number } | null;
 }
 
-export function Composer({
-  draftKey,
-  busy,
-  disabledReason,
-  placeholder = "Message Atrium",
-  slashCommands = false,
-  clearOn,
-  sending = false,
-  onSubmit,
-  onCommand,
-  onInterrupt,
-  interrupting = false,
-  toolbar,
-  autoFocus = true,
-  injected,
-}: ComposerProps) {
-  const [text, setText] = useState("");
-  const [mode, setMode] = useState<SendMode>("steer");
-  const [highlight, setHighlight] = useState(0);
-  const [menuDismissed, setMenuDismissed] = useState(false);
+interface KeyHandlers {
+  menu: CommandMenuState;
+  busy: boolean;
+  complete: (index: number) => void;
+  send: () => void;
+  onInterrupt?: () => void;
+}
+
+/** While the menu is open, arrows move in it, Tab or Enter completes and Esc dismisses it; else Enter sends and Esc interrupts. */
+function handleKeyDown(event: React.KeyboardEvent<HTMLTextAreaElement>, { menu, busy, complete, send, onInterrupt }: KeyHandlers) {
+  if (event.nativeEvent.isComposing) return;
+  if (menu.open) {
+    if (event.key === "ArrowDown" || event.key === "ArrowUp") {
+      event.preventDefault();
+      menu.move(event.key === "ArrowDown" ? 1 : -1);
+      return;
+    }
+    if (event.key === "Tab" || (event.key === "Enter" && !event.shiftKey)) {
+      event.preventDefault();
+      complete(menu.highlight);
+      return;
+    }
+    if (event.key === "Escape") {
+      event.preventDefault();
+      event.stopPropagation();
+      menu.dismiss();
+      return;
+    }
+  }
+  if (event.key === "Enter" && !event.shiftKey) {
+    event.preventDefault();
+    send();
+    return;
+  }
+  if (event.key === "Escape" && busy && onInterrupt) {
+    event.preventDefault();
+    onInterrupt();
+  }
+}
+
+export function Composer(props: ComposerProps) {
+  const { draftKey, busy, disabledReason, placeholder = "Message Atrium", slashCommands = false, clearOn, sending = false, onSubmit, onCommand } = props;
   const area = useRef<HTMLTextAreaElement>(null);
   const listId = useId();
-
-  useEffect(() => {
-    setText(readDraft(draftKey));
-    const storedMode = window.localStorage.getItem(MODE_STORAGE_KEY);
-    if (storedMode === "steer" || storedMode === "queue" || storedMode === "jump") setMode(storedMode);
-  }, [draftKey]);
-
-  useEffect(() => {
-    if (!injected) return;
-    setText(injected.text);
-    writeDraft(draftKey, injected.text);
-    area.current?.focus();
-  }, [injected, draftKey]);
+  const draft = useComposerDraft(draftKey, props.injected, area);
+  const { text } = draft;
+  const { mode, chooseMode } = useSendMode(draftKey);
+  const menu = useCommandMenu(text, slashCommands);
+  const disabled = Boolean(disabledReason);
 
   const update = (value: string) => {
-    setText(value);
-    setMenuDismissed(false);
-    setHighlight(0);
-    writeDraft(draftKey, value);
+    draft.write(value);
+    menu.reset();
   };
-
-  const chooseMode = (value: string) => {
-    if (value !== "steer" && value !== "queue" && value !== "jump") return;
-    setMode(value);
-    window.localStorage.setItem(MODE_STORAGE_KEY, value);
-  };
-
-  const commands = slashCommands && !menuDismissed ? matchingCommands(text) : [];
-  const menuOpen = commands.length > 0 && parseCommand(text)?.command !== "objective";
-  const disabled = Boolean(disabledReason);
 
   const submit = async (chosen: SendMode | "auto") => {
     const value = text;
@@ -103,19 +96,12 @@ export function Composer({
     }
     if (clearOn === "submit") update("");
     const sent = await onSubmit(value, chosen);
-    if (sent && clearOn === "success") {
-      setText((current) => {
-        if (current === value) {
-          writeDraft(draftKey, "");
-          return "";
-        }
-        return current;
-      });
-    }
+    if (sent && clearOn === "success") draft.clearIfUnchanged(value);
   };
+  const send = () => void submit(busy ? mode : "auto");
 
-  const completeCommand = (index: number) => {
-    const command = commands[index];
+  const complete = (index: number) => {
+    const command = menu.commands[index];
     if (!command) return;
     if (command.takesArgument) {
       update(command.insert);
@@ -126,68 +112,9 @@ export function Composer({
     onCommand?.(command.name, "");
   };
 
-  const onKeyDown = (event: React.KeyboardEvent<HTMLTextAreaElement>) => {
-    if (event.nativeEvent.isComposing) return;
-    if (menuOpen) {
-      if (event.key === "ArrowDown" || event.key === "ArrowUp") {
-        event.preventDefault();
-        const step = event.key === "ArrowDown" ? 1 : -1;
-        setHighlight((current) => (current + step + commands.length) % commands.length);
-        return;
-      }
-      if (event.key === "Tab" || (event.key === "Enter" && !event.shiftKey)) {
-        event.preventDefault();
-        completeCommand(highlight);
-        return;
-      }
-      if (event.key === "Escape") {
-        event.preventDefault();
-        event.stopPropagation();
-        setMenuDismissed(true);
-        return;
-      }
-    }
-    if (event.key === "Enter" && !event.shiftKey) {
-      event.preventDefault();
-      void submit(busy ? mode : "auto");
-      return;
-    }
-    if (event.key === "Escape" && busy && onInterrupt) {
-      event.preventDefault();
-      onInterrupt();
-    }
-  };
-
-  const activeMode = MODES.find((candidate) => candidate.mode === mode) ?? MODES[0];
-
   return (
     <div className="relative">
-      {menuOpen && (
-        <ul
-          id={listId}
-          role="listbox"
-          aria-label="Commands"
-          className="absolute right-0 bottom-full left-0 z-20 mb-2 overflow-hidden rounded-lg border bg-popover p-1 text-popover-foreground shadow-lg"
-        >
-          {commands.map((command, index) => (
-            <li
-              key={command.name}
-              id={`${listId}-${command.name}`}
-              role="option"
-              aria-selected={index === highlight}
-              className={cn("flex cursor-pointer items-baseline gap-3 rounded-md px-2.5 py-1.5 text-sm", index === highlight && "bg-accent")}
-              onMouseEnter={() => setHighlight(index)}
-              onMouseDown={(event) => {
-                event.preventDefault();
-                completeCommand(index);
-              }}
-            >
-              <span className="shrink-0 font-mono text-[13px]">{command.usage}</span>
-              <span className="truncate text-xs text-muted-foreground">{command.description}</span>
-            </li>
-          ))}
-        </ul>
-      )}
+      {menu.open && <CommandMenu id={listId} commands={menu.commands} highlight={menu.highlight} onHighlight={menu.setHighlight} onChoose={complete} />}
       <form
         className={cn(
           "rounded-2xl border bg-background shadow-sm transition-shadow focus-within:border-ring focus-within:ring-[3px] focus-within:ring-ring/30 dark:bg-input/20",
@@ -195,7 +122,7 @@ export function Composer({
         )}
         onSubmit={(event) => {
           event.preventDefault();
-          void submit(busy ? mode : "auto");
+          send();
         }}
       >
         <label htmlFor={`${listId}-input`} className="sr-only">
@@ -206,58 +133,61 @@ export function Composer({
           ref={area}
           value={text}
           onChange={(event) => update(event.target.value)}
-          onKeyDown={onKeyDown}
+          onKeyDown={(event) => handleKeyDown(event, { menu, busy, complete, send, onInterrupt: props.onInterrupt })}
           placeholder={disabledReason ?? placeholder}
           disabled={disabled}
-          autoFocus={autoFocus}
+          autoFocus={props.autoFocus ?? true}
           rows={1}
           aria-label="Message"
-          aria-controls={menuOpen ? listId : undefined}
-          aria-activedescendant={menuOpen && commands[highlight] ? `${listId}-${commands[highlight].name}` : undefined}
+          aria-controls={menu.open ? listId : undefined}
+          aria-activedescendant={menu.open && menu.commands[menu.highlight] ? `${listId}-${menu.commands[menu.highlight].name}` : undefined}
           aria-autocomplete={slashCommands ? "list" : undefined}
           className="field-sizing-content block max-h-[40vh] min-h-[52px] w-full resize-none bg-transparent px-4 pt-3.5 pb-1 text-[15px] outline-none placeholder:text-muted-foreground disabled:cursor-not-allowed"
         />
-        <div className="flex flex-wrap items-center gap-2 px-2 pt-1 pb-2">
-          <div className={cn("flex min-w-0 flex-1 flex-wrap items-center gap-1.5", busy && "max-sm:basis-full")}>{toolbar}</div>
-          {busy && (
-            <ToggleGroup type="single" value={mode} onValueChange={chooseMode} aria-label="While the turn runs" className="max-sm:mr-auto">
-              {MODES.map((candidate) => (
-                <Tooltip key={candidate.mode}>
-                  <TooltipTrigger asChild>
-                    <ToggleGroupItem value={candidate.mode} aria-label={candidate.label}>
-                      {candidate.icon}
-                      <span>{candidate.label}</span>
-                    </ToggleGroupItem>
-                  </TooltipTrigger>
-                  <TooltipContent>{candidate.hint}</TooltipContent>
-                </Tooltip>
-              ))}
-            </ToggleGroup>
-          )}
-          {busy && onInterrupt && (
-            <Button type="button" variant="outline" size="sm" className="h-8 rounded-full" onClick={onInterrupt} disabled={interrupting} title="Interrupt (Esc)">
-              {interrupting ? <Loader2Icon className="animate-spin" /> : <SquareIcon className="fill-current" />}
-              <span className="sr-only sm:not-sr-only">Interrupt</span>
-            </Button>
-          )}
-          <Button
-            type="submit"
-            size="sm"
-            className="h-8 rounded-full"
-            disabled={disabled || sending || text.trim() === ""}
-            title={busy ? `Send: ${activeMode.hint.toLowerCase()}` : "Send (Enter)"}
-          >
-            {sending ? <Loader2Icon className="animate-spin" /> : <ArrowUpIcon />}
-            <span className="sr-only sm:not-sr-only">Send</span>
-          </Button>
-        </div>
+        <ComposerActions {...props} mode={mode} onModeChange={chooseMode} sendDisabled={disabled || sending || text.trim() === ""} />
       </form>
-      <p className={cn("mt-1.5 px-2 text-center text-[11px] text-muted-foreground", busy ? "block" : "hidden sm:block")}>
-        Enter to {busy ? activeMode.label.toLowerCase() : "send"}
-        <span className="hidden sm:inline"> · Shift+Enter for a new line</span>
-        {busy ? " · Esc to interrupt" : ""}
-        <span className="hidden sm:inline">{slashCommands ? " · / for commands" : ""}</span>
-      </p>
+      <ComposerHint busy={busy} mode={mode} slashCommands={slashCommands} />
     </div>
+  );
+}
+
+const activeMode = (mode: SendMode) => SEND_MODES.find((candidate) => candidate.mode === mode) ?? SEND_MODES[0];
+
+function ComposerActions({
+  busy,
+  toolbar,
+  onInterrupt,
+  interrupting = false,
+  sending = false,
+  mode,
+  onModeChange,
+  sendDisabled,
+}: ComposerProps & { mode: SendMode; onModeChange: (value: string) => void; sendDisabled: boolean }) {
+  return (
+    <div className="flex flex-wrap items-center gap-2 px-2 pt-1 pb-2">
+      <div className={cn("flex min-w-0 flex-1 flex-wrap items-center gap-1.5", busy && "max-sm:basis-full")}>{toolbar}</div>
+      {busy && <SendModeToggle mode={mode} onChange={onModeChange} />}
+      {busy && onInterrupt && (
+        <Button type="button" variant="outline" size="sm" className="h-8 rounded-full" onClick={onInterrupt} disabled={interrupting} title="Interrupt (Esc)">
+          {interrupting ? <Loader2Icon className="animate-spin" /> : <SquareIcon className="fill-current" />}
+          <span className="sr-only sm:not-sr-only">Interrupt</span>
+        </Button>
+      )}
+      <Button type="submit" size="sm" className="h-8 rounded-full" disabled={sendDisabled} title={busy ? `Send: ${activeMode(mode).hint.toLowerCase()}` : "Send (Enter)"}>
+        {sending ? <Loader2Icon className="animate-spin" /> : <ArrowUpIcon />}
+        <span className="sr-only sm:not-sr-only">Send</span>
+      </Button>
+    </div>
+  );
+}
+
+function ComposerHint({ busy, mode, slashCommands }: { busy: boolean; mode: SendMode; slashCommands: boolean }) {
+  return (
+    <p className={cn("mt-1.5 px-2 text-center text-[11px] text-muted-foreground", busy ? "block" : "hidden sm:block")}>
+      Enter to {busy ? activeMode(mode).label.toLowerCase() : "send"}
+      <span className="hidden sm:inline"> · Shift+Enter for a new line</span>
+      {busy ? " · Esc to interrupt" : ""}
+      <span className="hidden sm:inline">{slashCommands ? " · / for commands" : ""}</span>
+    </p>
   );
 }

@@ -1,13 +1,12 @@
 "use client";
 
 import { ArrowDownIcon } from "lucide-react";
-import { useCallback, useEffect, useImperativeHandle, useRef, useState, type Dispatch, type ReactNode, type Ref } from "react";
-import type { Item, Turn } from "@/lib/events/entities";
+import { useCallback, useEffect, useImperativeHandle, useRef, useState, type ReactNode, type Ref } from "react";
+import type { Item } from "@/lib/events/entities";
 import { Button } from "@/components/ui/button";
 import { SHOW_ITEM_EVENT } from "@/components/context/context-ring";
-import type { ConversationAction, ConversationState } from "./conversation-state";
+import { useConversationContext } from "./conversation-provider";
 import { FindBar } from "./find-bar";
-import { useHistoryPages } from "./use-history-pages";
 import { useStickToBottom } from "./use-stick-to-bottom";
 import { VirtualHistory } from "./virtual-history";
 
@@ -16,11 +15,9 @@ export interface HistoryControls {
   scrollToBottom(): void;
 }
 
+type ScrollTarget = { itemId: string; nonce: number } | null;
+
 interface HistoryPaneProps {
-  state: ConversationState;
-  dispatch: Dispatch<ConversationAction>;
-  openTurn: Turn | null;
-  live: boolean;
   forkedFrom: { conversationId: string; parent: { id: string; title: string } | null } | null;
   restartingItemId: string | null;
   onRestart: (item: Item) => void;
@@ -31,20 +28,12 @@ interface HistoryPaneProps {
   children: ReactNode;
 }
 
-/** The scrolling history of the conversation view: the virtual list, its pages, the find bar and the way back to the latest. */
-export function HistoryPane({ state, dispatch, openTurn, live, forkedFrom, restartingItemId, onRestart, findOpen, onFindOpenChange, controls, children }: HistoryPaneProps) {
-  const [content, setContent] = useState<HTMLDivElement | null>(null);
-  const pages = useHistoryPages(state.conversation.id, state, dispatch);
-  const { container, atBottom, scrollToBottom, release } = useStickToBottom<HTMLDivElement>(content, !state.hasNewer);
-  const [target, setTarget] = useState<{ itemId: string; nonce: number } | null>(null);
-  const [hit, setHit] = useState<{ itemId: string; words: string[] } | null>(null);
-
-  // Back to the latest: once its page is in, scroll to the end (the pin only takes once the window reaches it).
+/** Back to the latest: once its page is in, scroll to the end (the pin only takes once the window reaches it). */
+function useBackToLatest(hasNewer: boolean, scrollToBottom: (behavior?: ScrollBehavior) => void, loadLatest: () => Promise<boolean>) {
   const wantsEnd = useRef<ScrollBehavior | null>(null);
-  const { loadLatest } = pages;
   const toLatest = useCallback(
     (behavior: ScrollBehavior = "auto") => {
-      if (!state.hasNewer) {
+      if (!hasNewer) {
         scrollToBottom(behavior);
         return;
       }
@@ -53,29 +42,18 @@ export function HistoryPane({ state, dispatch, openTurn, live, forkedFrom, resta
         if (!loaded) wantsEnd.current = null;
       });
     },
-    [state.hasNewer, scrollToBottom, loadLatest],
+    [hasNewer, scrollToBottom, loadLatest],
   );
   useEffect(() => {
-    if (state.hasNewer || wantsEnd.current === null) return;
+    if (hasNewer || wantsEnd.current === null) return;
     scrollToBottom(wantsEnd.current);
     wantsEnd.current = null;
-  }, [state.hasNewer, scrollToBottom]);
+  }, [hasNewer, scrollToBottom]);
+  return toLatest;
+}
 
-  useImperativeHandle(controls, () => ({ scrollToBottom: () => toLatest() }), [toLatest]);
-
-  const { loadAround } = pages;
-  const jump = useCallback(
-    async (item: Item, words: string[]) => {
-      release();
-      setHit({ itemId: item.id, words });
-      if (!(await loadAround(item.id))) return;
-      release();
-      setTarget({ itemId: item.id, nonce: Date.now() });
-    },
-    [release, loadAround],
-  );
-
-  // The context ring's "Show the summary" for an item not rendered: load it if need be and scroll to it.
+/** The context ring's "Show the summary" for an item not rendered: load it if need be and scroll to it. */
+function useShowItemRequests(release: () => void, loadAround: (itemId: string) => Promise<boolean>, setTarget: (target: ScrollTarget) => void) {
   useEffect(() => {
     const onShowItem = (event: Event) => {
       const itemId = (event as CustomEvent<{ itemId?: unknown }>).detail?.itemId;
@@ -86,9 +64,11 @@ export function HistoryPane({ state, dispatch, openTurn, live, forkedFrom, resta
     };
     window.addEventListener(SHOW_ITEM_EVENT, onShowItem);
     return () => window.removeEventListener(SHOW_ITEM_EVENT, onShowItem);
-  }, [release, loadAround]);
+  }, [release, loadAround, setTarget]);
+}
 
-  // Ctrl/Cmd+F finds in this conversation rather than in the page's few rendered rows.
+/** Ctrl/Cmd+F finds in this conversation rather than in the page's few rendered rows. */
+function useFindShortcut(onFindOpenChange: (open: boolean) => void) {
   useEffect(() => {
     const onKeyDown = (event: KeyboardEvent) => {
       if (!(event.ctrlKey || event.metaKey) || event.altKey || event.shiftKey || event.key.toLowerCase() !== "f") return;
@@ -102,6 +82,31 @@ export function HistoryPane({ state, dispatch, openTurn, live, forkedFrom, resta
     window.addEventListener("keydown", onKeyDown);
     return () => window.removeEventListener("keydown", onKeyDown);
   }, [onFindOpenChange]);
+}
+
+/** The scrolling history of the conversation view: the virtual list, its pages, the find bar and the way back to the latest. */
+export function HistoryPane({ forkedFrom, restartingItemId, onRestart, findOpen, onFindOpenChange, controls, children }: HistoryPaneProps) {
+  const { id, state, openTurn, connection, pages } = useConversationContext();
+  const [content, setContent] = useState<HTMLDivElement | null>(null);
+  const { container, atBottom, scrollToBottom, release } = useStickToBottom<HTMLDivElement>(content, !state.hasNewer);
+  const [target, setTarget] = useState<ScrollTarget>(null);
+  const [hit, setHit] = useState<{ itemId: string; words: string[] } | null>(null);
+  const toLatest = useBackToLatest(state.hasNewer, scrollToBottom, pages.loadLatest);
+  useImperativeHandle(controls, () => ({ scrollToBottom: () => toLatest() }), [toLatest]);
+  useShowItemRequests(release, pages.loadAround, setTarget);
+  useFindShortcut(onFindOpenChange);
+
+  const { loadAround } = pages;
+  const jump = useCallback(
+    async (item: Item, words: string[]) => {
+      release();
+      setHit({ itemId: item.id, words });
+      if (!(await loadAround(item.id))) return;
+      release();
+      setTarget({ itemId: item.id, nonce: Date.now() });
+    },
+    [release, loadAround],
+  );
 
   return (
     <div className="relative min-h-0 flex-1">
@@ -113,7 +118,7 @@ export function HistoryPane({ state, dispatch, openTurn, live, forkedFrom, resta
         aria-label="Conversation history"
         role="log"
         aria-live="off"
-        data-live={live}
+        data-live={connection === "open"}
       >
         <div ref={setContent} className="flow-root">
           <VirtualHistory
@@ -140,7 +145,7 @@ export function HistoryPane({ state, dispatch, openTurn, live, forkedFrom, resta
       </div>
       {findOpen && (
         <FindBar
-          conversationId={state.conversation.id}
+          conversationId={id}
           onJump={(item, words) => void jump(item, words)}
           onClear={() => setHit(null)}
           onClose={() => {

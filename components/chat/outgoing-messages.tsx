@@ -3,7 +3,7 @@
 import { AlertCircleIcon, Loader2Icon, PencilIcon, RotateCwIcon, XIcon } from "lucide-react";
 import { Button } from "@/components/ui/button";
 import type { PendingAttachment } from "@/components/attachments/attachments";
-import type { SendMode } from "./composer";
+import type { SendMode } from "./send-mode";
 
 /** How long a send may go unanswered before it shows as failed (it may still land: Retry reuses its requestKey). */
 export const SEND_TIMEOUT_MS = 10_000;

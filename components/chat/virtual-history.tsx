@@ -1,11 +1,11 @@
 "use client";
 
-import { useVirtualizer } from "@tanstack/react-virtual";
+import { useVirtualizer, type Virtualizer } from "@tanstack/react-virtual";
 import { ChevronUpIcon, Loader2Icon } from "lucide-react";
 import { useEffect, useLayoutEffect, useMemo, useRef, useState, type RefObject } from "react";
 import { Button } from "@/components/ui/button";
 import { HistoryTail, type HistoryProps } from "./history";
-import { EntryView, ForkNotice, historyEntries, type Entry } from "./history-items";
+import { EntryView, ForkNotice, historyEntries, type Entry, type EntryContext } from "./history-items";
 import { useFindHighlight } from "./use-find-highlight";
 
 /** Closer than this to either end of what is loaded, a scroll fetches the next page. */
@@ -70,28 +70,8 @@ export function VirtualHistory(props: VirtualHistoryProps) {
     },
   });
 
-  // A page put before the rows: move the scroll down by what was added, so the same row stays where it was.
-  const firstKey = useRef<string | null>(null);
-  useLayoutEffect(() => {
-    const previous = firstKey.current;
-    firstKey.current = entries[0]?.key ?? null;
-    const element = scroller.current;
-    if (!previous || !element || entries[0]?.key === previous) return;
-    const index = entries.findIndex((entry) => entry.key === previous);
-    if (index <= 0) return;
-    const measurements = virtualizer.measurementsCache;
-    const added = measurements[index + 1].start - measurements[1].start;
-    element.scrollTop += added;
-  }, [entries, scroller, virtualizer]);
-
-  const done = useRef<number | null>(null);
-  useEffect(() => {
-    if (!target || done.current === target.nonce) return;
-    const index = entries.findIndex((entry) => "item" in entry && entry.item.id === target.itemId);
-    if (index === -1) return;
-    done.current = target.nonce;
-    virtualizer.scrollToIndex(index + 1, { align: "center" });
-  }, [target, entries, virtualizer]);
+  useKeepRowsInPlace(entries, scroller, virtualizer);
+  useScrollToTarget(target, entries, virtualizer);
 
   const rows = virtualizer.getVirtualItems();
   useFindHighlight(scroller, hit, rows);
@@ -100,18 +80,7 @@ export function VirtualHistory(props: VirtualHistoryProps) {
   // so the latest messages are on screen at first paint; the virtual list takes over once mounted.
   const [mounted, setMounted] = useState(false);
   useEffect(() => setMounted(true), []);
-  if (!mounted) {
-    return (
-      <div className="absolute inset-0 flex flex-col justify-end overflow-hidden" data-first-paint="">
-        {entries.slice(-FIRST_PAINT_ROWS).map((entry) => (
-          <div key={entry.key} className="mx-auto w-full max-w-3xl shrink-0 px-4 pb-5 md:px-6" data-item-id={"item" in entry ? entry.item.id : undefined}>
-            <EntryView entry={entry} context={context} />
-          </div>
-        ))}
-        {entries.length === 0 && <HistoryHead {...props} empty onShowEarlier={props.onNearTop} />}
-      </div>
-    );
-  }
+  if (!mounted) return <FirstPaint {...props} entries={entries} context={context} />;
 
   return (
     <>
@@ -146,6 +115,51 @@ export function VirtualHistory(props: VirtualHistoryProps) {
         {!hasNewer && <HistoryTail items={items} approvals={approvals} questions={questions} openTurn={openTurn} retry={props.retry} />}
       </div>
     </>
+  );
+}
+
+type HistoryVirtualizer = Virtualizer<HTMLDivElement, HTMLDivElement>;
+
+/** A page put before the rows: move the scroll down by what was added, so the same row stays where it was. */
+function useKeepRowsInPlace(entries: Entry[], scroller: RefObject<HTMLDivElement | null>, virtualizer: HistoryVirtualizer) {
+  const firstKey = useRef<string | null>(null);
+  useLayoutEffect(() => {
+    const previous = firstKey.current;
+    firstKey.current = entries[0]?.key ?? null;
+    const element = scroller.current;
+    if (!previous || !element || entries[0]?.key === previous) return;
+    const index = entries.findIndex((entry) => entry.key === previous);
+    if (index <= 0) return;
+    const measurements = virtualizer.measurementsCache;
+    const added = measurements[index + 1].start - measurements[1].start;
+    element.scrollTop += added;
+  }, [entries, scroller, virtualizer]);
+}
+
+/** Centres the target's row once it is among the entries, once per nonce. */
+function useScrollToTarget(target: VirtualHistoryProps["target"], entries: Entry[], virtualizer: HistoryVirtualizer) {
+  const done = useRef<number | null>(null);
+  useEffect(() => {
+    if (!target || done.current === target.nonce) return;
+    const index = entries.findIndex((entry) => "item" in entry && entry.item.id === target.itemId);
+    if (index === -1) return;
+    done.current = target.nonce;
+    virtualizer.scrollToIndex(index + 1, { align: "center" });
+  }, [target, entries, virtualizer]);
+}
+
+/** The server's HTML and the hydrating render: the last rows, bottom-aligned in the viewport. */
+function FirstPaint(props: VirtualHistoryProps & { entries: Entry[]; context: EntryContext }) {
+  const { entries, context } = props;
+  return (
+    <div className="absolute inset-0 flex flex-col justify-end overflow-hidden" data-first-paint="">
+      {entries.slice(-FIRST_PAINT_ROWS).map((entry) => (
+        <div key={entry.key} className="mx-auto w-full max-w-3xl shrink-0 px-4 pb-5 md:px-6" data-item-id={"item" in entry ? entry.item.id : undefined}>
+          <EntryView entry={entry} context={context} />
+        </div>
+      ))}
+      {entries.length === 0 && <HistoryHead {...props} empty onShowEarlier={props.onNearTop} />}
+    </div>
   );
 }
 

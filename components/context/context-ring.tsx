@@ -2,14 +2,11 @@
 
 import { Loader2Icon } from "lucide-react";
 import { Popover } from "radix-ui";
-import { useCallback, useEffect, useState } from "react";
 import { toast } from "sonner";
 import type { ContextInfo } from "@/lib/events/entities";
 import { Button } from "@/components/ui/button";
-import { apiFetch } from "@/components/shared/api-client";
-import { compactNow } from "./compact-now";
 import { contextFigures, type ContextTone } from "./context-figures";
-import { useLiveConversation } from "@/components/live/use-live";
+import { useContextInfo } from "./use-context-info";
 
 const number = new Intl.NumberFormat("en-US");
 export function formatTokens(value: number): string {
@@ -36,67 +33,18 @@ export function scrollToItem(itemId: string): boolean {
  * with the details and a "Compact now" button in a popover. Live through `context.updated`.
  */
 export function ContextRing({ conversationId, sessionId }: { conversationId: string; sessionId: string }) {
-  const [context, setContext] = useState<ContextInfo | null>(null);
-  const [compacting, setCompacting] = useState(false);
-  const [serverCompacting, setServerCompacting] = useState(false);
-
-  const load = useCallback(() => {
-    apiFetch<{ context: ContextInfo }>(`/api/conversations/${conversationId}/context`).then(
-      (body) => setContext(body.context),
-      () => undefined,
-    );
-  }, [conversationId]);
-
-  useEffect(() => load(), [load]);
-
-  useLiveConversation(conversationId, (event) => {
-    if (event.type === "snapshot") return load();
-    const from = (event as { sessionId?: string }).sessionId;
-    if (from !== undefined && from !== sessionId) return;
-    if (event.type === "context.updated") setContext(event.context);
-    else if (event.type === "compaction.started") setServerCompacting(true);
-    else if (event.type === "compaction.completed") {
-      setServerCompacting(false);
-      load();
-    }
-  });
-
-  const compact = async () => {
-    setCompacting(true);
-    await compactNow(conversationId);
-    setCompacting(false);
-    load();
-  };
-
+  const { context, busy, compact } = useContextInfo(conversationId, sessionId);
   if (!context) return null;
   const figures = contextFigures(context);
-  const { fraction, percent, thresholdPercent } = figures;
-  const radius = 7;
-  const circumference = 2 * Math.PI * radius;
-  const label = `Context: ${percent}% used, ${formatTokens(context.roomTokens)} tokens of room left`;
-  const busy = compacting || serverCompacting;
+  const label = `Context: ${figures.percent}% used, ${formatTokens(context.roomTokens)} tokens of room left`;
 
   return (
     <Popover.Root>
       <Popover.Trigger asChild>
         <Button variant="ghost" size="sm" className="gap-1 px-1.5" aria-label={label} title={label} data-testid="context-ring" data-tone={figures.tone}>
-          <svg viewBox="0 0 18 18" className="size-5 -rotate-90" aria-hidden>
-            <circle cx="9" cy="9" r={radius} fill="none" strokeWidth="3" className="stroke-muted-foreground/25" />
-            <circle
-              cx="9"
-              cy="9"
-              r={radius}
-              fill="none"
-              strokeWidth="3"
-              strokeLinecap="round"
-              stroke="currentColor"
-              className={`${TONE_CLASS[figures.tone]} transition-[stroke-dashoffset]`}
-              strokeDasharray={circumference}
-              strokeDashoffset={circumference * (1 - fraction)}
-            />
-          </svg>
+          <RingGauge fraction={figures.fraction} tone={figures.tone} />
           <span data-testid="context-percent" className={`text-xs font-medium tabular-nums ${figures.tone === "normal" ? "text-muted-foreground" : TONE_CLASS[figures.tone]}`} aria-hidden>
-            {percent}%
+            {figures.percent}%
           </span>
         </Button>
       </Popover.Trigger>
@@ -108,71 +56,8 @@ export function ContextRing({ conversationId, sessionId }: { conversationId: str
           className="z-50 w-80 rounded-lg border bg-popover p-3 text-sm text-popover-foreground shadow-md outline-none"
         >
           <p className="mb-2 font-medium">Context</p>
-          <dl className="grid grid-cols-[auto_1fr] gap-x-3 gap-y-1 [&_dt]:whitespace-nowrap">
-            <dt className="text-muted-foreground">In context now</dt>
-            <dd data-testid="context-used" className="text-right tabular-nums">
-              {number.format(context.usedTokens)} ({percent}%)
-            </dd>
-            <dt className="text-muted-foreground">Room left</dt>
-            <dd data-testid="context-room" className="text-right tabular-nums">
-              {number.format(context.roomTokens)}
-            </dd>
-            <dt className="text-muted-foreground">Context window</dt>
-            <dd className="text-right tabular-nums">{number.format(context.contextWindow)}</dd>
-            <dt className="text-muted-foreground">Compacts at</dt>
-            <dd data-testid="context-threshold" className="text-right tabular-nums">
-              {number.format(context.threshold)} ({thresholdPercent}%)
-            </dd>
-            <dt className="text-muted-foreground" title="Every model call of this conversation added up; each call resends the context">
-              All calls so far
-            </dt>
-            <dd data-testid="context-total" className="text-right tabular-nums">
-              {number.format(context.totalTokens.input)} in · {number.format(context.totalTokens.output)} out
-            </dd>
-            {context.catalogTokens && (
-              <>
-                <dt className="text-muted-foreground">Catalog tokens</dt>
-                <dd data-testid="context-catalogs" className="text-right tabular-nums">
-                  skills {number.format(context.catalogTokens.skills)} · tools {number.format(context.catalogTokens.tools)}
-                </dd>
-              </>
-            )}
-            <dt className="text-muted-foreground">Figures</dt>
-            <dd className="text-right">{context.source === "reported" ? "reported by the provider" : "estimate"}</dd>
-            {context.reasoningContext && (
-              <>
-                <dt className="text-muted-foreground">Reasoning context</dt>
-                <dd className="text-right">
-                  {reasoningLabel(context.reasoningContext.configured)}
-                  {context.reasoningContext.applied && context.reasoningContext.applied !== context.reasoningContext.configured
-                    ? ` (applied: ${reasoningLabel(context.reasoningContext.applied)})`
-                    : ""}
-                </dd>
-              </>
-            )}
-          </dl>
-          <div className="mt-2 border-t pt-2 text-xs text-muted-foreground" data-testid="context-last-compaction">
-            {context.lastCompaction ? (
-              <p>
-                Last compacted {new Date(context.lastCompaction.at).toLocaleString(undefined, { dateStyle: "short", timeStyle: "short" })}: {formatTokens(context.lastCompaction.tokensBefore)} →{" "}
-                {formatTokens(context.lastCompaction.tokensAfter)} tokens.{" "}
-                <Popover.Close asChild>
-                  <button
-                    type="button"
-                    className="font-medium text-foreground underline underline-offset-2"
-                    onClick={() => {
-                      const itemId = context.lastCompaction!.itemId;
-                      if (!scrollToItem(itemId)) toast.info("The summary is further up: show earlier messages to see it");
-                    }}
-                  >
-                    Show the summary
-                  </button>
-                </Popover.Close>
-              </p>
-            ) : (
-              <p>Not compacted yet. Compaction starts by itself near {formatTokens(context.threshold)} tokens.</p>
-            )}
-          </div>
+          <ContextFigures context={context} percent={figures.percent} thresholdPercent={figures.thresholdPercent} />
+          <LastCompaction context={context} />
           <Button size="sm" variant="outline" className="mt-3 w-full" disabled={busy} onClick={() => void compact()}>
             {busy && <Loader2Icon className="animate-spin" />}
             {busy ? "Compacting…" : "Compact now"}
@@ -180,6 +65,104 @@ export function ContextRing({ conversationId, sessionId }: { conversationId: str
         </Popover.Content>
       </Popover.Portal>
     </Popover.Root>
+  );
+}
+
+const RING_RADIUS = 7;
+
+function RingGauge({ fraction, tone }: { fraction: number; tone: ContextTone }) {
+  const circumference = 2 * Math.PI * RING_RADIUS;
+  return (
+    <svg viewBox="0 0 18 18" className="size-5 -rotate-90" aria-hidden>
+      <circle cx="9" cy="9" r={RING_RADIUS} fill="none" strokeWidth="3" className="stroke-muted-foreground/25" />
+      <circle
+        cx="9"
+        cy="9"
+        r={RING_RADIUS}
+        fill="none"
+        strokeWidth="3"
+        strokeLinecap="round"
+        stroke="currentColor"
+        className={`${TONE_CLASS[tone]} transition-[stroke-dashoffset]`}
+        strokeDasharray={circumference}
+        strokeDashoffset={circumference * (1 - fraction)}
+      />
+    </svg>
+  );
+}
+
+function ContextFigures({ context, percent, thresholdPercent }: { context: ContextInfo; percent: number; thresholdPercent: number }) {
+  return (
+    <dl className="grid grid-cols-[auto_1fr] gap-x-3 gap-y-1 [&_dt]:whitespace-nowrap">
+      <dt className="text-muted-foreground">In context now</dt>
+      <dd data-testid="context-used" className="text-right tabular-nums">
+        {number.format(context.usedTokens)} ({percent}%)
+      </dd>
+      <dt className="text-muted-foreground">Room left</dt>
+      <dd data-testid="context-room" className="text-right tabular-nums">
+        {number.format(context.roomTokens)}
+      </dd>
+      <dt className="text-muted-foreground">Context window</dt>
+      <dd className="text-right tabular-nums">{number.format(context.contextWindow)}</dd>
+      <dt className="text-muted-foreground">Compacts at</dt>
+      <dd data-testid="context-threshold" className="text-right tabular-nums">
+        {number.format(context.threshold)} ({thresholdPercent}%)
+      </dd>
+      <dt className="text-muted-foreground" title="Every model call of this conversation added up; each call resends the context">
+        All calls so far
+      </dt>
+      <dd data-testid="context-total" className="text-right tabular-nums">
+        {number.format(context.totalTokens.input)} in · {number.format(context.totalTokens.output)} out
+      </dd>
+      {context.catalogTokens && (
+        <>
+          <dt className="text-muted-foreground">Catalog tokens</dt>
+          <dd data-testid="context-catalogs" className="text-right tabular-nums">
+            skills {number.format(context.catalogTokens.skills)} · tools {number.format(context.catalogTokens.tools)}
+          </dd>
+        </>
+      )}
+      <dt className="text-muted-foreground">Figures</dt>
+      <dd className="text-right">{context.source === "reported" ? "reported by the provider" : "estimate"}</dd>
+      {context.reasoningContext && (
+        <>
+          <dt className="text-muted-foreground">Reasoning context</dt>
+          <dd className="text-right">
+            {reasoningLabel(context.reasoningContext.configured)}
+            {context.reasoningContext.applied && context.reasoningContext.applied !== context.reasoningContext.configured
+              ? ` (applied: ${reasoningLabel(context.reasoningContext.applied)})`
+              : ""}
+          </dd>
+        </>
+      )}
+    </dl>
+  );
+}
+
+function LastCompaction({ context }: { context: ContextInfo }) {
+  const last = context.lastCompaction;
+  return (
+    <div className="mt-2 border-t pt-2 text-xs text-muted-foreground" data-testid="context-last-compaction">
+      {last ? (
+        <p>
+          Last compacted {new Date(last.at).toLocaleString(undefined, { dateStyle: "short", timeStyle: "short" })}: {formatTokens(last.tokensBefore)} →{" "}
+          {formatTokens(last.tokensAfter)} tokens.{" "}
+          <Popover.Close asChild>
+            <button
+              type="button"
+              className="font-medium text-foreground underline underline-offset-2"
+              onClick={() => {
+                if (!scrollToItem(last.itemId)) toast.info("The summary is further up: show earlier messages to see it");
+              }}
+            >
+              Show the summary
+            </button>
+          </Popover.Close>
+        </p>
+      ) : (
+        <p>Not compacted yet. Compaction starts by itself near {formatTokens(context.threshold)} tokens.</p>
+      )}
+    </div>
   );
 }
 
