@@ -10,7 +10,7 @@ import type { EngineOwner } from "./engine-owner";
  */
 export async function recordCompaction(actor: EngineOwner, session: SessionState, result: CompactionResult): Promise<Item> {
   if (result.signal.aborted) throw result.signal.reason;
-  const summary = await actor.createItem(session, { turnId: result.turnId, kind: "compaction_summary", status: "completed", text: result.text });
+  const summary = await actor.writeItem(session, { turnId: result.turnId, kind: "compaction_summary", status: "completed", text: result.text });
   await actor.context.store.appendMetadata(actor.id, {
     type: "compaction",
     sessionId: session.id,

@@ -125,11 +125,23 @@ export class ConversationActor implements OwnerState {
 
   // ---- items -------------------------------------------------------------
 
+  /** A new item, as a command: for work running outside the queue (the turn loop, tools). */
   createItem(session: SessionState, fields: ItemFields): Promise<Item> {
+    return this.execute({ type: "create_item", sessionId: session.id, fields });
+  }
+
+  /** An item's end, as a command: for work running outside the queue. */
+  completeItem(session: SessionState, item: Item, fields: ItemCompletion): Promise<void> {
+    return this.execute({ type: "complete_item", sessionId: session.id, item, fields });
+  }
+
+  /** Inside a command only: writes the item without queueing (the command holds the queue). */
+  writeItem(session: SessionState, fields: ItemFields): Promise<Item> {
     return this.items.create(session, fields);
   }
 
-  completeItem(session: SessionState, item: Item, fields: ItemCompletion): Promise<void> {
+  /** Inside a command only: completes the item without queueing. */
+  finishItem(session: SessionState, item: Item, fields: ItemCompletion): Promise<void> {
     return this.items.complete(session, item, fields);
   }
 

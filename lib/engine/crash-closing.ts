@@ -28,12 +28,12 @@ export function closeTurnAfterCrash(actor: EngineOwner, session: SessionState, t
       // A tool call that had started may or may not have had its effect.
       const status = item.kind === "tool_call" && item.status === "streaming" ? "unknown" : "interrupted";
       if (status === "unknown") unknown.push(`${item.toolName ?? "tool"} ${JSON.stringify(item.input ?? {})}`);
-      await actor.completeItem(session, item, { status, text: item.text, output: item.output });
+      await actor.finishItem(session, item, { status, text: item.text, output: item.output });
     }
     const details = unknown.length
       ? ` These tool calls had started and their outcome is unknown: ${unknown.join("; ")}. Inspect the current state before repeating them.`
       : "";
-    await actor.createItem(session, { turnId: turn.id, kind: "notice", status: "completed", text: `${CAUSES[cause].notice}${details}` });
+    await actor.writeItem(session, { turnId: turn.id, kind: "notice", status: "completed", text: `${CAUSES[cause].notice}${details}` });
     const error = { code: cause, message: CAUSES[cause].message };
     const record = await actor.context.store.appendMetadata(actor.id, {
       type: "turn.ended",

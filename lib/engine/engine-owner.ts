@@ -1,5 +1,7 @@
 import type { EngineContext } from "../ports/engine-context";
-import type { ConversationOwner } from "../ports/owner-port";
+import type { ConversationOwner, ItemCompletion, ItemFields } from "../ports/owner-port";
+import type { Item } from "../events/entities";
+import type { SessionState } from "../ports/session-state";
 import type { Store } from "../store/store";
 
 /**
@@ -14,6 +16,10 @@ export interface EngineOwner extends Omit<ConversationOwner, "context"> {
   readonly context: OwnerContext;
   /** Runs a section in the owner's queue: for the engine's own command implementations only. */
   locked<T>(section: () => Promise<T> | T): Promise<T>;
+  /** Inside a command's implementation: an item written without queueing again (createItem is the command). */
+  writeItem(session: SessionState, fields: ItemFields): Promise<Item>;
+  /** Inside a command's implementation: an item completed without queueing again. */
+  finishItem(session: SessionState, item: Item, fields: ItemCompletion): Promise<void>;
   /** Counts work running outside the queue (a title's model call) as the owner's, so it is not evicted meanwhile. */
   track<T>(work: Promise<T>): Promise<T>;
 }

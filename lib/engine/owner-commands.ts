@@ -1,6 +1,6 @@
 import { AtriumError } from "../errors";
 import type { Approval, Item, Objective, Question, Turn, Waiting } from "../events/entities";
-import type { CompactionResult, InterruptReason, MessageInput, MessageOutcome, SpawnOptions, TurnHandle } from "../ports/owner-port";
+import type { CompactionResult, InterruptReason, ItemCompletion, ItemFields, MessageInput, MessageOutcome, SpawnOptions, TurnHandle } from "../ports/owner-port";
 import type { SessionState, WaitingEntry } from "../ports/session-state";
 import { cloneTurn } from "../ports/session-state";
 import type { CheckpointFields } from "../checkpoints/checkpoints";
@@ -19,6 +19,8 @@ import { OWNER_INTERRUPT_NOTICE, recordSteer } from "./turn-records";
  * of these. The table in the issue 22 note says who sends each and what it writes.
  */
 export type OwnerCommand =
+  | { type: "create_item"; sessionId: string; fields: ItemFields }
+  | { type: "complete_item"; sessionId: string; item: Item; fields: ItemCompletion }
   | { type: "send_message"; input: MessageInput }
   | { type: "enqueue_message"; sessionId: string; input: MessageInput }
   | { type: "update_waiting"; messageId: string; patch: { text?: string; mode?: "steer" | "queue" | "jump" } }
@@ -43,6 +45,8 @@ export type OwnerCommand =
 
 /** What each command answers. */
 export interface CommandResults {
+  create_item: Item;
+  complete_item: void;
   send_message: MessageOutcome;
   enqueue_message: void;
   update_waiting: Waiting;
@@ -83,6 +87,10 @@ export async function applyCommand<C extends OwnerCommand>(owner: OwnerState, co
 
 async function apply(owner: OwnerState, command: OwnerCommand): Promise<unknown> {
   switch (command.type) {
+    case "create_item":
+      return owner.writeItem(owner.session(command.sessionId), command.fields);
+    case "complete_item":
+      return owner.finishItem(owner.session(command.sessionId), command.item, command.fields);
     case "send_message":
       return sendMessage(owner, command.input);
     case "enqueue_message": {

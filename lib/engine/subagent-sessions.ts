@@ -65,7 +65,7 @@ export async function spawnSession(actor: EngineOwner, parent: SessionState, opt
     for (const item of parent.items) {
       if (item.turnId === runningTurn || item.status === "streaming" || item.status === "waiting") continue;
       const { seq: _seq, id: _id, sessionId: _session, createdAt: _created, origin, ...fields } = item;
-      await actor.createItem(child, { ...fields, origin: origin as MessageOrigin | undefined, turnId: null });
+      await actor.writeItem(child, { ...fields, origin: origin as MessageOrigin | undefined, turnId: null });
     }
   }
   await actor.startTurn(child, [{ id: store.newId(), text: options.task, origin: "parent" }]);
@@ -82,7 +82,7 @@ export async function deliverReport(actor: EngineOwner, child: SessionState, tur
   const text = reportText(child, turn);
   const waiter = actor.reportWaiters.get(parent.id);
   if (waiter && waiter.ids.has(child.id) && parent.runner) {
-    await actor.createItem(parent, {
+    await actor.writeItem(parent, {
       turnId: parent.runner.turn.id,
       kind: "subagent_report",
       status: "completed",
@@ -103,7 +103,7 @@ export async function takeReports(actor: EngineOwner, parent: SessionState, chil
   const takenIds = new Set<string>();
   for (const entry of actor.ordered(parent)) {
     if (entry.origin !== "subagent" || !entry.fromSessionId || !childIds.has(entry.fromSessionId)) continue;
-    await actor.createItem(parent, {
+    await actor.writeItem(parent, {
       id: entry.id,
       turnId,
       kind: "subagent_report",

@@ -25,7 +25,7 @@ export async function recordTurnStart(
   // crash in between leaves the message on disk (recovery drops the now-duplicate waiting entry).
   for (const input of inputs) {
     if (session.byId.has(input.id)) continue;
-    await owner.createItem(session, {
+    await owner.writeItem(session, {
       id: input.id,
       turnId,
       kind: input.origin === "subagent" ? "subagent_report" : "user_message",
@@ -83,7 +83,7 @@ export async function recordTurnEnd(
   for (const item of session.items) {
     if (item.turnId !== turn.id) continue;
     if (item.status === "streaming" || item.status === "waiting") {
-      await owner.completeItem(session, item, {
+      await owner.finishItem(session, item, {
         status: status === "failed" && item.kind !== "tool_call" ? "failed" : "interrupted",
         text: item.text,
         output: item.output,
@@ -92,7 +92,7 @@ export async function recordTurnEnd(
   }
   await settleParked(owner, turn);
   if (status === "interrupted" && !runner.noticeWritten) {
-    await owner.createItem(session, {
+    await owner.writeItem(session, {
       turnId: turn.id,
       kind: "notice",
       status: "completed",
@@ -106,7 +106,7 @@ export async function recordTurnEnd(
 
 /** A steered message joining the running turn: its user_message item, under the message's id. */
 export async function recordSteer(owner: EngineOwner, session: SessionState, turn: Turn, entry: WaitingEntry): Promise<void> {
-  await owner.createItem(session, {
+  await owner.writeItem(session, {
     id: entry.id,
     turnId: turn.id,
     kind: "user_message",
