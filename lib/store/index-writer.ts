@@ -26,13 +26,19 @@ export class IndexWriter {
   constructor(
     private readonly client: Database.Database,
     private readonly proofs: RecordProofs,
+    /** Runs inside every transaction just before its commit: the fault seam (StorageFs.beforeIndexCommit). */
+    private readonly beforeCommit: () => void = () => undefined,
   ) {
     this.statements = prepareIndexStatements(client);
     this.search = new SearchIndex(client, this.statements);
   }
 
   transaction<T>(work: () => T): T {
-    return this.client.transaction(work)();
+    return this.client.transaction(() => {
+      const result = work();
+      this.beforeCommit();
+      return result;
+    })();
   }
 
   /**
