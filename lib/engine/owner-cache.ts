@@ -41,7 +41,10 @@ export class OwnerCache {
     return owner;
   }
 
-  /** The owner is rebuilt from the index the next time it is asked for while idle. */
+  /**
+   * The owner was loaded before its index fell behind its files (an index fault, see the store's
+   * IndexCatchUp): it is rebuilt from the caught-up index the next time it is asked for while idle.
+   */
   reloadWhenIdle(conversationId: string): void {
     if (this.owners.has(conversationId)) this.behind.add(conversationId);
   }

@@ -77,7 +77,6 @@ export class Runtime {
     this.models = options.models ?? createModelRegistry(options.config);
     this.keys = new RequestKeys(this.store);
     this.owners = new OwnerCache((conversationId) => ConversationActor.load(this.context, conversationId), options.maxLoadedOwners);
-    // An owner loaded before its index fell behind (an index fault) is rebuilt from the caught-up index when idle.
     this.store.onIndexCaughtUp((conversationId) => this.owners.reloadWhenIdle(conversationId));
     const log = options.log ?? ((message: string) => console.log(message));
     this.agents = new AgentCatalog(this.store.paths.agents, log);
