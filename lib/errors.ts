@@ -53,7 +53,9 @@ export function badRequest(message: string): AtriumError {
   return new AtriumError("bad_request", message);
 }
 
-const FULL_DISK_CODES = new Set(["ENOSPC", "EDQUOT"]);
+const FULL_DISK_CODES = new Set(["ENOSPC", "EDQUOT", "SQLITE_FULL"]);
+/** SQLite's own words for a disk that fails or refuses the index (extended codes such as SQLITE_IOERR_WRITE included). */
+const SQLITE_DISK_CODES = /^SQLITE_(FULL|IOERR|READONLY|CANTOPEN|CORRUPT|NOTADB)/;
 
 /**
  * A failed write or flush as the contract names it (DESIGN §2): `storage_full` for a full disk
@@ -61,10 +63,37 @@ const FULL_DISK_CODES = new Set(["ENOSPC", "EDQUOT"]);
  */
 export function storageError(error: unknown, what: string): AtriumError {
   if (isAtriumError(error)) return error;
-  const code = (error as NodeJS.ErrnoException | null)?.code ?? "";
+  const code = errorCode(error);
   const reason = error instanceof Error ? error.message : String(error);
   if (FULL_DISK_CODES.has(code)) return new AtriumError("storage_full", `the disk is full: ${what} could not be written (${reason})`, { cause: error });
   return new AtriumError("storage_error", `a storage error kept ${what} from being written (${reason})`, { cause: error });
+}
+
+/**
+ * An index write (SQLite) that failed because of the disk, as the contract names it: SQLITE_FULL
+ * is `storage_full`, an I/O, read-only, open or corruption error `storage_error`. Null for
+ * anything else (a constraint, a bug), which stays an internal error. The record itself is
+ * already in the conversation's files, and the message says so.
+ */
+export function indexStorageError(error: unknown, what: string): AtriumError | null {
+  if (!isIndexDiskFault(error)) return null;
+  const code = errorCode(error);
+  const reason = error instanceof Error ? error.message : String(error);
+  const saved = "the record is saved in the conversation's files and the index catches up from them";
+  if (code === "SQLITE_FULL") {
+    return new AtriumError("storage_full", `the disk is full: the index of ${what} could not be updated (${code}: ${reason}); ${saved} once there is space`, { cause: error });
+  }
+  return new AtriumError("storage_error", `a storage error kept the index of ${what} from being updated (${code}: ${reason}); ${saved}`, { cause: error });
+}
+
+/** Whether an SQLite error is the disk's doing (full, I/O, read-only, unopenable, corrupt) rather than a bug. */
+export function isIndexDiskFault(error: unknown): boolean {
+  return SQLITE_DISK_CODES.test(errorCode(error));
+}
+
+function errorCode(error: unknown): string {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === "string" ? code : "";
 }
 
 export function isStorageError(error: unknown): error is AtriumError {

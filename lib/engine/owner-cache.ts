@@ -11,6 +11,8 @@ export const MAX_LOADED_OWNERS = 200;
 export class OwnerCache {
   private readonly owners = new Map<string, ConversationActor>();
   private evictionScheduled = false;
+  /** Owners whose memory misses records the index has since caught up on (after an index fault). */
+  private readonly behind = new Set<string>();
 
   constructor(
     private readonly load: (conversationId: string) => ConversationActor,
@@ -19,11 +21,16 @@ export class OwnerCache {
 
   get(conversationId: string): ConversationActor {
     let owner = this.owners.get(conversationId);
+    if (owner && this.behind.has(conversationId) && owner.evictable) {
+      this.owners.delete(conversationId);
+      owner = undefined;
+    }
     if (owner) {
       this.owners.delete(conversationId);
       this.owners.set(conversationId, owner);
       return owner;
     }
+    this.behind.delete(conversationId);
     owner = this.load(conversationId);
     this.owners.set(conversationId, owner);
     if (this.owners.size > this.limit && !this.evictionScheduled) {
@@ -32,6 +39,14 @@ export class OwnerCache {
       setImmediate(() => this.evict());
     }
     return owner;
+  }
+
+  /**
+   * The owner was loaded before its index fell behind its files (an index fault, see the store's
+   * IndexCatchUp): it is rebuilt from the caught-up index the next time it is asked for while idle.
+   */
+  reloadWhenIdle(conversationId: string): void {
+    if (this.owners.has(conversationId)) this.behind.add(conversationId);
   }
 
   /** Forgets this owner (deleted conversation), unless another has taken its place. */

@@ -77,6 +77,7 @@ export class Runtime {
     this.models = options.models ?? createModelRegistry(options.config);
     this.keys = new RequestKeys(this.store);
     this.owners = new OwnerCache((conversationId) => ConversationActor.load(this.context, conversationId), options.maxLoadedOwners);
+    this.store.onIndexCaughtUp((conversationId) => this.owners.reloadWhenIdle(conversationId));
     const log = options.log ?? ((message: string) => console.log(message));
     this.agents = new AgentCatalog(this.store.paths.agents, log);
     this.reloadAgents(log);

@@ -1,143 +1,29 @@
 import { z } from "zod";
 
-/** The API's entity shapes (DESIGN §8). Events, route handlers and the OpenAPI doc share them. */
+/** The API's entity shapes (DESIGN §8). Events, route handlers and the OpenAPI doc share them; those the store holds are defined there. */
 
-export const conversationStatusSchema = z.enum(["idle", "running", "waiting"]);
-
-export const objectiveSchema = z.object({
-  id: z.string(),
-  text: z.string(),
-  status: z.enum(["open", "paused", "waiting_event", "completed", "blocked", "cancelled"]),
-  slices: z.number().int(),
-  sliceLimit: z.number().int(),
-  reason: z.string().nullable(),
-});
-export type Objective = z.infer<typeof objectiveSchema>;
-
-export const conversationSchema = z.object({
-  id: z.string(),
-  title: z.string(),
-  status: conversationStatusSchema,
-  archived: z.boolean(),
-  protected: z.boolean(),
-  agent: z.string(),
-  model: z.string(),
-  effort: z.enum(["low", "medium", "high"]).nullable(),
-  cwd: z.string(),
-  createdAt: z.string(),
-  updatedAt: z.string(),
-  forkedFrom: z.object({ conversationId: z.string(), itemId: z.string().nullable() }).nullable(),
-  objective: objectiveSchema.nullable(),
-  rootSessionId: z.string(),
-  titleSource: z.enum(["auto", "owner"]),
-  /** What is missing on this machine after a move (DESIGN §2); empty when nothing is. */
-  missing: z.array(z.enum(["cwd", "model", "agent"])),
-});
-export type Conversation = z.infer<typeof conversationSchema>;
-
-export const sessionSchema = z.object({
-  id: z.string(),
-  conversationId: z.string(),
-  parentSessionId: z.string().nullable(),
-  agent: z.string(),
-  model: z.string(),
-  status: conversationStatusSchema,
-  depth: z.number().int(),
-  createdAt: z.string(),
-});
-export type Session = z.infer<typeof sessionSchema>;
-
-export const attachmentSchema = z.object({
-  id: z.string(),
-  name: z.string(),
-  mediaType: z.string(),
-  bytes: z.number().int(),
-});
-export type Attachment = z.infer<typeof attachmentSchema>;
-
-export const itemSchema = z.object({
-  id: z.string(),
-  seq: z.number().int(),
-  sessionId: z.string(),
-  turnId: z.string().nullable(),
-  kind: z.enum([
-    "user_message",
-    "assistant_message",
-    "reasoning",
-    "tool_call",
-    "notice",
-    "compaction_summary",
-    "subagent_report",
-  ]),
-  status: z.enum(["streaming", "completed", "failed", "interrupted", "denied", "waiting", "unknown"]),
-  text: z.string().optional(),
-  toolName: z.string().optional(),
-  toolCallId: z.string().optional(),
-  input: z.unknown().optional(),
-  output: z.string().optional(),
-  exitCode: z.number().int().nullable().optional(),
-  /** How a tool process ran: confined by "bwrap" or "sandbox-exec", or not ("off", "unavailable"). */
-  sandbox: z.enum(["bwrap", "sandbox-exec", "off", "unavailable"]).optional(),
-  artifactId: z.string().optional(),
-  origin: z.string().optional(),
-  fromSessionId: z.string().optional(),
-  attachments: z.array(attachmentSchema).optional(),
-  providerMetadata: z.record(z.string(), z.unknown()).optional(),
-  createdAt: z.string(),
-});
-export type Item = z.infer<typeof itemSchema>;
-
-export const turnSchema = z.object({
-  id: z.string(),
-  conversationId: z.string(),
-  sessionId: z.string(),
-  status: z.enum(["running", "waiting_approval", "waiting_user", "completed", "failed", "interrupted"]),
-  model: z.string(),
-  effort: z.enum(["low", "medium", "high"]).nullable(),
-  startedAt: z.string(),
-  endedAt: z.string().nullable(),
-  error: z.object({ code: z.string(), message: z.string() }).nullable(),
-  usage: z.object({ inputTokens: z.number().int(), outputTokens: z.number().int() }),
-  inputMessageIds: z.array(z.string()),
-});
-export type Turn = z.infer<typeof turnSchema>;
-
-export const waitingSchema = z.object({
-  id: z.string(),
-  text: z.string(),
-  mode: z.enum(["steer", "queue", "jump"]),
-  createdAt: z.string(),
-  sessionId: z.string(),
-  origin: z.string(),
-});
-export type Waiting = z.infer<typeof waitingSchema>;
-
-export const approvalSchema = z.object({
-  id: z.string(),
-  conversationId: z.string(),
-  sessionId: z.string(),
-  turnId: z.string(),
-  itemId: z.string(),
-  toolName: z.string(),
-  input: z.unknown(),
-  status: z.enum(["pending", "approved", "denied"]),
-  createdAt: z.string(),
-  decidedAt: z.string().nullable(),
-});
-export type Approval = z.infer<typeof approvalSchema>;
-
-export const questionSchema = z.object({
-  id: z.string(),
-  conversationId: z.string(),
-  sessionId: z.string(),
-  turnId: z.string(),
-  itemId: z.string(),
-  question: z.string(),
-  choices: z.array(z.string()),
-  status: z.enum(["pending", "answered", "cancelled"]),
-  answer: z.string().nullable(),
-});
-export type Question = z.infer<typeof questionSchema>;
+export {
+  conversationStatusSchema,
+  objectiveSchema,
+  type Objective,
+  conversationSchema,
+  type Conversation,
+  sessionSchema,
+  type Session,
+  attachmentSchema,
+  type Attachment,
+  itemSchema,
+  type Item,
+  turnSchema,
+  type Turn,
+  waitingSchema,
+  type Waiting,
+  approvalSchema,
+  type Approval,
+  questionSchema,
+  type Question,
+} from "../store/entities";
+export { itemKindSchema, itemStatusSchema, type ItemKind, type ItemStatus } from "../store/records";
 
 export const agentSchema = z.object({
   name: z.string(),

@@ -1,8 +1,8 @@
 import fs from "node:fs";
 import path from "node:path";
-import { storageError } from "../errors";
+import { isIndexDiskFault, storageError } from "../errors";
 import { assertId } from "./ids";
-import { ingestConversation } from "./ingest";
+import { ingestConversation, type IngestOutcome } from "./ingest";
 import { JsonlAppender } from "./jsonl-appender";
 import type { MetadataRecordBody, SessionRecordBody } from "./records";
 import type { Store } from "./store";
@@ -81,7 +81,15 @@ export class ConversationStaging {
     } catch (error) {
       throw storageError(error, `conversation ${this.conversationId}`);
     }
-    const outcome = ingestConversation(this.store, this.conversationId, { fresh: true });
+    let outcome: IngestOutcome;
+    try {
+      outcome = ingestConversation(this.store, this.conversationId, { fresh: true });
+    } catch (error) {
+      // An index too full (or broken) to take it: the transaction rolled back, so the directory goes back to staging unseen.
+      if (!isIndexDiskFault(error)) throw error;
+      fs.renameSync(target, this.directory);
+      throw storageError(error, `conversation ${this.conversationId}`);
+    }
     if (outcome.status !== "indexed") throw new Error(`conversation ${this.conversationId} could not be indexed: ${outcome.status}`);
     try {
       await this.store.fs.flushDirectory(this.store.paths.conversations);

@@ -1,4 +1,4 @@
-import type { Item } from "../events/entities";
+import type { Item } from "./entities";
 import { listApprovals, listItems, listQuestions, openTurns } from "./queries";
 import type { Store } from "./store";
 

@@ -8,6 +8,16 @@ export type IndexStatements = ReturnType<typeof prepareIndexStatements>;
 const CONVERSATION_TABLES = ["items", "turns", "sessions", "waiting", "approvals", "questions", "objectives", "compactions"] as const;
 
 export function prepareIndexStatements(client: Database.Database) {
+  return {
+    ...conversationStatements(client),
+    ...turnStatements(client),
+    ...itemStatements(client),
+    ...keyStatements(client),
+  };
+}
+
+/** Conversations and sessions: their rows, file progress and running/waiting status. */
+function conversationStatements(client: Database.Database) {
   const statusOf = (filter: string) => `
     CASE
       WHEN EXISTS (SELECT 1 FROM turns WHERE ${filter} AND status = 'running') THEN 'running'
@@ -45,6 +55,15 @@ export function prepareIndexStatements(client: Database.Database) {
     refreshConversationStatus: client.prepare(
       `UPDATE conversations SET status = ${statusOf("conversation_id = @id")} WHERE id = @id`,
     ),
+    deleteConversationRows: CONVERSATION_TABLES.map((table) =>
+      client.prepare(`DELETE FROM ${table} WHERE conversation_id = ?`),
+    ),
+  };
+}
+
+/** Turns and what parks or feeds them: waiting messages, approvals, questions, objectives, compactions. */
+function turnStatements(client: Database.Database) {
+  return {
     // Positional parameters on the statements a rebuild runs per record: better-sqlite3 looks up
     // each named parameter by a fresh string, which cost more than the insert itself.
     /** (id, conversation_id, session_id, model, effort, started_at, input_message_ids) */
@@ -95,6 +114,12 @@ export function prepareIndexStatements(client: Database.Database) {
       INSERT OR REPLACE INTO compactions (item_id, conversation_id, session_id, at, tokens_before, tokens_after,
         first_kept_item_id)
       VALUES (@itemId, @conversationId, @sessionId, @at, @tokensBefore, @tokensAfter, @firstKeptItemId)`),
+  };
+}
+
+/** Items and the full-text rows of items and titles. */
+function itemStatements(client: Database.Database) {
+  return {
     /** Positional, in the order of the column list. */
     insertItem: client.prepare(`
       INSERT OR REPLACE INTO items (id, conversation_id, session_id, seq, turn_id, kind, status, text, tool_name,
@@ -126,14 +151,17 @@ export function prepareIndexStatements(client: Database.Database) {
     deleteTitleSearch: client.prepare(
       `DELETE FROM title_fts WHERE rowid IN (SELECT rowid FROM conversations WHERE id = ?)`,
     ),
+  };
+}
+
+/** Request keys: kept with what they created, dropped with their conversation. */
+function keyStatements(client: Database.Database) {
+  return {
     insertKeyIfMissing: client.prepare(`
       INSERT OR IGNORE INTO request_keys (scope, key, hash, response, created_at)
       VALUES (@scope, @key, @hash, @response, @at)`),
     deleteKeys: client.prepare(`DELETE FROM request_keys WHERE scope = ?`),
     deleteCreationKey: client.prepare(`DELETE FROM request_keys WHERE scope = '' AND json_extract(response, '$.conversationId') = ?`),
-    deleteConversationRows: CONVERSATION_TABLES.map((table) =>
-      client.prepare(`DELETE FROM ${table} WHERE conversation_id = ?`),
-    ),
   };
 }
 

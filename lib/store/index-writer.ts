@@ -1,11 +1,12 @@
 import type Database from "better-sqlite3";
+import { DecisionRows } from "./decision-rows";
 import { itemRowValues, prepareIndexStatements, type IndexStatements } from "./index-statements";
 import type { MetadataRecord, SessionRecord, StoredItem } from "./records";
 import type { RecordProofs } from "./record-proofs";
 import { ReplayTally } from "./replay-tally";
 import { SearchIndex } from "./search-index";
 
-type ApprovalRow = { turn_id: string; session_id: string; item_id: string; tool_name: string; input: string | null };
+type MetadataOf<Type extends MetadataRecord["type"]> = Extract<MetadataRecord, { type: Type }>;
 
 /**
  * Applies JSONL records to the SQLite index. The live server and `atrium reindex`
@@ -18,6 +19,7 @@ export class IndexWriter {
   private readonly updateStatements = new Map<string, Database.Statement>();
   /** The full-text rows; during a bulk rebuild they are filled in one pass at the end. */
   private readonly search: SearchIndex;
+  private readonly decisions: DecisionRows;
   /** Set while ingest replays one conversation (see `replay`). */
   private tally: ReplayTally | null = null;
   /** Bumped on every write that touches a conversation's rows, so readers can cache them (see `revision`). */
@@ -25,14 +27,21 @@ export class IndexWriter {
 
   constructor(
     private readonly client: Database.Database,
-    private readonly proofs: RecordProofs,
+    proofs: RecordProofs,
+    /** Runs inside every transaction just before its commit: the fault seam (StorageFs.beforeIndexCommit). */
+    private readonly beforeCommit: () => void = () => undefined,
   ) {
     this.statements = prepareIndexStatements(client);
     this.search = new SearchIndex(client, this.statements);
+    this.decisions = new DecisionRows(this.statements, proofs, (conversationId, sessionId, tally) => this.refreshStatus(conversationId, sessionId, tally));
   }
 
   transaction<T>(work: () => T): T {
-    return this.client.transaction(work)();
+    return this.client.transaction(() => {
+      const result = work();
+      this.beforeCommit();
+      return result;
+    })();
   }
 
   /**
@@ -66,52 +75,21 @@ export class IndexWriter {
 
   applyMetadata(conversationId: string, record: MetadataRecord, endOffset: number): void {
     this.bump(conversationId);
-    const s = this.statements;
     const tally = this.tally?.conversationId === conversationId ? this.tally : null;
+    if (record.type === "conversation.deleted") return this.removeConversation(conversationId);
+    this.applyMetadataRows(conversationId, record, tally);
+    if (tally) tally.metadataApplied(record.seq, endOffset);
+    else this.statements.setMetadataProgress.run({ id: conversationId, seq: record.seq, bytes: endOffset });
+  }
+
+  /** The rows one metadata record changes; the file's progress is the caller's. */
+  private applyMetadataRows(conversationId: string, record: MetadataRecord, tally: ReplayTally | null): void {
+    const s = this.statements;
     switch (record.type) {
-      case "conversation.created": {
-        s.insertConversation.run({
-          id: conversationId,
-          title: record.title,
-          titleSource: record.titleSource,
-          agent: record.agent,
-          model: record.model,
-          effort: record.effort,
-          cwd: record.cwd,
-          executor: record.executor,
-          rootSessionId: record.rootSessionId,
-          protected: record.protected ? 1 : 0,
-          forkedFromConversationId: record.forkedFrom?.conversationId ?? null,
-          forkedFromItemId: record.forkedFrom?.itemId ?? null,
-          at: record.at,
-        });
-        tally?.conversationCreated();
-        this.search.title(conversationId);
-        this.rememberKey("", record.requestKey, record.requestHash, record.at, {
-          kind: "conversation.created",
-          conversationId,
-        });
-        break;
-      }
-      case "conversation.updated": {
-        const fields: Record<string, unknown> = {};
-        if (record.title !== undefined) fields.title = record.title;
-        if (record.titleSource !== undefined) fields.title_source = record.titleSource;
-        if (record.archived !== undefined) fields.archived = record.archived ? 1 : 0;
-        if (record.protected !== undefined) fields.protected = record.protected ? 1 : 0;
-        if (record.model !== undefined) fields.model = record.model;
-        if (record.effort !== undefined) fields.effort = record.effort;
-        if (record.cwd !== undefined) fields.cwd = record.cwd;
-        const names = Object.keys(fields);
-        // Archiving and protecting are not activity: "Updated" (and the sidebar's order) stays put.
-        const activity = names.some((name) => name !== "archived" && name !== "protected");
-        if (names.length > 0) this.updateStatement(names, activity).run({ ...fields, at: record.at, id: conversationId });
-        if (record.title !== undefined) this.search.title(conversationId);
-        break;
-      }
-      case "conversation.deleted":
-        this.removeConversation(conversationId);
-        return;
+      case "conversation.created":
+        return this.conversationCreated(conversationId, record, tally);
+      case "conversation.updated":
+        return this.conversationUpdated(conversationId, record);
       case "session.created":
         s.insertSession.run({
           id: record.sessionId,
@@ -123,152 +101,27 @@ export class IndexWriter {
           at: record.at,
         });
         tally?.sessionCreated(record.sessionId);
-        break;
+        return;
       case "turn.started":
-        s.insertTurn.run(
-          record.turnId,
-          conversationId,
-          record.sessionId,
-          record.model,
-          record.effort,
-          record.at,
-          JSON.stringify(record.inputMessageIds),
-        );
-        tally?.turnSessions.set(record.turnId, record.sessionId);
-        this.touch(conversationId, record.at, tally);
-        this.refreshStatus(conversationId, record.sessionId, tally);
-        this.rememberKey(conversationId, record.requestKey, record.requestHash, record.at, {
-          kind: "turn.started",
-          turnId: record.turnId,
-          sessionId: record.sessionId,
-          messageId: record.inputMessageIds[0] ?? null,
-        });
-        break;
-      case "turn.ended": {
-        s.endTurn.run(
-          record.status,
-          record.at,
-          record.error?.code ?? null,
-          record.error?.message ?? null,
-          record.usage.inputTokens,
-          record.usage.outputTokens,
-          record.turnId,
-        );
-        this.touch(conversationId, record.at, tally);
-        const sessionId =
-          tally?.turnSessions.get(record.turnId) ??
-          (s.turnSession.get(record.turnId) as { session_id: string } | undefined)?.session_id;
-        if (sessionId !== undefined) this.refreshStatus(conversationId, sessionId, tally);
-        break;
-      }
+        return this.turnStarted(conversationId, record, tally);
+      case "turn.ended":
+        return this.turnEnded(conversationId, record, tally);
       case "queue.added":
-        s.insertWaiting.run({
-          id: record.messageId,
-          conversationId,
-          sessionId: record.sessionId,
-          text: record.text,
-          mode: record.mode,
-          origin: record.origin,
-          fromSessionId: record.fromSessionId ?? null,
-          attachments: record.attachments ? JSON.stringify(record.attachments) : null,
-          position: record.seq,
-          at: record.at,
-        });
-        this.rememberKey(conversationId, record.requestKey, record.requestHash, record.at, {
-          kind: "queue.added",
-          messageId: record.messageId,
-          mode: record.mode,
-          sessionId: record.sessionId,
-          turnId: record.turnId ?? null,
-        });
-        break;
+        return this.queueAdded(conversationId, record);
       case "queue.updated":
-        s.updateWaiting.run({
-          id: record.messageId,
-          text: record.text ?? null,
-          mode: record.mode ?? null,
-        });
-        break;
+        s.updateWaiting.run({ id: record.messageId, text: record.text ?? null, mode: record.mode ?? null });
+        return;
       case "queue.removed":
         s.deleteWaiting.run(record.messageId);
-        break;
+        return;
       case "approval.requested":
-        s.insertApproval.run({
-          id: record.approvalId,
-          conversationId,
-          sessionId: record.sessionId,
-          turnId: record.turnId,
-          itemId: record.itemId,
-          toolName: record.toolName,
-          input: JSON.stringify(record.input ?? null),
-          at: record.at,
-        });
-        s.setTurnStatus.run({ id: record.turnId, status: "waiting_approval" });
-        this.refreshStatus(conversationId, record.sessionId, tally);
-        break;
-      case "approval.decided": {
-        const approval = s.approvalTurn.get(record.approvalId) as ApprovalRow | undefined;
-        // A forged or copied approve leaves the approval pending: only the owner here can decide it.
-        if (record.decision === "approve" && !this.approveVerifies(conversationId, record, approval)) break;
-        s.decideApproval.run({
-          id: record.approvalId,
-          status: record.decision === "approve" ? "approved" : "denied",
-          at: record.at,
-        });
-        if (approval) {
-          s.resumeTurn.run({ id: approval.turn_id });
-          this.refreshStatus(conversationId, approval.session_id, tally);
-        }
-        break;
-      }
+      case "approval.decided":
       case "question.asked":
-        s.insertQuestion.run({
-          id: record.questionId,
-          conversationId,
-          sessionId: record.sessionId,
-          turnId: record.turnId,
-          itemId: record.itemId,
-          question: record.question,
-          choices: JSON.stringify(record.choices),
-          at: record.at,
-        });
-        s.setTurnStatus.run({ id: record.turnId, status: "waiting_user" });
-        this.refreshStatus(conversationId, record.sessionId, tally);
-        break;
-      case "question.answered": {
-        s.answerQuestion.run({ id: record.questionId, answer: record.cancelled ? null : record.answer, status: record.cancelled ? "cancelled" : "answered" });
-        const question = s.questionTurn.get(record.questionId) as
-          | { turn_id: string; session_id: string }
-          | undefined;
-        if (question) {
-          s.resumeTurn.run({ id: question.turn_id });
-          this.refreshStatus(conversationId, question.session_id, tally);
-        }
-        break;
-      }
+      case "question.answered":
+        return this.decisions.apply(conversationId, record, tally);
       case "objective.opened":
-        s.insertObjective.run({
-          id: record.objectiveId,
-          conversationId,
-          text: record.text,
-          sliceLimit: record.sliceLimit,
-          at: record.at,
-        });
-        this.rememberKey(conversationId, record.requestKey, record.requestHash, record.at, { kind: "objective.opened", objectiveId: record.objectiveId });
-        break;
       case "objective.updated":
-        s.updateObjective.run({
-          id: record.objectiveId,
-          status: record.status ?? null,
-          slices: record.slices ?? null,
-          reasonSet: record.reason !== undefined ? 1 : 0,
-          reason: record.reason ?? null,
-          listenerSet: record.listener !== undefined ? 1 : 0,
-          listener: record.listener !== undefined ? JSON.stringify(record.listener) : null,
-          at: record.at,
-        });
-        this.rememberKey(conversationId, record.requestKey, record.requestHash, record.at, { kind: "objective.updated", objectiveId: record.objectiveId });
-        break;
+        return this.objectiveChanged(conversationId, record);
       case "compaction":
         s.insertCompaction.run({
           itemId: record.itemId,
@@ -279,10 +132,130 @@ export class IndexWriter {
           tokensAfter: record.tokensAfter,
           firstKeptItemId: record.firstKeptItemId,
         });
-        break;
+        return;
     }
-    if (tally) tally.metadataApplied(record.seq, endOffset);
-    else s.setMetadataProgress.run({ id: conversationId, seq: record.seq, bytes: endOffset });
+  }
+
+  private conversationCreated(conversationId: string, record: MetadataOf<"conversation.created">, tally: ReplayTally | null): void {
+    this.statements.insertConversation.run({
+      id: conversationId,
+      title: record.title,
+      titleSource: record.titleSource,
+      agent: record.agent,
+      model: record.model,
+      effort: record.effort,
+      cwd: record.cwd,
+      executor: record.executor,
+      rootSessionId: record.rootSessionId,
+      protected: record.protected ? 1 : 0,
+      forkedFromConversationId: record.forkedFrom?.conversationId ?? null,
+      forkedFromItemId: record.forkedFrom?.itemId ?? null,
+      at: record.at,
+    });
+    tally?.conversationCreated();
+    this.search.title(conversationId);
+    this.rememberKey("", record.requestKey, record.requestHash, record.at, { kind: "conversation.created", conversationId });
+  }
+
+  private conversationUpdated(conversationId: string, record: MetadataOf<"conversation.updated">): void {
+    const fields: Record<string, unknown> = {};
+    if (record.title !== undefined) fields.title = record.title;
+    if (record.titleSource !== undefined) fields.title_source = record.titleSource;
+    if (record.archived !== undefined) fields.archived = record.archived ? 1 : 0;
+    if (record.protected !== undefined) fields.protected = record.protected ? 1 : 0;
+    if (record.model !== undefined) fields.model = record.model;
+    if (record.effort !== undefined) fields.effort = record.effort;
+    if (record.cwd !== undefined) fields.cwd = record.cwd;
+    const names = Object.keys(fields);
+    // Archiving and protecting are not activity: "Updated" (and the sidebar's order) stays put.
+    const activity = names.some((name) => name !== "archived" && name !== "protected");
+    if (names.length > 0) this.updateStatement(names, activity).run({ ...fields, at: record.at, id: conversationId });
+    if (record.title !== undefined) this.search.title(conversationId);
+  }
+
+  private turnStarted(conversationId: string, record: MetadataOf<"turn.started">, tally: ReplayTally | null): void {
+    this.statements.insertTurn.run(
+      record.turnId,
+      conversationId,
+      record.sessionId,
+      record.model,
+      record.effort,
+      record.at,
+      JSON.stringify(record.inputMessageIds),
+    );
+    tally?.turnSessions.set(record.turnId, record.sessionId);
+    this.touch(conversationId, record.at, tally);
+    this.refreshStatus(conversationId, record.sessionId, tally);
+    this.rememberKey(conversationId, record.requestKey, record.requestHash, record.at, {
+      kind: "turn.started",
+      turnId: record.turnId,
+      sessionId: record.sessionId,
+      messageId: record.inputMessageIds[0] ?? null,
+    });
+  }
+
+  private turnEnded(conversationId: string, record: MetadataOf<"turn.ended">, tally: ReplayTally | null): void {
+    const s = this.statements;
+    s.endTurn.run(
+      record.status,
+      record.at,
+      record.error?.code ?? null,
+      record.error?.message ?? null,
+      record.usage.inputTokens,
+      record.usage.outputTokens,
+      record.turnId,
+    );
+    this.touch(conversationId, record.at, tally);
+    const sessionId =
+      tally?.turnSessions.get(record.turnId) ??
+      (s.turnSession.get(record.turnId) as { session_id: string } | undefined)?.session_id;
+    if (sessionId !== undefined) this.refreshStatus(conversationId, sessionId, tally);
+  }
+
+  private queueAdded(conversationId: string, record: MetadataOf<"queue.added">): void {
+    this.statements.insertWaiting.run({
+      id: record.messageId,
+      conversationId,
+      sessionId: record.sessionId,
+      text: record.text,
+      mode: record.mode,
+      origin: record.origin,
+      fromSessionId: record.fromSessionId ?? null,
+      attachments: record.attachments ? JSON.stringify(record.attachments) : null,
+      position: record.seq,
+      at: record.at,
+    });
+    this.rememberKey(conversationId, record.requestKey, record.requestHash, record.at, {
+      kind: "queue.added",
+      messageId: record.messageId,
+      mode: record.mode,
+      sessionId: record.sessionId,
+      turnId: record.turnId ?? null,
+    });
+  }
+
+  private objectiveChanged(conversationId: string, record: MetadataOf<"objective.opened" | "objective.updated">): void {
+    if (record.type === "objective.opened") {
+      this.statements.insertObjective.run({
+        id: record.objectiveId,
+        conversationId,
+        text: record.text,
+        sliceLimit: record.sliceLimit,
+        at: record.at,
+      });
+    } else {
+      this.statements.updateObjective.run({
+        id: record.objectiveId,
+        status: record.status ?? null,
+        slices: record.slices ?? null,
+        reasonSet: record.reason !== undefined ? 1 : 0,
+        reason: record.reason ?? null,
+        listenerSet: record.listener !== undefined ? 1 : 0,
+        listener: record.listener !== undefined ? JSON.stringify(record.listener) : null,
+        at: record.at,
+      });
+    }
+    this.rememberKey(conversationId, record.requestKey, record.requestHash, record.at, { kind: record.type, objectiveId: record.objectiveId });
   }
 
   applySession(conversationId: string, sessionId: string, record: SessionRecord, endOffset: number): void {
@@ -330,18 +303,6 @@ export class IndexWriter {
   /** The requestKey that created a conversation, for a creation undone (so a retry creates it again). */
   forgetCreation(conversationId: string): void {
     this.statements.deleteCreationKey.run(conversationId);
-  }
-
-  private approveVerifies(conversationId: string, record: { approvalId: string; proof?: string }, approval: ApprovalRow | undefined): boolean {
-    if (!approval) return false;
-    const subject = {
-      conversationId,
-      approvalId: record.approvalId,
-      itemId: approval.item_id,
-      toolName: approval.tool_name,
-      input: JSON.parse(approval.input ?? "null") as unknown,
-    };
-    return this.proofs.verifyDecision(record.proof, subject, "approve");
   }
 
   private bump(conversationId: string): void {

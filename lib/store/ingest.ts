@@ -1,5 +1,20 @@
 import fs from "node:fs";
-import type { Store } from "./store";
+import type { IndexDatabase } from "./database";
+import type { IndexWriter } from "./index-writer";
+import type { JsonlReadResult } from "./jsonl-reader";
+import type { DataPaths } from "./paths";
+import type { MetadataRecord, SessionRecord } from "./records";
+
+/** The parts of the Store ingest uses: named here so the Store can catch its own index up without an import circle. */
+export interface IngestStore {
+  readonly paths: DataPaths;
+  readonly index: IndexDatabase;
+  readonly writer: IndexWriter;
+  readMetadata(conversationId: string): JsonlReadResult<MetadataRecord>;
+  readSession(conversationId: string, sessionId: string): JsonlReadResult<SessionRecord>;
+  sessionFiles(conversationId: string): string[];
+  conversationDirectories(): string[];
+}
 
 export type IngestOutcome =
   | { status: "indexed"; conversationId: string; records: number; problems: string[] }
@@ -11,7 +26,7 @@ export type IngestOutcome =
  * A directory with a tombstone is an interrupted deletion: it is finished here.
  * `fresh`: the index holds nothing of this conversation yet (a rebuild), so there is nothing to remove.
  */
-export function ingestConversation(store: Store, conversationId: string, options: { fresh?: boolean } = {}): IngestOutcome {
+export function ingestConversation(store: IngestStore, conversationId: string, options: { fresh?: boolean } = {}): IngestOutcome {
   const metadata = store.readMetadata(conversationId);
   const problems: string[] = [];
   if (metadata.torn) problems.push(`metadata.jsonl line ${metadata.torn.line}: ${metadata.torn.reason}`);
@@ -49,7 +64,7 @@ export function ingestConversation(store: Store, conversationId: string, options
  * Compares each conversation's files with what the index last saw (file sizes) and
  * re-ingests the ones that ran ahead, e.g. after a crash between append and index update.
  */
-export function catchUpIndex(store: Store): IngestOutcome[] {
+export function catchUpIndex(store: IngestStore): IngestOutcome[] {
   const client = store.index.$client;
   const known = new Map(
     (client.prepare(`SELECT id, metadata_bytes FROM conversations`).all() as Array<{ id: string; metadata_bytes: number }>).map(
@@ -74,7 +89,7 @@ export function catchUpIndex(store: Store): IngestOutcome[] {
 }
 
 function isBehind(
-  store: Store,
+  store: IngestStore,
   conversationId: string,
   indexedBytes: number | undefined,
   sessionBytes: Map<string, number>,

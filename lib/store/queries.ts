@@ -8,7 +8,7 @@ import type {
   Session,
   Turn,
   Waiting,
-} from "../events/entities";
+} from "./entities";
 import type { IndexDatabase } from "./database";
 import { cachedTotal, searchCandidates, toMatchExpression } from "./conversation-search";
 import { prepared } from "./prepared-query";
@@ -285,18 +285,21 @@ export function toApproval(row: ApprovalRow): Approval {
   };
 }
 
-export function listApprovals(db: IndexDatabase, filter: { status?: string; conversationId?: string }): Approval[] {
-  const query = prepared(db, `listApprovals:${Boolean(filter.status)}:${Boolean(filter.conversationId)}`, () => {
-    const filters: SQL[] = [];
-    if (filter.status) filters.push(eq(tables.approvals.status, sql.placeholder("status")));
-    if (filter.conversationId) filters.push(eq(tables.approvals.conversationId, sql.placeholder("conversationId")));
-    return db
-      .select()
-      .from(tables.approvals)
-      .where(filters.length ? and(...filters) : undefined)
-      .orderBy(asc(tables.approvals.createdAt), asc(tables.approvals.id))
-      .prepare();
-  });
+/** Which approvals or questions a list wants: of one status, of one conversation, or both. */
+export type DecisionFilter = { status?: string; conversationId?: string };
+
+/** The WHERE of an approvals or questions list, and the name its prepared query is kept under (one per shape of filter). */
+function decisionQuery(name: string, table: typeof tables.approvals | typeof tables.questions, filter: DecisionFilter): { key: string; where: SQL | undefined } {
+  const filters: SQL[] = [];
+  if (filter.status) filters.push(eq(table.status, sql.placeholder("status")));
+  if (filter.conversationId) filters.push(eq(table.conversationId, sql.placeholder("conversationId")));
+  return { key: `${name}:${Boolean(filter.status)}:${Boolean(filter.conversationId)}`, where: filters.length ? and(...filters) : undefined };
+}
+
+export function listApprovals(db: IndexDatabase, filter: DecisionFilter): Approval[] {
+  const { approvals } = tables;
+  const { key, where } = decisionQuery("listApprovals", approvals, filter);
+  const query = prepared(db, key, () => db.select().from(approvals).where(where).orderBy(asc(approvals.createdAt), asc(approvals.id)).prepare());
   return query.all(filter).map(toApproval);
 }
 
@@ -330,17 +333,9 @@ export function getQuestion(db: IndexDatabase, questionId: string): Question | n
   return row ? toQuestion(row) : null;
 }
 
-export function listQuestions(db: IndexDatabase, filter: { status?: string; conversationId?: string }): Question[] {
-  const query = prepared(db, `listQuestions:${Boolean(filter.status)}:${Boolean(filter.conversationId)}`, () => {
-    const filters: SQL[] = [];
-    if (filter.status) filters.push(eq(tables.questions.status, sql.placeholder("status")));
-    if (filter.conversationId) filters.push(eq(tables.questions.conversationId, sql.placeholder("conversationId")));
-    return db
-      .select()
-      .from(tables.questions)
-      .where(filters.length ? and(...filters) : undefined)
-      .orderBy(asc(tables.questions.createdAt))
-      .prepare();
-  });
+export function listQuestions(db: IndexDatabase, filter: DecisionFilter): Question[] {
+  const { questions } = tables;
+  const { key, where } = decisionQuery("listQuestions", questions, filter);
+  const query = prepared(db, key, () => db.select().from(questions).where(where).orderBy(asc(questions.createdAt)).prepare());
   return query.all(filter).map(toQuestion);
 }

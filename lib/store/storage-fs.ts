@@ -1,5 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
+import Database from "better-sqlite3";
 
 /**
  * The file operations the store's durability depends on, behind one seam so tests can make
@@ -15,6 +16,11 @@ export interface StorageFs {
   syncDirectory(directory: string): void;
   /** The same, off the event loop: for the paths a turn start waits on, so other turns' deltas do not. */
   flushDirectory(directory: string): Promise<void>;
+  /**
+   * Called inside every index transaction after its statements, before the commit: a throw here
+   * rolls the transaction back as SQLite does when the disk fills under it.
+   */
+  beforeIndexCommit(databasePath: string): void;
 }
 
 export const nodeStorageFs: StorageFs = {
@@ -26,6 +32,7 @@ export const nodeStorageFs: StorageFs = {
   rename: (from, to) => fs.renameSync(from, to),
   syncDirectory,
   flushDirectory,
+  beforeIndexCommit: () => undefined,
 };
 
 export function syncDirectory(directory: string): void {
@@ -55,10 +62,11 @@ export async function flushDirectory(directory: string): Promise<void> {
   }
 }
 
-export type FaultOperation = "open" | "write" | "fdatasync" | "truncate" | "rename" | "fsyncdir";
+export type FaultOperation = "open" | "write" | "fdatasync" | "truncate" | "rename" | "fsyncdir" | "index";
 
 export interface Fault {
   operation: FaultOperation;
+  /** An errno code (ENOSPC, EIO …); for `index`, an SQLite code (SQLITE_FULL, SQLITE_IOERR_WRITE …). */
   code: string;
   /** Only files whose path contains this (default: every file). */
   pathIncludes?: string;
@@ -128,6 +136,11 @@ export class FaultyStorageFs implements StorageFs {
     return flushDirectory(directory);
   }
 
+  beforeIndexCommit(databasePath: string): void {
+    const fault = this.take("index", databasePath);
+    if (fault) throw new Database.SqliteError(`${sqliteMessage(fault.code)} (injected fault)`, fault.code);
+  }
+
   private take(operation: FaultOperation, filePath: string): Fault | null {
     const fault = this.faults.find(
       (candidate) =>
@@ -148,4 +161,12 @@ function errnoError(code: string, syscall: string, filePath: string): NodeJS.Err
   error.syscall = syscall;
   error.path = filePath;
   return error;
+}
+
+/** The text SQLite gives with the code, so an injected failure reads like a real one. */
+function sqliteMessage(code: string): string {
+  if (code === "SQLITE_FULL") return "database or disk is full";
+  if (code.startsWith("SQLITE_IOERR")) return "disk I/O error";
+  if (code.startsWith("SQLITE_READONLY")) return "attempt to write a readonly database";
+  return code;
 }

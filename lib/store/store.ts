@@ -1,8 +1,9 @@
 import fs from "node:fs";
 import path from "node:path";
-import { notFound, storageError } from "../errors";
+import { isIndexDiskFault, notFound, storageError } from "../errors";
 import { createIdGenerator, isId, type IdGenerator } from "./ids";
 import { openIndex, type IndexDatabase } from "./database";
+import { IndexCatchUp } from "./index-catch-up";
 import { IndexWriter } from "./index-writer";
 import { JsonlAppender, type AppendedRecord } from "./jsonl-appender";
 import { readJsonl } from "./jsonl-reader";
@@ -23,7 +24,7 @@ export interface StoreOptions {
   ids?: IdGenerator;
   log?: (message: string) => void;
   migrationsFolder?: string;
-  /** The seam fault-injection tests use to make writes and flushes fail. */
+  /** The seam fault-injection tests use to make writes, flushes and index transactions fail. */
   fs?: StorageFs;
 }
 
@@ -43,6 +44,8 @@ export class Store {
   readonly log: (message: string) => void;
   readonly fs: StorageFs;
   readonly proofs: RecordProofs;
+  /** Conversations whose index fell behind their files after an index fault, and their re-ingest. */
+  readonly catchUp: IndexCatchUp;
   private readonly appenders = new Map<string, Promise<JsonlAppender<object, { seq: number }>>>();
   /** Files whose appender is closing: a new appender must not scan a file still being flushed. */
   private readonly closing = new Map<string, Promise<void>>();
@@ -57,24 +60,41 @@ export class Store {
     this.fs = options.fs ?? nodeStorageFs;
     this.index = openIndex(this.paths.database, { migrationsFolder: options.migrationsFolder });
     this.proofs = new RecordProofs(home);
-    this.writer = new IndexWriter(this.index.$client, this.proofs);
+    const storage = this.fs;
+    const databasePath = this.paths.database;
+    this.writer = new IndexWriter(this.index.$client, this.proofs, () => storage.beforeIndexCommit(databasePath));
+    this.catchUp = new IndexCatchUp(this, this.log);
   }
 
+  /**
+   * Flushed first, then indexed. An index that fails for the disk's sake (SQLITE_FULL, an I/O
+   * error) answers storage_full / storage_error while the record stays in the file; the
+   * conversation's index is then caught up from its files (see IndexCatchUp).
+   */
   async appendMetadata(conversationId: string, body: MetadataRecordBody): Promise<MetadataRecord> {
     const filePath = this.paths.metadata(conversationId);
     if (body.type === "conversation.created") this.makeConversationDirectory(conversationId);
-    const { record, endOffset } = (await this.append(filePath, body)) as AppendedRecord<
-      MetadataRecord
-    >;
-    this.writer.transaction(() => this.writer.applyMetadata(conversationId, record, endOffset));
-    return record;
+    const appended = await this.catchUp.append(
+      conversationId,
+      () => this.append(filePath, body) as Promise<AppendedRecord<MetadataRecord>>,
+      ({ record, endOffset }) => this.writer.transaction(() => this.writer.applyMetadata(conversationId, record, endOffset)),
+    );
+    return appended.record;
   }
 
   async appendSession(conversationId: string, sessionId: string, body: SessionRecordBody): Promise<SessionRecord> {
     const filePath = this.paths.session(conversationId, sessionId);
-    const { record, endOffset } = (await this.append(filePath, body)) as AppendedRecord<SessionRecord>;
-    this.writer.transaction(() => this.writer.applySession(conversationId, sessionId, record, endOffset));
-    return record;
+    const appended = await this.catchUp.append(
+      conversationId,
+      () => this.append(filePath, body) as Promise<AppendedRecord<SessionRecord>>,
+      ({ record, endOffset }) => this.writer.transaction(() => this.writer.applySession(conversationId, sessionId, record, endOffset)),
+    );
+    return appended.record;
+  }
+
+  /** Called with a conversation's id whenever its index has caught up with its files after an index fault. */
+  onIndexCaughtUp(listener: (conversationId: string) => void): () => void {
+    return this.catchUp.onCaughtUp(listener);
   }
 
   /**
@@ -136,14 +156,25 @@ export class Store {
     } catch (error) {
       throw storageError(error, `the deletion of conversation ${conversationId}`);
     }
-    this.writer.transaction(() => this.writer.removeConversation(conversationId));
+    try {
+      this.writer.transaction(() => this.writer.removeConversation(conversationId));
+    } catch (error) {
+      // The directory is already gone, so the conversation is: its rows go when the index catches up.
+      if (!isIndexDiskFault(error)) throw error;
+      this.catchUp.markStale(conversationId);
+    }
     fs.rmSync(retired, { recursive: true, force: true });
   }
 
   /** A creation undone: its conversation retired and its requestKey free for the retry. */
   async retireNewConversation(conversationId: string): Promise<void> {
     await this.retireConversation(conversationId);
-    this.writer.transaction(() => this.writer.forgetCreation(conversationId));
+    try {
+      this.writer.transaction(() => this.writer.forgetCreation(conversationId));
+    } catch (error) {
+      if (!isIndexDiskFault(error)) throw error;
+      throw storageError(error, `the undoing of conversation ${conversationId}`);
+    }
   }
 
   /** Directories a crash left half-retired are removed at start. */
@@ -155,6 +186,7 @@ export class Store {
 
   async close(): Promise<void> {
     this.closed = true;
+    this.catchUp.close();
     await Promise.all([...this.appenders].map(([filePath, appender]) => this.closeAppender(filePath, appender)));
     await Promise.all(this.closing.values());
     this.index.$client.close();

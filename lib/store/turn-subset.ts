@@ -1,5 +1,5 @@
 import { and, asc, desc, eq, inArray, or } from "drizzle-orm";
-import type { Turn } from "../events/entities";
+import type { Turn } from "./entities";
 import type { IndexDatabase } from "./database";
 import { toTurn } from "./queries";
 import * as tables from "./schema";

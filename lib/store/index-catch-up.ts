@@ -1,0 +1,134 @@
+import fs from "node:fs";
+import { indexStorageError } from "../errors";
+import { ingestConversation, type IngestStore } from "./ingest";
+
+const FIRST_RETRY_MS = 1000;
+const LAST_RETRY_MS = 30_000;
+
+/**
+ * Conversations whose index fell behind their files (the index is a cache, DESIGN §2): a record
+ * was flushed to its JSONL file, then its index transaction failed for the disk's sake
+ * (SQLITE_FULL, an I/O error) and rolled back. From then on nothing of that conversation is
+ * indexed record by record (a later record on top of the missing one would leave a gap no size
+ * check sees) until the conversation is re-ingested whole from its files: by its next write once
+ * no other write of it is in flight, or by a retry timer. A restart finds it as well: its indexed
+ * file sizes stayed behind, so start-up catch-up re-ingests it.
+ */
+export class IndexCatchUp {
+  private readonly stale = new Set<string>();
+  /** Appends under way per conversation: a re-ingest waits until none is, so no record is read and then applied again. */
+  private readonly inFlight = new Map<string, number>();
+  private readonly listeners = new Set<(conversationId: string) => void>();
+  private timer: NodeJS.Timeout | null = null;
+  private retryMs = FIRST_RETRY_MS;
+  private closed = false;
+
+  constructor(
+    private readonly store: IngestStore,
+    private readonly log: (message: string) => void,
+  ) {}
+
+  isStale(conversationId: string): boolean {
+    return this.stale.has(conversationId);
+  }
+
+  /** Called with a conversation's id whenever its index has caught up with its files. */
+  onCaughtUp(listener: (conversationId: string) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /**
+   * One record: `append` puts it on disk, then `apply` indexes it in a transaction of its own.
+   * An index that fails for the disk's sake answers storage_full / storage_error, but the
+   * record stays in the files, and the conversation is marked stale.
+   */
+  async append<R>(conversationId: string, append: () => Promise<R>, apply: (record: R) => void): Promise<R> {
+    this.inFlight.set(conversationId, (this.inFlight.get(conversationId) ?? 0) + 1);
+    let record: R;
+    try {
+      record = await append();
+      if (!this.stale.has(conversationId)) this.apply(conversationId, () => apply(record));
+    } finally {
+      const left = this.inFlight.get(conversationId)! - 1;
+      if (left === 0) this.inFlight.delete(conversationId);
+      else this.inFlight.set(conversationId, left);
+    }
+    // Stale before this record: it is on disk with the others and comes in with them.
+    if (this.stale.has(conversationId) && !this.inFlight.has(conversationId)) {
+      try {
+        this.reingest(conversationId);
+      } catch (error) {
+        this.schedule();
+        throw error;
+      }
+    }
+    return record;
+  }
+
+  /** An index change of one conversation outside an append; a disk fault marks it stale and is thrown typed. */
+  apply(conversationId: string, work: () => void): void {
+    try {
+      work();
+    } catch (error) {
+      const typed = indexStorageError(error, `conversation ${conversationId}`);
+      if (!typed) throw error;
+      this.markStale(conversationId);
+      throw typed;
+    }
+  }
+
+  markStale(conversationId: string): void {
+    if (!this.stale.has(conversationId)) this.log(`the index of conversation ${conversationId} is behind its files; it is caught up from them`);
+    this.stale.add(conversationId);
+    this.schedule();
+  }
+
+  close(): void {
+    this.closed = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+  }
+
+  /** Replaces the conversation's rows with its files' (none if its directory is gone). */
+  private reingest(conversationId: string): void {
+    try {
+      if (fs.existsSync(this.store.paths.conversation(conversationId))) {
+        const outcome = ingestConversation(this.store, conversationId);
+        if (outcome.status === "skipped") this.log(`conversation ${conversationId} could not be re-indexed: ${outcome.reason}`);
+      } else {
+        this.store.writer.transaction(() => this.store.writer.removeConversation(conversationId));
+      }
+    } catch (error) {
+      throw indexStorageError(error, `conversation ${conversationId}`) ?? error;
+    }
+    this.stale.delete(conversationId);
+    this.log(`the index of conversation ${conversationId} caught up with its files`);
+    for (const listener of this.listeners) listener(conversationId);
+  }
+
+  private schedule(): void {
+    if (this.timer || this.closed) return;
+    this.timer = setTimeout(() => this.retry(), this.retryMs);
+    this.timer.unref();
+  }
+
+  private retry(): void {
+    this.timer = null;
+    for (const conversationId of [...this.stale]) {
+      // A write under way catches it up when it is done.
+      if (this.inFlight.has(conversationId)) continue;
+      try {
+        this.reingest(conversationId);
+      } catch (error) {
+        this.log(`the index of conversation ${conversationId} is still behind its files: ${error instanceof Error ? error.message : String(error)}`);
+      }
+    }
+    if (this.stale.size === 0) {
+      this.retryMs = FIRST_RETRY_MS;
+      return;
+    }
+    this.retryMs = Math.min(this.retryMs * 2, LAST_RETRY_MS);
+    this.schedule();
+  }
+}

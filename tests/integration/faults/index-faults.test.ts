@@ -1,0 +1,132 @@
+import fs from "node:fs";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { errorResponse } from "@/lib/api/respond";
+import { listItems } from "@/lib/store/queries";
+import { FaultyStorageFs } from "@/lib/store/storage-fs";
+import { startHarness, type Harness } from "../../support/runtime-harness";
+import { waitUntil } from "../../support/wait-until";
+import { expectAllConsistent, expectReindexEqualsLive, expectTakesNewMessage } from "./consistency";
+
+/**
+ * Issue 22: the JSONL record is flushed, then the SQLite index refuses it (a real SqliteError
+ * from the index transaction, through the StorageFs seam). The request answers 507/503 with
+ * the contract's code, the record stays in the files, and the index catches up from them.
+ */
+let harness: Harness;
+let faults: FaultyStorageFs;
+afterEach(async () => harness?.close());
+
+interface IndexFault {
+  code: string;
+  status: 507 | 503;
+  errorCode: "storage_full" | "storage_error";
+}
+
+const INDEX_FAULTS: IndexFault[] = [
+  { code: "SQLITE_FULL", status: 507, errorCode: "storage_full" },
+  { code: "SQLITE_IOERR_WRITE", status: 503, errorCode: "storage_error" },
+];
+
+async function start(): Promise<void> {
+  faults = new FaultyStorageFs();
+  harness = await startHarness({}, undefined, { fs: faults });
+}
+
+async function idleConversation(text = "hello"): Promise<{ id: string; rootSessionId: string }> {
+  const created = await harness.runtime.createConversation({ text });
+  await harness.turnEnded(created.conversation.id, created.turn.id);
+  return { id: created.conversation.id, rootSessionId: created.conversation.rootSessionId };
+}
+
+/** The rejection answers as the API would: the fault's status with `{error: {code, message}}`. */
+async function expectAnswer(promise: Promise<unknown>, fault: IndexFault): Promise<string> {
+  const error = await promise.then(
+    () => {
+      throw new Error(`expected ${fault.errorCode}, the call succeeded`);
+    },
+    (caught: unknown) => caught,
+  );
+  const response = errorResponse(error);
+  const body = (await response.json()) as { error: { code: string; message: string } };
+  expect({ status: response.status, code: body.error.code }).toEqual({ status: fault.status, code: fault.errorCode });
+  return body.error.message;
+}
+
+function sessionFile(conversationId: string, sessionId: string): string {
+  return fs.readFileSync(path.join(harness.home, "conversations", conversationId, `${sessionId}.jsonl`), "utf8");
+}
+
+/** The message as the index holds it (not the owner's memory). */
+function indexedTexts(sessionId: string): Array<string | null | undefined> {
+  return listItems(harness.runtime.store.index, sessionId, 0, 500).items.map((item) => item.text);
+}
+
+describe.each(INDEX_FAULTS)("$code on the index", (fault) => {
+  it("a message: the send answers with the fault, the record stays in its file, and the index catches up from it", async () => {
+    await start();
+    const { id, rootSessionId } = await idleConversation();
+    faults.inject({ operation: "index", code: fault.code, times: 1 });
+    const message = await expectAnswer(harness.runtime.sendMessage(id, { text: "kept on disk", mode: "auto" }), fault);
+    expect(message).toContain(fault.code);
+    expect(faults.fired).toBe(1);
+    expect(sessionFile(id, rootSessionId)).toContain("kept on disk");
+
+    await waitUntil(() => indexedTexts(rootSessionId).includes("kept on disk"), "the index to catch up from the files");
+    await waitUntil(() => harness.items(id).some((item) => item.text === "kept on disk"), "the owner to be rebuilt from the caught-up index");
+    expect(harness.runtime.store.catchUp.isStale(id)).toBe(false);
+    expectReindexEqualsLive(harness);
+    await expectTakesNewMessage(harness, id);
+    expectAllConsistent(harness);
+  });
+
+  it("an index that stays broken: every write answers with the fault, and the first write after it clears brings them all in", async () => {
+    await start();
+    const { id, rootSessionId } = await idleConversation();
+    const other = await idleConversation("another conversation");
+    faults.inject({ operation: "index", code: fault.code });
+    await expectAnswer(harness.runtime.sendMessage(id, { text: "first while broken", mode: "auto" }), fault);
+    await expectAnswer(harness.runtime.updateConversation(id, { title: "renamed while broken" }), fault);
+    await expectAnswer(harness.runtime.sendMessage(other.id, { text: "elsewhere while broken", mode: "auto" }), fault);
+    expect(harness.runtime.store.catchUp.isStale(id)).toBe(true);
+    faults.clear();
+
+    const sent = await harness.runtime.sendMessage(id, { text: "after it cleared", mode: "auto" });
+    expect(harness.runtime.store.catchUp.isStale(id)).toBe(false);
+    await harness.turnEnded(id, sent.turn!.id);
+    expect(indexedTexts(rootSessionId)).toEqual(expect.arrayContaining(["first while broken", "after it cleared"]));
+    expect(harness.runtime.getConversation(id).title).toBe("renamed while broken");
+    await waitUntil(() => harness.items(id).some((item) => item.text === "first while broken"), "the owner to be rebuilt from the caught-up index");
+
+    await waitUntil(() => !harness.runtime.store.catchUp.isStale(other.id), "the retry timer to catch the other conversation up");
+    expect(indexedTexts(other.rootSessionId)).toContain("elsewhere while broken");
+    await expectTakesNewMessage(harness, other.id);
+    expectAllConsistent(harness);
+  });
+
+  it("a restart before the index caught up re-ingests the conversation from its files", async () => {
+    await start();
+    const { id, rootSessionId } = await idleConversation();
+    faults.inject({ operation: "index", code: fault.code });
+    await expectAnswer(harness.runtime.sendMessage(id, { text: "across a restart", mode: "auto" }), fault);
+    expect(harness.runtime.store.catchUp.isStale(id)).toBe(true);
+    faults.clear();
+    await harness.restart();
+    expect(indexedTexts(rootSessionId)).toContain("across a restart");
+    expect(harness.items(id).map((item) => item.text)).toContain("across a restart");
+    await expectTakesNewMessage(harness, id);
+    expectAllConsistent(harness);
+  });
+
+  it("deleting: a tombstone the index refuses still deletes the conversation, and the index lets it go", async () => {
+    await start();
+    const { id } = await idleConversation();
+    const kept = await idleConversation("kept");
+    faults.inject({ operation: "index", code: fault.code, times: 2 });
+    await harness.runtime.deleteConversation(id);
+    expect(fs.existsSync(path.join(harness.home, "conversations", id))).toBe(false);
+    await waitUntil(() => !harness.runtime.store.catchUp.isStale(id), "the index to drop the deleted conversation");
+    expect(harness.runtime.listConversations({ archived: "all", offset: 0, limit: 100 }).conversations.map((conversation) => conversation.id)).toEqual([kept.id]);
+    expectAllConsistent(harness);
+  });
+});
