@@ -309,18 +309,6 @@ export class ConversationActor implements OwnerState {
     this.inbox.publish();
   }
 
-  /** The server stops: nothing new starts; running turns close with server_stopped (parked ones stay parked on disk). */
-  stop(): Array<Promise<void>> {
-    this.stopped = true;
-    const finishing: Array<Promise<void>> = [];
-    for (const session of this.sessions.values()) {
-      const runner = session.runner;
-      if (!runner || runner.turn.status !== "running") continue;
-      runner.interrupt({ code: "server_stopped", message: "The Atrium server stopped during this turn.", byOwner: false });
-      finishing.push(runner.finished);
-    }
-    return finishing;
-  }
 
   // ---- objective -----------------------------------------------------------
 
@@ -358,25 +346,7 @@ export class ConversationActor implements OwnerState {
     return this.execute({ type: "record_compaction", sessionId: session.id, result });
   }
 
-  /**
-   * The delete command's checks and state change, after its tombstone is on disk. A turn
-   * whose end is still waiting for the disk does not hold a deletion back.
-   */
-  assertDeletable(): void {
-    const running = [...this.sessions.values()].some((session) => session.runner && !session.runner.closing);
-    if (running) throw new AtriumError("turn_running", "a turn of this conversation is running; interrupt it first");
-    if (this.conversation().protected) throw new AtriumError("protected", "this conversation is protected; unprotect it before deleting");
-  }
 
-  markDeleted(): void {
-    this.deleted = true;
-    this.manualCompaction?.abort(new Error("the conversation was deleted"));
-    for (const session of this.sessions.values()) {
-      const runner = session.runner;
-      session.runner = null;
-      runner?.settle();
-    }
-  }
 
   /**
    * Whether the Runtime may drop this owner and rebuild it from the files later: nothing runs,

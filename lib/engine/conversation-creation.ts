@@ -1,4 +1,5 @@
 import type { OwnerContext } from "./engine-owner";
+import { assertDeletable, markDeleted } from "./owner-lifecycle";
 import fs from "node:fs";
 import path from "node:path";
 import type { AgentDefinition } from "../agents/definitions";
@@ -102,16 +103,16 @@ export function isDirectory(directory: string): boolean {
  */
 export async function deleteConversationFiles(context: OwnerContext, actor: ConversationActor): Promise<void> {
   const { store } = context;
-  actor.assertDeletable();
+  assertDeletable(actor);
   try {
     await store.appendMetadata(actor.id, { type: "conversation.deleted", conversationId: actor.id });
   } catch (error) {
     if (!isStorageError(error)) throw error;
     await store.retireConversation(actor.id).catch(() => Promise.reject(error));
-    actor.markDeleted();
+    markDeleted(actor);
     return;
   }
-  actor.markDeleted();
+  markDeleted(actor);
   await store.closeConversation(actor.id);
   fs.rmSync(store.paths.conversation(actor.id), { recursive: true, force: true });
 }

@@ -23,6 +23,7 @@ export class OwnerCache {
     let owner = this.owners.get(conversationId);
     if (owner && this.behind.has(conversationId) && owner.evictable) {
       this.owners.delete(conversationId);
+      owner.retire();
       owner = undefined;
     }
     if (owner) {

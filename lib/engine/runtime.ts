@@ -14,6 +14,7 @@ import { deleteConversationFiles, discardNewConversation, sendWithUploads, stage
 import { assertUsable, conversationChanges, type ConversationPatch } from "./conversation-patch";
 import { subscribeToConversation } from "./live-subscription";
 import { OwnerCache } from "./owner-cache";
+import { markDeleted, stopOwner } from "./owner-lifecycle";
 import { findAttachment, readArtifact, replayCreation, replayMessage, sessionsWithStatus, turnsWithLive } from "./conversation-reads";
 import type { AttachmentRef } from "../store/records";
 import { removeStaleUploads, saveUpload } from "../store/uploads";
@@ -50,7 +51,6 @@ export interface RuntimeOptions {
 }
 
 export type { CreateConversationInput } from "./conversation-creation";
-
 export type { ConversationPatch } from "./conversation-patch";
 
 /**
@@ -121,7 +121,7 @@ export class Runtime {
   async stop(): Promise<void> {
     this.stopping = true;
     if (this.uploadSweep) clearInterval(this.uploadSweep);
-    const finishing = [...this.owners.values()].flatMap((actor) => actor.stop());
+    const finishing = [...this.owners.values()].flatMap((actor) => stopOwner(actor));
     await Promise.race([Promise.all(finishing), new Promise((resolve) => setTimeout(resolve, 10_000).unref())]);
     await Promise.race([this.context.checkpoints?.settle(), new Promise((resolve) => setTimeout(resolve, 10_000).unref())]);
     await this.extensions.stop();
@@ -178,7 +178,7 @@ export class Runtime {
 
   private async undoCreation(actor: ConversationActor, attachments: AttachmentRef[]): Promise<void> {
     const conversationId = actor.id;
-    await actor.locked(() => actor.markDeleted()).catch(() => undefined);
+    await actor.locked(() => markDeleted(actor)).catch(() => undefined);
     await discardNewConversation(this.context, conversationId, attachments);
     this.owners.drop(actor);
     this.bus.forget(conversationId);

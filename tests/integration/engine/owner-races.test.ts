@@ -95,6 +95,8 @@ describe("the owner is the only writer", () => {
 
     const idleOne = await runtime.createConversation({ text: "idle one" });
     await harness.turnEnded(idleOne.conversation.id, idleOne.turn.id);
+    // Its title call answers at once: once the title is written, nothing of this owner is in flight.
+    await harness.waitForEvent(idleOne.conversation.id, "conversation.updated", (event) => event.conversation.title === "A short title");
     const idleOwner = runtime.actor(idleOne.conversation.id);
     // Idle owners past the limit are dropped (the check can fail)…
     const other = await runtime.createConversation({ text: "another" });
