@@ -217,12 +217,12 @@ export class ConversationActor implements OwnerState {
     return this.execute({ type: "ask_question", runner, item, ...asked });
   }
 
-  decideApproval(approvalId: string, decision: "approve" | "deny"): Promise<Approval> {
-    return this.execute({ type: "decide_approval", approvalId, decision });
+  decideApproval(approvalId: string, decision: "approve" | "deny", keyed: { requestKey?: string; requestHash?: string } = {}): Promise<Approval> {
+    return this.execute({ type: "decide_approval", approvalId, decision, keyed });
   }
 
-  answerQuestion(questionId: string, answer: string): Promise<Question> {
-    return this.execute({ type: "answer_question", questionId, answer });
+  answerQuestion(questionId: string, answer: string, keyed: { requestKey?: string; requestHash?: string } = {}): Promise<Question> {
+    return this.execute({ type: "answer_question", questionId, answer, keyed });
   }
 
   wake(id: string): void {

@@ -18,6 +18,9 @@ import { OWNER_INTERRUPT_NOTICE, recordSteer } from "./turn-records";
  * compaction's model call, titles, subagent turns — runs outside and reports back through one
  * of these. The table in the issue 22 note says who sends each and what it writes.
  */
+/** The requestKey and body hash a keyed request writes with its record (DESIGN §8). */
+type Keyed = { requestKey?: string; requestHash?: string };
+
 export type OwnerCommand =
   | { type: "create_item"; sessionId: string; fields: ItemFields }
   | { type: "complete_item"; sessionId: string; item: Item; fields: ItemCompletion }
@@ -28,9 +31,9 @@ export type OwnerCommand =
   | { type: "take_steers"; sessionId: string; turn: Turn }
   | { type: "interrupt"; sessionId: string; byOwner: boolean }
   | { type: "request_approval"; runner: TurnHandle; item: Item }
-  | { type: "decide_approval"; approvalId: string; decision: "approve" | "deny" }
+  | { type: "decide_approval"; approvalId: string; decision: "approve" | "deny"; keyed: Keyed }
   | { type: "ask_question"; runner: TurnHandle; item: Item; question: string; choices: string[] }
-  | { type: "answer_question"; questionId: string; answer: string }
+  | { type: "answer_question"; questionId: string; answer: string; keyed: Keyed }
   | { type: "spawn_session"; parentSessionId: string; options: SpawnOptions }
   | { type: "take_reports"; parentSessionId: string; childIds: ReadonlySet<string>; turnId: string }
   | { type: "begin_compaction" }
@@ -112,11 +115,11 @@ async function apply(owner: OwnerState, command: OwnerCommand): Promise<unknown>
     case "request_approval":
       return requestApproval(owner, command.runner, command.item);
     case "decide_approval":
-      return decideApproval(owner, command.approvalId, command.decision);
+      return decideApproval(owner, command.approvalId, command.decision, command.keyed);
     case "ask_question":
       return askQuestion(owner, command.runner, command.item, { question: command.question, choices: command.choices });
     case "answer_question":
-      return answerQuestion(owner, command.questionId, command.answer);
+      return answerQuestion(owner, command.questionId, command.answer, command.keyed);
     case "spawn_session":
       return spawnSession(owner, owner.session(command.parentSessionId), command.options);
     case "take_reports":

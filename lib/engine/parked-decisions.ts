@@ -2,6 +2,9 @@ import type { EngineOwner } from "./engine-owner";
 import { AtriumError } from "../errors";
 import type { Approval, Item, Question, Turn } from "../events/entities";
 import type { TurnHandle } from "../ports/owner-port";
+
+/** The requestKey and body hash kept with the record a keyed request wrote (DESIGN §8). */
+type Keyed = { requestKey?: string; requestHash?: string };
 import { getApproval, getQuestion, listApprovals, listQuestions } from "../store/queries";
 
 /**
@@ -50,7 +53,7 @@ export async function askQuestion(actor: EngineOwner, runner: TurnHandle, item: 
 
 /** The owner's answers to parked turns (approvals, ask_user questions), and settling them when a turn ends. */
 
-export async function decideApproval(actor: EngineOwner, approvalId: string, decision: "approve" | "deny"): Promise<Approval> {
+export async function decideApproval(actor: EngineOwner, approvalId: string, decision: "approve" | "deny", keyed: Keyed = {}): Promise<Approval> {
   const db = actor.context.store.index;
   const approval = getApproval(db, approvalId);
   if (!approval || approval.conversationId !== actor.id) throw new AtriumError("not_found", `approval ${approvalId} was not found`);
@@ -60,7 +63,7 @@ export async function decideApproval(actor: EngineOwner, approvalId: string, dec
   }
   const subject = { conversationId: actor.id, approvalId, itemId: approval.itemId, toolName: approval.toolName, input: approval.input };
   const proof = actor.context.store.proofs.decision(subject, decision);
-  await actor.context.store.appendMetadata(actor.id, { type: "approval.decided", approvalId, decision, proof });
+  await actor.context.store.appendMetadata(actor.id, { type: "approval.decided", approvalId, decision, proof, ...keyed });
   const decided = getApproval(db, approvalId)!;
   actor.publish({ type: "approval.decided", sessionId: decided.sessionId, turnId: decided.turnId, approval: decided });
   actor.context.bus.publishList({ type: "approval.decided", conversationId: actor.id, approval: decided });
@@ -68,7 +71,7 @@ export async function decideApproval(actor: EngineOwner, approvalId: string, dec
   return decided;
 }
 
-export async function answerQuestion(actor: EngineOwner, questionId: string, answer: string): Promise<Question> {
+export async function answerQuestion(actor: EngineOwner, questionId: string, answer: string, keyed: Keyed = {}): Promise<Question> {
   const db = actor.context.store.index;
   const question = getQuestion(db, questionId);
   if (!question || question.conversationId !== actor.id) throw new AtriumError("not_found", `question ${questionId} was not found`);
@@ -78,7 +81,7 @@ export async function answerQuestion(actor: EngineOwner, questionId: string, ans
   }
   const turnOpen = actor.sessions.get(question.sessionId)?.runner?.turn.id === question.turnId;
   if (!turnOpen) throw new AtriumError("not_idle", `the turn that asked question ${questionId} is over`);
-  await actor.context.store.appendMetadata(actor.id, { type: "question.answered", questionId, answer });
+  await actor.context.store.appendMetadata(actor.id, { type: "question.answered", questionId, answer, ...keyed });
   const answered = getQuestion(db, questionId)!;
   actor.publish({ type: "question.answered", sessionId: answered.sessionId, turnId: answered.turnId, question: answered });
   actor.wake(questionId);

@@ -24,7 +24,7 @@ import { EventBus } from "../events/bus";
 import { copyCheckpointsToFork } from "../checkpoints/checkpoint-hooks";
 import { compactNow, rootContext, type CompactionOutcome } from "../context/compaction-step";
 import { ConversationActor, type MessageOutcome } from "./conversation-actor";
-import { findApproval, findQuestion } from "./decision-reads";
+import { answerQuestionRequest, decideApprovalRequest, findQuestion } from "./decision-reads";
 import { forkConversation } from "./fork";
 import { recoverOpenTurns } from "./recovery";
 import { pageOfItems, type ItemsPage, type ItemsQuery } from "./item-pages";
@@ -304,8 +304,8 @@ export class Runtime {
     return queries.listApprovals(this.store.index, { status });
   }
 
-  decideApproval(approvalId: string, decision: "approve" | "deny"): Promise<Approval> {
-    return this.actor(findApproval(this.store, approvalId).conversationId).decideApproval(approvalId, decision);
+  decideApproval(approvalId: string, decision: "approve" | "deny", requestKey?: string): Promise<Approval> {
+    return decideApprovalRequest(this.keys, this.store, (id) => this.actor(id), approvalId, decision, requestKey);
   }
 
   getQuestion(questionId: string): Question {
@@ -320,9 +320,8 @@ export class Runtime {
     return queries.listQuestions(this.store.index, { conversationId, status });
   }
 
-  answerQuestion(questionId: string, answer: string): Promise<Question> {
-    const question = this.getQuestion(questionId);
-    return this.actor(question.conversationId).answerQuestion(questionId, answer);
+  answerQuestion(questionId: string, answer: string, requestKey?: string): Promise<Question> {
+    return answerQuestionRequest(this.keys, this.store, (id) => this.actor(id), questionId, answer, requestKey);
   }
 
   /** With `cwd`, that project's `.atrium/agents` are listed too. */

@@ -115,9 +115,13 @@ export class IndexWriter {
         s.deleteWaiting.run(record.messageId);
         return;
       case "approval.requested":
-      case "approval.decided":
       case "question.asked":
+        return this.decisions.apply(conversationId, record, tally);
+      case "approval.decided":
+        this.rememberKey(conversationId, record.requestKey, record.requestHash, record.at, { kind: record.type, approvalId: record.approvalId });
+        return this.decisions.apply(conversationId, record, tally);
       case "question.answered":
+        this.rememberKey(conversationId, record.requestKey, record.requestHash, record.at, { kind: record.type, questionId: record.questionId });
         return this.decisions.apply(conversationId, record, tally);
       case "objective.opened":
       case "objective.updated":

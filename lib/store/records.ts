@@ -200,6 +200,7 @@ export const metadataRecordSchema = z.discriminatedUnion("type", [
     proof: z.string().optional(),
     /** Why it was settled without the owner: e.g. `imported`, `turn_ended`. */
     reason: z.string().optional(),
+    ...requestKeyFields,
   }),
   z.object({
     ...base,
@@ -219,6 +220,7 @@ export const metadataRecordSchema = z.discriminatedUnion("type", [
     /** The turn ended before the owner answered. */
     cancelled: z.boolean().optional(),
     reason: z.string().optional(),
+    ...requestKeyFields,
   }),
   z.object({
     ...base,

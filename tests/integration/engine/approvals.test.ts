@@ -56,6 +56,19 @@ async function expectDeniedRun(conversationId: string, turnId: string): Promise<
 }
 
 describe("approvals", () => {
+  it("a decision with a requestKey answers its retry as the first time, across a restart; another decision under that key is idempotency_conflict", async () => {
+    harness = await startHarness();
+    const { conversationId, turnId, approval } = await parkOnApproval();
+    const first = await harness.runtime.decideApproval(approval.id, "approve", "decide-1");
+    expect(first).toMatchObject({ id: approval.id, status: "approved" });
+    await expectApprovedRun(conversationId, turnId);
+    expect(await harness.runtime.decideApproval(approval.id, "approve", "decide-1")).toMatchObject({ id: approval.id, status: "approved" });
+    await expect(harness.runtime.decideApproval(approval.id, "deny", "decide-1")).rejects.toMatchObject({ code: "idempotency_conflict" });
+    await harness.restart();
+    await expect(harness.runtime.decideApproval(approval.id, "deny", "decide-1")).rejects.toMatchObject({ code: "idempotency_conflict" });
+    expect(await harness.runtime.decideApproval(approval.id, "approve", "decide-1")).toMatchObject({ status: "approved" });
+  });
+
   it("park the turn on a shell call with policy ask; approving runs it and the output reaches the item and the model", async () => {
     harness = await startHarness();
     const { conversationId, turnId, approval } = await parkOnApproval();

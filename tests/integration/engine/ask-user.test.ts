@@ -68,6 +68,17 @@ describe("ask_user", () => {
     await expect(harness.runtime.answerQuestion(question.id, "a")).rejects.toMatchObject({ code: "not_idle" });
   });
 
+  it("an answer with a requestKey answers its retry as the first time, across a restart; another answer under that key is idempotency_conflict", async () => {
+    harness = await startHarness();
+    const { conversationId, turnId, question } = await parkOnQuestion();
+    expect(await harness.runtime.answerQuestion(question.id, "b", "answer-1")).toMatchObject({ status: "answered", answer: "b" });
+    expect((await harness.turnEnded(conversationId, turnId)).status).toBe("completed");
+    expect(await harness.runtime.answerQuestion(question.id, "b", "answer-1")).toMatchObject({ status: "answered", answer: "b" });
+    await expect(harness.runtime.answerQuestion(question.id, "a", "answer-1")).rejects.toMatchObject({ code: "idempotency_conflict" });
+    await harness.restart();
+    await expect(harness.runtime.answerQuestion(question.id, "a", "answer-1")).rejects.toMatchObject({ code: "idempotency_conflict" });
+  });
+
   it("an interrupt while parked marks the call interrupted and leaves no question pending", async () => {
     harness = await startHarness();
     const { conversationId, turnId, question } = await parkOnQuestion();

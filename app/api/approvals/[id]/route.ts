@@ -7,5 +7,5 @@ export const dynamic = "force-dynamic";
 
 export const POST = apiRoute<{ id: string }>(async ({ request, params, runtime }) => {
   const body = await readJson(request, decisionBody);
-  return json({ approval: await runtime.decideApproval(params.id, body.decision) });
+  return json({ approval: await runtime.decideApproval(params.id, body.decision, body.requestKey) });
 });

@@ -7,5 +7,5 @@ export const dynamic = "force-dynamic";
 
 export const POST = apiRoute<{ id: string }>(async ({ request, params, runtime }) => {
   const body = await readJson(request, answerBody);
-  return json({ question: await runtime.answerQuestion(params.id, body.text) });
+  return json({ question: await runtime.answerQuestion(params.id, body.text, body.requestKey) });
 });
