@@ -46,10 +46,12 @@ export class Inbox {
 
   /**
    * What the session's next turn starts from: the head of its list, with the steers of the same
-   * origin beside it. While reports are held, only the owner's messages may start one.
+   * origin beside it. After the owner interrupted (`held`), nothing starts until the owner
+   * sends something or asks a waiting message to run (DESIGN §3, Interrupt).
    */
-  next(sessionId: string, holdReports: boolean): TurnInput[] {
-    const candidates = this.ordered(sessionId).filter((entry) => entry.origin === "owner" || !holdReports);
+  next(sessionId: string, held: boolean): TurnInput[] {
+    if (held) return [];
+    const candidates = this.ordered(sessionId);
     const head = candidates[0];
     if (!head) return [];
     const inputs = head.mode === "steer" ? candidates.filter((entry) => entry.mode === "steer" && entry.origin === head.origin) : [head];
@@ -102,16 +104,19 @@ export class Inbox {
       attachments: input.attachments,
       createdAt: record.at,
       position: record.seq,
+      turnId: joinedTurnId,
     });
     this.publish();
   }
 
-  async update(messageId: string, patch: { text?: string; mode?: WaitingEntry["mode"] }): Promise<WaitingEntry> {
+  /** `joinedTurnId`: the running turn a message turned into a steer now joins. */
+  async update(messageId: string, patch: { text?: string; mode?: WaitingEntry["mode"] }, joinedTurnId?: string): Promise<WaitingEntry> {
     const entry = this.find(messageId);
     if (patch.text !== undefined) this.assertRoom({ addedMessages: 0, addedBytes: textBytes(patch.text) - textBytes(entry.text) });
     await this.context.store.appendMetadata(this.conversationId, { type: "queue.updated", messageId, ...patch });
     if (patch.text !== undefined) entry.text = patch.text;
     if (patch.mode !== undefined) entry.mode = patch.mode;
+    if (patch.mode !== undefined) entry.turnId = patch.mode === "steer" ? joinedTurnId : undefined;
     this.publish();
     return entry;
   }

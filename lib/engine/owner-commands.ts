@@ -193,8 +193,11 @@ function mustWait(owner: OwnerState, session: SessionState): boolean {
 }
 
 async function updateWaiting(owner: OwnerState, messageId: string, patch: { text?: string; mode?: "steer" | "queue" | "jump" }): Promise<Waiting> {
-  const entry = await owner.inbox.update(messageId, patch);
+  const runningTurnId = owner.session(owner.inbox.find(messageId).sessionId).runner?.turn.id;
+  const entry = await owner.inbox.update(messageId, patch, runningTurnId);
   const session = owner.session(entry.sessionId);
+  // Asking a waiting message to run now lifts the hold an owner's interrupt put on the list.
+  if (patch.mode === "jump" && entry.origin === "owner" && session.id === owner.rootSessionId) owner.holdReports = false;
   if (patch.mode === "jump" && session.runner) session.runner.interrupt(JUMP);
   else if (!session.runner) await owner.pump(session);
   return owner.waitingList().find((waiting) => waiting.id === messageId) ?? { ...entry };
@@ -202,7 +205,8 @@ async function updateWaiting(owner: OwnerState, messageId: string, patch: { text
 
 /** Moves steered messages into the running turn: before each model call. */
 async function takeSteers(owner: OwnerState, session: SessionState, turn: Turn): Promise<number> {
-  const steers = owner.ordered(session).filter((entry: WaitingEntry) => entry.mode === "steer");
+  // Only the steers sent to this turn: one left over from an ended turn starts the next turn instead.
+  const steers = owner.ordered(session).filter((entry: WaitingEntry) => entry.mode === "steer" && entry.turnId === turn.id);
   for (const entry of steers) {
     await recordSteer(owner, session, turn, entry);
     await owner.inbox.remove(entry.id, "steered");

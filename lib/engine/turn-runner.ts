@@ -114,7 +114,6 @@ export class TurnRunner implements TurnHandle {
       await checkpointTurnStart(this);
       for (;;) {
         if (this.signal.aborted) break;
-        await this.actor.takeSteers(this.session, this.turn);
         const pending = this.session.items.filter(
           (item) => item.turnId === this.turn.id && item.kind === "tool_call" && item.status === "waiting",
         );
@@ -126,6 +125,8 @@ export class TurnRunner implements TurnHandle {
           continue;
         }
         if (this.signal.aborted) break;
+        // Steers are read right before a model call, never while a tool call still waits (a parked turn).
+        await this.actor.takeSteers(this.session, this.turn);
         const step = await this.callModelWithRetries();
         if (step.aborted || this.signal.aborted) break;
         if (step.toolCalls === 0) break;

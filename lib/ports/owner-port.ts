@@ -48,6 +48,11 @@ export interface WaitingEntry {
   attachments?: AttachmentRef[];
   createdAt: string;
   position: number;
+  /**
+   * For a steer: the running turn it was sent to, the only one that reads it. A steer whose
+   * turn ended unread (or one loaded after a restart) starts the next turn instead.
+   */
+  turnId?: string;
 }
 
 export interface MessageInput {
