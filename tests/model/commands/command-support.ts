@@ -6,6 +6,13 @@ import { checkAll } from "../invariants";
 import { messageText, nextNumber, pick, type MessageKind, type Model, type ModelConversation } from "../model-state";
 import { settle } from "../settle";
 
+/** How often each command ran (not skipped by check()) in this process: printed with ATRIUM_MODEL_STATS. */
+export const commandTally = new Map<string, number>();
+
+function tally(name: string): void {
+  commandTally.set(name, (commandTally.get(name) ?? 0) + 1);
+}
+
 /** The system under test: a real Runtime on real files, which may be crashed and replaced. */
 export interface Real {
   harness: CrashableRuntime;
@@ -26,6 +33,7 @@ export abstract class ModelCommand implements AsyncCommand<Model, Real> {
 
   async run(model: Model, real: Real): Promise<void> {
     await this.act(model, real);
+    tally(this.toString().replace(/\(.*$/, ""));
     await settle(real.harness.runtime, model.conversations);
     learnParked(model, real);
     await checkAll(real.harness, model);

@@ -149,7 +149,8 @@ export class RewindCommand extends ConversationCommand {
     const candidates = conversation.deleted ? [] : finishedOwnerMessages(runtime, conversation);
     const item = candidates.length ? candidates[this.which % candidates.length] : undefined;
     const itemId = item?.id ?? "01JAAAAAAAAAAAAAAAAAAAAAAA";
-    const expected: ErrorCode | null = conversation.deleted || !item ? "not_found" : null;
+    // Files are not put back while a turn of the conversation (a parked one too) could still change them.
+    const expected: ErrorCode | null = conversation.deleted || !item ? "not_found" : this.restoreFiles && conversation.parked ? "turn_running" : null;
     const rewound = await expectOutcome(`rewind ${conversation.label} to ${itemId}`, expected, () =>
       runtime.rewind(conversation.id, itemId, { restoreFiles: this.restoreFiles }),
     );

