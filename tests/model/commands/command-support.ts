@@ -6,11 +6,19 @@ import { checkAll } from "../invariants";
 import { messageText, nextNumber, pick, type MessageKind, type Model, type ModelConversation } from "../model-state";
 import { settle } from "../settle";
 
-/** How often each command ran (not skipped by check()) in this process: printed with ATRIUM_MODEL_STATS. */
-export const commandTally = new Map<string, number>();
+/**
+ * How often each command ran (not skipped by check()) in this process, and the milliseconds
+ * spent acting, settling and checking: printed with ATRIUM_MODEL_STATS.
+ */
+export const commandTally = new Map<string, { runs: number; act: number; settle: number; check: number }>();
 
-function tally(name: string): void {
-  commandTally.set(name, (commandTally.get(name) ?? 0) + 1);
+function tally(name: string, [act, settle, check]: number[]): void {
+  const entry = commandTally.get(name) ?? { runs: 0, act: 0, settle: 0, check: 0 };
+  entry.runs += 1;
+  entry.act += Math.round(act);
+  entry.settle += Math.round(settle);
+  entry.check += Math.round(check);
+  commandTally.set(name, entry);
 }
 
 /** The system under test: a real Runtime on real files, which may be crashed and replaced. */
@@ -32,11 +40,14 @@ export abstract class ModelCommand implements AsyncCommand<Model, Real> {
   }
 
   async run(model: Model, real: Real): Promise<void> {
+    const started = performance.now();
     await this.act(model, real);
-    tally(this.toString().replace(/\(.*$/, ""));
+    const acted = performance.now();
     await settle(real.harness.runtime, model.conversations);
+    const settled = performance.now();
     learnParked(model, real);
     await checkAll(real.harness, model);
+    tally(this.toString().replace(/\(.*$/, ""), [acted - started, settled - acted, performance.now() - settled]);
   }
 
   protected abstract act(model: Model, real: Real): Promise<void>;

@@ -68,7 +68,7 @@ export class SendCommand extends ConversationCommand {
   }
 }
 
-const SLOW = "[[delay:10]] [[stream:30]]";
+const SLOW = "[[delay:5]] [[stream:20]]";
 
 /**
  * A message sent while a turn is really running (streaming, not parked): a slow turn is started
