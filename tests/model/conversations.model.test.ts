@@ -1,5 +1,6 @@
 import { afterAll, describe, it } from "vitest";
 import { commandTally } from "./commands/command-support";
+import { checkTimes } from "./invariants";
 import { assertModel, MODEL_ENV } from "./model-property";
 
 /**
@@ -11,7 +12,10 @@ import { assertModel, MODEL_ENV } from "./model-property";
  * replays it (add ATRIUM_MODEL_SHRINK=1 for the shortest sequence). Reported bugs: known-bugs.model.test.ts.
  */
 afterAll(() => {
-  if (process.env.ATRIUM_MODEL_STATS) console.table(Object.fromEntries([...commandTally].sort((a, b) => b[1].runs - a[1].runs)));
+  if (process.env.ATRIUM_MODEL_STATS) {
+    console.table(Object.fromEntries([...commandTally].sort((a, b) => b[1].runs - a[1].runs)));
+    console.log(checkTimes);
+  }
 });
 
 describe("the Runtime under random sequences of the owner's commands", () => {

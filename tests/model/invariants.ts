@@ -11,7 +11,9 @@ import { dumpIndex, type IndexDump } from "../integration/store/index-dump";
 import type { CrashableRuntime } from "../support/crashable-runtime";
 import { makeTempHome } from "../support/temp-home";
 import { live, startOrder, type Model, type ModelConversation } from "./model-state";
+import { SCRATCH } from "./model-state";
 import { isSettled } from "./settle";
+
 
 /** Every item of every session of a conversation, sessions in creation order. */
 function allItems(runtime: Runtime, conversationId: string): Item[] {
@@ -95,7 +97,7 @@ function ownerView(runtime: Runtime, conversationId: string) {
  */
 export async function checkReplay(real: CrashableRuntime, model: Model): Promise<void> {
   const runtime = real.runtime;
-  const copy = makeTempHome("atrium-model-replay-");
+  const copy = makeTempHome("atrium-model-replay-", SCRATCH);
   try {
     const from = path.join(real.home, "conversations");
     if (fs.existsSync(from)) fs.cpSync(from, path.join(copy.home, "conversations"), { recursive: true });
@@ -103,7 +105,14 @@ export async function checkReplay(real: CrashableRuntime, model: Model): Promise
     // turns and decisions verify as this home's own (lib/store/record-proofs.ts).
     const key = path.join(real.home, RECORD_KEY_FILE);
     if (fs.existsSync(key)) fs.copyFileSync(key, path.join(copy.home, RECORD_KEY_FILE));
+    let t = performance.now();
+    const tick = (key: keyof typeof checkTimes) => {
+      checkTimes[key] += performance.now() - t;
+      t = performance.now();
+    };
+    tick("copy");
     const report = reindex(copy.home, { log: () => {} });
+    tick("reindex");
     expect(report.skipped, "reindex skipped conversations").toEqual([]);
     expect(report.problems, "reindex problems").toEqual([]);
     const rebuilt = readDump(path.join(copy.home, "metadata.db"));
@@ -111,6 +120,7 @@ export async function checkReplay(real: CrashableRuntime, model: Model): Promise
     for (const table of Object.keys(liveDump)) {
       expect({ table, rows: rebuilt[table] }, `index table ${table}: reindex vs live`).toEqual({ table, rows: liveDump[table] });
     }
+    tick("dumps");
     // Not started: no recovery runs, so the owners it loads hold exactly what the files say.
     const fresh = new Runtime({ store: new Store(copy.home, { log: () => {} }), config: real.config, log: () => {} });
     try {
@@ -119,6 +129,7 @@ export async function checkReplay(real: CrashableRuntime, model: Model): Promise
       }
     } finally {
       await fresh.store.close();
+      tick("owners");
     }
   } finally {
     copy.cleanup();
@@ -139,7 +150,10 @@ function comparable(dump: IndexDump): IndexDump {
   return dump;
 }
 
+export const checkTimes = { state: 0, copy: 0, reindex: 0, dumps: 0, owners: 0 };
+
 export async function checkAll(real: CrashableRuntime, model: Model): Promise<void> {
+  const t0 = performance.now();
   for (const conversation of live(model)) {
     checkAcknowledged(real.runtime, conversation);
     checkOwnerState(real.runtime, conversation);
@@ -147,5 +161,6 @@ export async function checkAll(real: CrashableRuntime, model: Model): Promise<vo
   for (const conversation of model.conversations.filter((candidate) => candidate.deleted)) {
     expect(fs.existsSync(path.join(real.home, "conversations", conversation.id)), `${conversation.label} was deleted: its directory`).toBe(false);
   }
+  checkTimes.state += performance.now() - t0;
   await checkReplay(real, model);
 }

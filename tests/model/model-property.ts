@@ -3,7 +3,7 @@ import { startCrashableRuntime } from "../support/crashable-runtime";
 import { allCommands, type CommandWeights } from "./commands/all-commands";
 import type { ModelCommand } from "./commands/command-support";
 import { CreateCommand } from "./commands/conversation-commands";
-import { emptyModel, modelOptions, type MessageKind, type ModelOptions } from "./model-state";
+import { emptyModel, modelOptions, SCRATCH, type MessageKind, type ModelOptions } from "./model-state";
 
 /**
  * How a model-based run is sized and replayed, from the environment:
@@ -23,7 +23,7 @@ export const MODEL_ENV = {
 
 /** Runs one command sequence against a Runtime of its own, on a temp home of its own. */
 export async function runSequence(options: ModelOptions, commands: Iterable<ModelCommand>): Promise<void> {
-  const harness = await startCrashableRuntime();
+  const harness = await startCrashableRuntime({}, SCRATCH);
   try {
     await fc.asyncModelRun(() => ({ model: emptyModel(options), real: { harness } }), commands);
   } finally {

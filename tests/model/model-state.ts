@@ -1,8 +1,19 @@
+import fs from "node:fs";
+import os from "node:os";
+
 /**
  * The model of the model-based tests: what the owner has been told (acknowledged messages,
  * waiting lists, parked turns) and what DESIGN §3 says must follow from it. Commands update it
  * as they update the real Runtime; the invariants compare the two after every step.
  */
+
+/**
+ * Where the model tests' homes and replay copies go: a memory filesystem when there is one
+ * (every step rebuilds an index from scratch; a killed process loses nothing the kernel holds,
+ * so flushes reaching a disk change nothing the tests look at), else the OS temp dir.
+ * ATRIUM_MODEL_SCRATCH overrides it (e.g. a real disk).
+ */
+export const SCRATCH = process.env.ATRIUM_MODEL_SCRATCH ?? (fs.existsSync("/dev/shm") ? "/dev/shm" : os.tmpdir());
 
 /** What a message makes the offline model do (DESIGN §7 directives). */
 export type MessageKind = "plain" | "shell" | "ask" | "spawn";
@@ -45,8 +56,8 @@ export interface ModelConversation {
   /** Every message the Runtime acknowledged and the owner did not withdraw, by id, with its current text. */
   acknowledged: Map<string, string>;
   withdrawn: Set<string>;
-  /** Messages whose sendMessage status said they started a turn or joined one. */
-  sessionsSpawned: number;
+  /** A fork or restart of another conversation. */
+  copy: boolean;
 }
 
 export interface DecisionRecord {

@@ -26,8 +26,13 @@ export interface CrashableRuntime {
   close(): Promise<void>;
 }
 
-export async function startCrashableRuntime(configJson: Record<string, unknown> = {}): Promise<CrashableRuntime> {
-  const temp = makeTempHome("atrium-model-");
+/**
+ * `parent` is where the temp home goes (default: the OS temp dir). A process killed with SIGKILL
+ * loses nothing the kernel already holds, flushed or not, so a memory filesystem models it as
+ * well as a disk does, and faster.
+ */
+export async function startCrashableRuntime(configJson: Record<string, unknown> = {}, parent?: string): Promise<CrashableRuntime> {
+  const temp = makeTempHome("atrium-model-", parent);
   const cwd = path.join(temp.home, "workspace");
   mkdirSync(cwd, { recursive: true });
   const config = parseConfig({ retry: FAST_RETRY, defaultCwd: cwd, ...configJson });

@@ -4,7 +4,7 @@ import type { Runtime } from "@/lib/engine/runtime";
 import { turnOutcome, type MessageKind, type Model, type ModelConversation } from "../model-state";
 import { ConversationCommand, expectOutcome, ModelCommand, newMessage, type Real } from "./command-support";
 
-function newConversation(model: Model, id: string, rootSessionId: string, title: string): ModelConversation {
+function newConversation(model: Model, id: string, rootSessionId: string, title: string, copy = false): ModelConversation {
   const conversation: ModelConversation = {
     label: `c${model.conversations.length + 1}`,
     id,
@@ -17,7 +17,7 @@ function newConversation(model: Model, id: string, rootSessionId: string, title:
     held: false,
     acknowledged: new Map(),
     withdrawn: new Set(),
-    sessionsSpawned: 0,
+    copy,
   };
   model.conversations.push(conversation);
   return conversation;
@@ -102,7 +102,7 @@ function finishedOwnerMessages(runtime: Runtime, conversation: ModelConversation
 /** Registers a fork or restart in the model: its copied owner messages count as acknowledged. */
 function registerCopy(model: Model, runtime: Runtime, id: string, expectedTexts: string[], what: string): ModelConversation {
   const created = runtime.getConversation(id);
-  const copy = newConversation(model, id, created.rootSessionId, created.title);
+  const copy = newConversation(model, id, created.rootSessionId, created.title, true);
   const copied = runtime.listItems(id, { limit: 500 }).items.filter((item) => item.kind === "user_message" && item.origin === "owner");
   const texts = copied.map((item) => item.text ?? "");
   if (JSON.stringify(texts) !== JSON.stringify(expectedTexts)) {

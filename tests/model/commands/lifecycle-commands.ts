@@ -156,7 +156,11 @@ function inspectChildren(runtime: Runtime, conversation: ModelConversation, sess
   const children = sessions.filter((session) => session.parentSessionId !== null);
   const rootItems = runtime.listItems(conversation.id, { limit: 500 }).items;
   const spawnCalls = rootItems.filter((item) => item.kind === "tool_call" && item.toolName === "spawn_agent" && item.status === "completed");
-  if (children.length !== spawnCalls.length) {
+  const named = new Set(spawnCalls.map((item) => (JSON.parse(item.output ?? "{}") as { agentId?: string }).agentId));
+  const unnamed = children.filter((child) => !named.has(child.id)).map((child) => child.id);
+  if (unnamed.length > 0) throw new Error(`${conversation.label}: subagent sessions no spawn_agent call started: ${unnamed.join(", ")}`);
+  // A fork or restart copies the root agent's spawn_agent calls but not the subagents (DESIGN §2).
+  if (!conversation.copy && children.length !== spawnCalls.length) {
     throw new Error(`${conversation.label}: ${children.length} subagent sessions for ${spawnCalls.length} completed spawn_agent calls`);
   }
   for (const child of children) {
