@@ -74,7 +74,7 @@ export function checkOwnerState(runtime: Runtime, conversation: ModelConversatio
  * field and one set to undefined are the same answer). Left out: the statuses of the
  * conversation and its sessions, which come from the turn runners a started Runtime holds
  * (checkOwnerState holds them to the model instead), and the usage of a turn still open, which
- * is counted in memory and first recorded by turn.ended (finding 3 in the test file).
+ * is counted in memory and first recorded by turn.ended (bug 3 in known-bugs.model.test.ts).
  */
 function ownerView(runtime: Runtime, conversationId: string) {
   const conversation = runtime.getConversation(conversationId);
