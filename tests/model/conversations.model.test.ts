@@ -9,7 +9,8 @@ import { assertModel, MODEL_ENV } from "./model-property";
  * invariants.ts). Half of ATRIUM_MODEL_RUNS runs here, half in crash-restart.model.test.ts
  * (two files, so vitest runs them side by side). A failure prints its seed, path and sequence:
  * ATRIUM_MODEL_SEED=… ATRIUM_MODEL_PATH=… npx vitest run tests/model/conversations.model.test.ts
- * replays it (add ATRIUM_MODEL_SHRINK=1 for the shortest sequence). Reported bugs: known-bugs.model.test.ts.
+ * replays it (shrunk to the shortest sequence found; ATRIUM_MODEL_SHRINK=0 skips that). Reported
+ * bugs: known-bugs.model.test.ts.
  */
 afterAll(() => {
   if (process.env.ATRIUM_MODEL_STATS) {

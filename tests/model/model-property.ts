@@ -9,7 +9,7 @@ import { emptyModel, modelOptions, SCRATCH, type MessageKind, type ModelOptions 
  * How a model-based run is sized and replayed, from the environment:
  * ATRIUM_MODEL_RUNS   sequences in all (default 200, split between the model test files);
  * ATRIUM_MODEL_SEED / ATRIUM_MODEL_PATH   replay a reported failure (with its file's -t name);
- * ATRIUM_MODEL_SHRINK=1   shrink a failure to a shorter sequence (slower; off by default in CI);
+ * ATRIUM_MODEL_SHRINK=0   report a failure as found, without shrinking it to a shorter sequence;
  * ATRIUM_MODEL_BUGS=all   let the commands reach the reported bugs' cases (known-bugs.model.test.ts);
  * ATRIUM_MODEL_STATS=1    print how often each command ran and where the time went.
  */
@@ -17,7 +17,7 @@ export const MODEL_ENV = {
   runs: Number(process.env.ATRIUM_MODEL_RUNS ?? 200),
   seed: process.env.ATRIUM_MODEL_SEED ? Number(process.env.ATRIUM_MODEL_SEED) : undefined,
   path: process.env.ATRIUM_MODEL_PATH,
-  shrink: Boolean(process.env.ATRIUM_MODEL_SHRINK),
+  shrink: process.env.ATRIUM_MODEL_SHRINK !== "0",
   options: modelOptions(process.env.ATRIUM_MODEL_BUGS),
 };
 
