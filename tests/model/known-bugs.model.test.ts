@@ -45,6 +45,22 @@ import { runSequence } from "./model-property";
  * parked turn from its index row (lib/engine/recovery.ts:35), whose usage is the {0, 0} of
  * turn.started (lib/engine/turn-records.ts:64). The model tests leave an open turn's usage out
  * of the replay comparison (invariants.ts, ownerView) for this reason.
+ *
+ * Bug 4 (steerIntoJump) — DESIGN §3 Inbox: a steer whose turn "ends before reading it ... becomes
+ * the next turn (its item then carries that turn's id, and turn.started lists it among the turn's
+ * input messages)"; a jump "is handled next". Seen: with a turn parked on a question, a steer
+ * sent to it and then a jump, the jump's turn takes the left-over steer before its first model
+ * call: the steer item carries the jump turn's id but the turn's inputMessageIds (live, and
+ * after a restart) list only the jump message, and the jumped message is never acted on — the
+ * model is handed the steer as the latest input (the offline model answers "You said: <steer>"
+ * and the jump's own [[tool:ask_user …]] never runs). Found by `npm run test:model` as seed
+ * 1662907580 path "667": [create(ask→c1), send(c1, steer, "m2"), delete(c1), editWaiting(c1, #0,
+ * text), send(c1, jump, ask "m5")], and seed -1607782952 path "734": [create(shell→c1),
+ * archive(c1), send(c1, steer, "m2"), inspectSubagents(c1), send(c1, queue, spawn "m4"),
+ * send(c1, jump, ask "m6")] (there the queued m4 then ran too, as the jump turn never parked).
+ * Cause: ConversationActor.takeSteers (lib/engine/conversation-actor.ts:210-212) takes every steer
+ * of the session, whichever turn it was sent to (queue.added records it as `turnId`), and the
+ * turn loop calls it before its first model call (lib/engine/turn-runner.ts:116).
  */
 const bugs = modelOptions(process.env.ATRIUM_MODEL_BUGS);
 
@@ -55,6 +71,10 @@ describe.skipIf(!process.env.ATRIUM_MODEL_BUGS)("bugs found by the model-based t
 
   it.skipIf(!bugs.steerAfterRestart)("2: a steer waiting on a parked turn is still waiting after a restart", async () => {
     await runSequence(bugs, [new CreateCommand("ask"), new SendCommand(0, "steer", "plain"), new RestartCommand(), new AnswerQuestionCommand(0, "yes")]);
+  });
+
+  it.skipIf(!bugs.steerIntoJump)("4: a jump over a left-over steer runs the jumped message; the steer becomes the turn after it", async () => {
+    await runSequence(bugs, [new CreateCommand("ask"), new SendCommand(0, "steer", "plain"), new SendCommand(0, "jump", "ask")]);
   });
 
   it("3: a turn parked across a restart keeps the usage of its model calls before the park", async () => {

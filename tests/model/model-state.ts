@@ -88,12 +88,23 @@ export interface ModelOptions {
   heldOwnerMessages: boolean;
   /** Bug 2: a restart or crash while steered messages wait on a parked turn. */
   steerAfterRestart: boolean;
+  /** Bug 4: a jump (sent, or a waiting message made to jump) while steered messages wait. */
+  steerIntoJump: boolean;
 }
 
 export function modelOptions(bugs: string | undefined): ModelOptions {
   const named = new Set((bugs ?? "").split(",").map((name) => name.trim()));
   const all = named.has("all") || named.has("1");
-  return { heldOwnerMessages: all || named.has("heldOwnerMessages"), steerAfterRestart: all || named.has("steerAfterRestart") };
+  return {
+    heldOwnerMessages: all || named.has("heldOwnerMessages"),
+    steerAfterRestart: all || named.has("steerAfterRestart"),
+    steerIntoJump: all || named.has("steerIntoJump"),
+  };
+}
+
+/** Whether a jump now would set up bug 4: steered messages (other than `except`) waiting in the conversation. */
+export function steersWaiting(conversation: ModelConversation, except?: string): boolean {
+  return conversation.waiting.some((entry) => entry.mode === "steer" && entry.id !== except);
 }
 
 /** Whether a restart now would set up bug 2: steered messages waiting on a parked turn. */

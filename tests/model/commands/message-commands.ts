@@ -1,5 +1,5 @@
 import type { ErrorCode } from "@/lib/errors";
-import { pumpModel, turnOutcome, type MessageKind, type Model, type ModelConversation, type WaitingMode } from "../model-state";
+import { pick, pumpModel, steersWaiting, turnOutcome, type MessageKind, type Model, type ModelConversation, type WaitingMode } from "../model-state";
 import { abandonParked, ConversationCommand, expectOutcome, newMessage, type Real } from "./command-support";
 
 export type SendMode = "auto" | WaitingMode;
@@ -40,6 +40,13 @@ export class SendCommand extends ConversationCommand {
     private readonly kind: MessageKind,
   ) {
     super(index);
+  }
+
+  /** Bug 4 (see known-bugs.model.test.ts): the default run does not jump while steers wait. */
+  check(model: Readonly<Model>): boolean {
+    const conversation = pick(model as Model, this.index);
+    if (!conversation) return false;
+    return model.options.steerIntoJump || this.mode !== "jump" || !conversation.parked || !steersWaiting(conversation);
   }
 
   /** A steer joins the running turn's next model call; the model keeps those plain (their effect is not modelled). */
@@ -130,6 +137,14 @@ export class EditWaitingCommand extends ConversationCommand {
     private readonly change: "text" | WaitingMode,
   ) {
     super(index);
+  }
+
+  /** Bug 4 (see known-bugs.model.test.ts): the default run does not make a message jump while steers wait. */
+  check(model: Readonly<Model>): boolean {
+    const conversation = pick(model as Model, this.index);
+    if (!conversation) return false;
+    const entry = conversation.waiting.length ? conversation.waiting[this.which % conversation.waiting.length] : undefined;
+    return model.options.steerIntoJump || this.change !== "jump" || !entry || !steersWaiting(conversation, entry.id);
   }
 
   protected async act(model: Model, real: Real): Promise<void> {
