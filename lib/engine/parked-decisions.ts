@@ -24,6 +24,7 @@ export async function requestApproval(actor: EngineOwner, runner: TurnHandle, it
     itemId: item.id,
     toolName: item.toolName ?? "",
     input: item.input ?? null,
+    usage: { ...runner.turn.usage },
   });
   const approval = getApproval(store.index, approvalId)!;
   actor.publish({ type: "approval.requested", sessionId: runner.session.id, turnId: runner.turn.id, approval });
@@ -45,6 +46,7 @@ export async function askQuestion(actor: EngineOwner, runner: TurnHandle, item: 
     itemId: item.id,
     question: asked.question,
     choices: asked.choices,
+    usage: { ...runner.turn.usage },
   });
   const question = getQuestion(store.index, questionId)!;
   actor.publish({ type: "question.asked", sessionId: runner.session.id, turnId: runner.turn.id, question });

@@ -28,7 +28,18 @@ export async function startTurn(
 
 /** Resumes a turn that was parked (approval or question) when the server stopped. */
 export function resumeParkedTurn(owner: EngineOwner, session: SessionState, turn: Turn): void {
+  // The index knows the usage turn.started wrote; the park's own record knows the calls before it.
+  const usage = usageWhenParked(owner, turn.id);
+  if (usage) turn.usage = { ...usage };
   const runner = new TurnRunner(owner, session, turn);
   session.runner = runner;
   runner.start();
+}
+
+function usageWhenParked(owner: EngineOwner, turnId: string): { inputTokens: number; outputTokens: number } | null {
+  let usage: { inputTokens: number; outputTokens: number } | null = null;
+  for (const { record } of owner.context.store.readMetadata(owner.id).records) {
+    if ((record.type === "approval.requested" || record.type === "question.asked") && record.turnId === turnId && record.usage) usage = record.usage;
+  }
+  return usage;
 }

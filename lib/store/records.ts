@@ -190,6 +190,8 @@ export const metadataRecordSchema = z.discriminatedUnion("type", [
     itemId: idSchema,
     toolName: z.string(),
     input: z.unknown(),
+    /** The turn's usage so far: a turn resumed after a restart keeps its model calls before the park. */
+    usage: usageSchema.optional(),
   }),
   z.object({
     ...base,
@@ -211,6 +213,8 @@ export const metadataRecordSchema = z.discriminatedUnion("type", [
     itemId: idSchema,
     question: z.string(),
     choices: z.array(z.string()),
+    /** The turn's usage so far, as on approval.requested. */
+    usage: usageSchema.optional(),
   }),
   z.object({
     ...base,

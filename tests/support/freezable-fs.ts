@@ -31,6 +31,11 @@ export class FreezableStorageFs implements StorageFs {
     return this.frozen ? never() : nodeStorageFs.truncate(handle, filePath, length);
   }
 
+  /** A dead process commits no index transaction: it rolls back, as the index stood. */
+  beforeIndexCommit(): void {
+    if (this.frozen) throw new Error("the process is dead: the index transaction never committed");
+  }
+
   rename(from: string, to: string): void {
     if (this.frozen) throw new Error("the process is dead: rename never happened");
     nodeStorageFs.rename(from, to);
