@@ -1,4 +1,4 @@
-import type { EngineOwner } from "./engine-owner";
+import type { ConversationActor } from "./conversation-actor";
 import { aiSdk } from "../lazy-packages";
 
 const TITLE_INSTRUCTION =
@@ -19,7 +19,7 @@ export function cleanTitle(answer: string): string | null {
  * first-line title stays until then, and for good when the turn does not complete, the call
  * fails, or the owner renamed the conversation meanwhile.
  */
-export function titleAfterFirstReply(actor: EngineOwner, turnId: string, titleModel: string): void {
+export function titleAfterFirstReply(actor: ConversationActor, turnId: string, titleModel: string): void {
   const firstLineTitle = actor.conversation().title;
   // The subscription counts as a listener until the turn ends; the title call then counts as work.
   const stop = actor.context.bus.subscribe(actor.id, (delivered) => {
@@ -33,7 +33,7 @@ export function titleAfterFirstReply(actor: EngineOwner, turnId: string, titleMo
   });
 }
 
-async function writeTitle(actor: EngineOwner, titleModel: string, firstLineTitle: string): Promise<void> {
+async function writeTitle(actor: ConversationActor, titleModel: string, firstLineTitle: string): Promise<void> {
   const items = actor.root.items;
   const question = items.find((item) => item.kind === "user_message")?.text ?? "";
   const answer = items.find((item) => item.kind === "assistant_message")?.text ?? "";
@@ -51,10 +51,6 @@ async function writeTitle(actor: EngineOwner, titleModel: string, firstLineTitle
   });
   const title = cleanTitle(result.text);
   if (title === null) return;
-  await actor.locked(async () => {
-    const current = actor.conversation();
-    if (current.titleSource !== "auto" || current.title !== firstLineTitle || current.title === title) return;
-    await actor.context.store.appendMetadata(actor.id, { type: "conversation.updated", title, titleSource: "auto" });
-    actor.publishConversation();
-  });
+  // Written only if the owner did not rename meanwhile: the command checks, in the owner's order.
+  await actor.execute({ type: "write_title", title, firstLineTitle });
 }

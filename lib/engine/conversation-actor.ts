@@ -3,11 +3,11 @@ import { AtriumError } from "../errors";
 import type { Approval, Conversation, Item, Objective, Question, Turn, Waiting } from "../events/entities";
 import type { MessageOrigin, TurnError } from "../store/records";
 import { Mutex } from "./mutex";
-import { closeTurnAfterCrash, resumeHalfStartedTurns, type CrashCause } from "./crash-closing";
+import type { CrashCause } from "./crash-closing";
 import { ItemWriter } from "./item-writer";
 import { missingParts } from "./missing";
 import { loadOwnerState } from "./owner-loading";
-import { changeObjective, currentObjective } from "./objectives";
+import { currentObjective, type Keyed } from "./objectives";
 import { liveItems, runningTurns, type SessionState, type WaitingEntry } from "../ports/session-state";
 import { ConversationSnapshot } from "./conversation-snapshot";
 import type { CompactionResult, InterruptReason, ItemCompletion, ItemFields, MessageInput, MessageOutcome, OwnerEvent, SpawnOptions, TurnHandle, TurnInput } from "../ports/owner-port";
@@ -15,7 +15,8 @@ import { resumeParkedTurn, startTurn } from "./turn-starting";
 import { closeTurn } from "./turn-closing";
 import { Inbox } from "./inbox";
 import { runningSubagents } from "./subagent-sessions";
-import { applyCommand, type CommandResult, type OwnerCommand, type OwnerState } from "./owner-commands";
+import { applyCommand, type CommandResult, type OwnerCommand } from "./owner-commands";
+import type { OwnerState } from "./owner-state";
 import type { CheckpointFields } from "../checkpoints/checkpoints";
 
 export type { MessageInput, MessageOutcome } from "../ports/owner-port";
@@ -166,6 +167,10 @@ export class ConversationActor implements OwnerState {
     return this.execute({ type: "end_restore" });
   }
 
+  checkpointTurn(sessionId: string, turnId: string): Promise<void> {
+    return this.execute({ type: "write_turn_checkpoint", sessionId, turnId });
+  }
+
   checkpointNow(): Promise<void> {
     return this.execute({ type: "checkpoint_now" });
   }
@@ -252,11 +257,11 @@ export class ConversationActor implements OwnerState {
   }
 
   closeTurnAfterCrash(session: SessionState, turn: Turn, cause: CrashCause = "server_stopped"): Promise<void> {
-    return closeTurnAfterCrash(this, session, turn, cause);
+    return this.execute({ type: "close_after_crash", sessionId: session.id, turn, cause });
   }
 
   resumeHalfStartedTurns(): Promise<void> {
-    return resumeHalfStartedTurns(this);
+    return this.execute({ type: "resume_half_started" });
   }
 
   /** Resumes a turn that was parked (approval or question) when the server stopped. */
@@ -316,8 +321,8 @@ export class ConversationActor implements OwnerState {
     return currentObjective(this);
   }
 
-  changeObjective(change: { status: "completed" | "blocked" | "cancelled"; note?: string }): Promise<Objective> {
-    return changeObjective(this, change);
+  changeObjective(change: { status: "open" | "completed" | "blocked" | "cancelled" | "paused"; note?: string }, keyed: Keyed = {}): Promise<Objective> {
+    return this.execute({ type: "change_objective", change, keyed });
   }
 
   waitForEvent(listener: { source: "github"; match: Record<string, unknown> }): Promise<Objective> {

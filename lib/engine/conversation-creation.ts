@@ -1,5 +1,5 @@
 import type { OwnerContext } from "./engine-owner";
-import { assertDeletable, markDeleted } from "./owner-lifecycle";
+import { isDirectory } from "./conversation-patch";
 import fs from "node:fs";
 import path from "node:path";
 import type { AgentDefinition } from "../agents/definitions";
@@ -86,35 +86,6 @@ export async function discardNewConversation(context: OwnerContext, conversation
     if (fs.existsSync(from)) saveUpload(store.paths, attachment.id, attachment.name, attachment.mediaType, fs.readFileSync(from), store.now());
   }
   await store.retireNewConversation(conversationId);
-}
-
-export function isDirectory(directory: string): boolean {
-  try {
-    return fs.statSync(directory).isDirectory();
-  } catch {
-    return false;
-  }
-}
-
-/**
- * The delete command, inside the owner's queue (DESIGN §2): tombstone first, so an interrupted
- * removal is finished by reindex; only once it is on disk is the conversation gone. A disk too
- * full for the tombstone still drops the conversation (which frees space), renamed away first.
- */
-export async function deleteConversationFiles(context: OwnerContext, actor: ConversationActor): Promise<void> {
-  const { store } = context;
-  assertDeletable(actor);
-  try {
-    await store.appendMetadata(actor.id, { type: "conversation.deleted", conversationId: actor.id });
-  } catch (error) {
-    if (!isStorageError(error)) throw error;
-    await store.retireConversation(actor.id).catch(() => Promise.reject(error));
-    markDeleted(actor);
-    return;
-  }
-  markDeleted(actor);
-  await store.closeConversation(actor.id);
-  fs.rmSync(store.paths.conversation(actor.id), { recursive: true, force: true });
 }
 
 /** A message that names uploads claims them; if it cannot be recorded they go back, so a retry may claim them again. */

@@ -3,7 +3,7 @@ import { AtriumError } from "../errors";
 import type { Conversation } from "../events/entities";
 import type { ModelRegistry } from "../models/registry";
 import type { Effort } from "../store/records";
-import { isDirectory } from "./conversation-creation";
+import fs from "node:fs";
 
 export interface ConversationPatch {
   title?: string;
@@ -52,5 +52,13 @@ export function assertUsable(conversation: Conversation): void {
   }
   if (conversation.missing.includes("agent")) {
     throw new AtriumError("missing_agent", `the agent "${conversation.agent}" is not defined on this machine`);
+  }
+}
+
+export function isDirectory(directory: string): boolean {
+  try {
+    return fs.statSync(directory).isDirectory();
+  } catch {
+    return false;
   }
 }

@@ -20,6 +20,8 @@ export interface EngineOwner extends Omit<ConversationOwner, "context"> {
   writeItem(session: SessionState, fields: ItemFields): Promise<Item>;
   /** Inside a command's implementation: an item completed without queueing again. */
   finishItem(session: SessionState, item: Item, fields: ItemCompletion): Promise<void>;
+  /** The running turn's 2-second progress checkpoint, as a command of the owner. */
+  checkpointTurn(sessionId: string, turnId: string): Promise<void>;
   /** Counts work running outside the queue (a title's model call) as the owner's, so it is not evicted meanwhile. */
   track<T>(work: Promise<T>): Promise<T>;
 }

@@ -1,7 +1,6 @@
-import type { EngineOwner } from "./engine-owner";
+import type { ConversationActor } from "./conversation-actor";
 import { AtriumError } from "../errors";
 import type { Objective } from "../events/entities";
-import { changeObjective, openObjective } from "./objectives";
 import type { RequestKeys } from "./request-keys";
 
 /**
@@ -10,7 +9,7 @@ import type { RequestKeys } from "./request-keys";
  */
 export function openObjectiveRequest(
   keys: RequestKeys,
-  actor: EngineOwner,
+  actor: ConversationActor,
   text: string,
   requestKey: string | undefined,
   assertUsable: () => void,
@@ -21,7 +20,7 @@ export function openObjectiveRequest(
     { objective: "open", text },
     (keyed) => {
       assertUsable();
-      return openObjective(actor, text, keyed);
+      return actor.execute({ type: "open_objective", text, keyed });
     },
     () => objectiveAsItStands(actor),
   );
@@ -29,7 +28,7 @@ export function openObjectiveRequest(
 
 export function changeObjectiveRequest(
   keys: RequestKeys,
-  actor: EngineOwner,
+  actor: ConversationActor,
   change: { status: "open" | "completed" | "blocked" | "cancelled" | "paused"; note?: string },
   requestKey: string | undefined,
 ): Promise<Objective> {
@@ -37,12 +36,12 @@ export function changeObjectiveRequest(
     actor.id,
     requestKey,
     { objective: "change", status: change.status, note: change.note },
-    (keyed) => changeObjective(actor, change, keyed),
+    (keyed) => actor.changeObjective(change, keyed),
     () => objectiveAsItStands(actor),
   );
 }
 
-function objectiveAsItStands(actor: EngineOwner): Objective {
+function objectiveAsItStands(actor: ConversationActor): Objective {
   const objective = actor.conversation().objective;
   if (!objective) throw new AtriumError("not_found", "this conversation has no objective");
   return objective;

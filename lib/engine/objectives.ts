@@ -76,29 +76,27 @@ export type Keyed = { requestKey?: string; requestHash?: string };
 
 export async function openObjective(actor: EngineOwner, text: string, keyed: Keyed = {}): Promise<Objective> {
   const objectiveText = assertObjectiveText(text);
-  return actor.locked(async () => {
-    const store = actor.context.store;
-    const previous = currentObjective(actor);
-    if (previous && (previous.status === "open" || previous.status === "paused" || previous.status === "waiting_event")) {
-      await setObjective(actor, previous, { status: "cancelled", reason: "replaced by a new objective" });
-    }
-    const objectiveId = store.newId();
-    await store.appendMetadata(actor.id, {
-      type: "objective.opened",
-      objectiveId,
-      text: objectiveText,
-      sliceLimit: actor.context.config.objectiveSliceLimit,
-      ...keyed,
-    });
-    let objective = currentObjective(actor)!;
-    actor.publish({ type: "objective.updated", objective });
-    actor.publishConversation();
-    if (!actor.root.runner && !actor.waiting.some((entry) => entry.sessionId === actor.rootSessionId)) {
-      await queueSlice(actor, objective);
-      objective = currentObjective(actor)!;
-    }
-    return objective;
+  const store = actor.context.store;
+  const previous = currentObjective(actor);
+  if (previous && (previous.status === "open" || previous.status === "paused" || previous.status === "waiting_event")) {
+    await setObjective(actor, previous, { status: "cancelled", reason: "replaced by a new objective" });
+  }
+  const objectiveId = store.newId();
+  await store.appendMetadata(actor.id, {
+    type: "objective.opened",
+    objectiveId,
+    text: objectiveText,
+    sliceLimit: actor.context.config.objectiveSliceLimit,
+    ...keyed,
   });
+  let objective = currentObjective(actor)!;
+  actor.publish({ type: "objective.updated", objective });
+  actor.publishConversation();
+  if (!actor.root.runner && !actor.waiting.some((entry) => entry.sessionId === actor.rootSessionId)) {
+    await queueSlice(actor, objective);
+    objective = currentObjective(actor)!;
+  }
+  return objective;
 }
 
 /** PATCH …/objective by the owner (/done, /objective cancel, resume) or objective_update by the agent. */
@@ -107,30 +105,26 @@ export async function changeObjective(
   change: { status: "open" | "completed" | "blocked" | "cancelled" | "paused"; note?: string },
   keyed: Keyed = {},
 ): Promise<Objective> {
-  return actor.locked(async () => {
-    const objective = currentObjective(actor);
-    if (!objective) throw new AtriumError("not_found", "this conversation has no objective");
-    const finished = ["completed", "blocked", "cancelled"].includes(objective.status);
-    if (finished && change.status !== objective.status) {
-      throw new AtriumError("not_idle", `the objective is already ${objective.status}; open a new one instead`);
+  const objective = currentObjective(actor);
+  if (!objective) throw new AtriumError("not_found", "this conversation has no objective");
+  const finished = ["completed", "blocked", "cancelled"].includes(objective.status);
+  if (finished && change.status !== objective.status) {
+    throw new AtriumError("not_idle", `the objective is already ${objective.status}; open a new one instead`);
+  }
+  if (change.status === "open") {
+    const reopened = await setObjective(actor, objective, { status: "open", reason: null, listener: null, slices: 0 }, keyed);
+    if (!actor.root.runner && !actor.waiting.some((entry) => entry.sessionId === actor.rootSessionId)) {
+      await queueSlice(actor, reopened);
     }
-    if (change.status === "open") {
-      const reopened = await setObjective(actor, objective, { status: "open", reason: null, listener: null, slices: 0 }, keyed);
-      if (!actor.root.runner && !actor.waiting.some((entry) => entry.sessionId === actor.rootSessionId)) {
-        await queueSlice(actor, reopened);
-      }
-      return currentObjective(actor)!;
-    }
-    return setObjective(actor, objective, { status: change.status, reason: change.note ?? null, listener: null }, keyed);
-  });
+    return currentObjective(actor)!;
+  }
+  return setObjective(actor, objective, { status: change.status, reason: change.note ?? null, listener: null }, keyed);
 }
 
 /** At start: an open objective with nothing running or waiting gets its next slice. */
-export function continueObjective(actor: EngineOwner): Promise<void> {
-  return actor.locked(async () => {
-    const objective = currentObjective(actor);
-    if (!objective || objective.status !== "open") return;
-    if (actor.root.runner || actor.waiting.some((entry) => entry.sessionId === actor.rootSessionId)) return;
-    await queueSlice(actor, objective);
-  });
+export async function continueObjective(actor: EngineOwner): Promise<void> {
+  const objective = currentObjective(actor);
+  if (!objective || objective.status !== "open") return;
+  if (actor.root.runner || actor.waiting.some((entry) => entry.sessionId === actor.rootSessionId)) return;
+  await queueSlice(actor, objective);
 }

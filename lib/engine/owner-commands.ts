@@ -5,12 +5,16 @@ import type { SessionState, WaitingEntry } from "../ports/session-state";
 import { cloneTurn } from "../ports/session-state";
 import type { CheckpointFields } from "../checkpoints/checkpoints";
 import { recordCompaction } from "./compaction-records";
-import type { EngineOwner } from "./engine-owner";
-import type { Inbox } from "./inbox";
+import type { OwnerState } from "./owner-state";
 import { currentObjective, setObjective } from "./objectives";
 import { answerQuestion, askQuestion, decideApproval, requestApproval } from "./parked-decisions";
 import { runningSubagents, spawnSession, takeReports } from "./subagent-sessions";
 import { OWNER_INTERRUPT_NOTICE, recordSteer } from "./turn-records";
+import { closeTurnAfterCrash, resumeHalfStartedTurns, type CrashCause } from "./crash-closing";
+import { changeObjective, continueObjective, openObjective, type Keyed } from "./objectives";
+import { wakeObjective, type GithubEvent } from "./webhook-matching";
+import { conversationChanges, type ConversationPatch } from "./conversation-patch";
+import { deleteConversation, markDeleted } from "./owner-lifecycle";
 
 /**
  * The closed set of commands that change a conversation (DESIGN §3): each is applied by its
@@ -18,9 +22,6 @@ import { OWNER_INTERRUPT_NOTICE, recordSteer } from "./turn-records";
  * compaction's model call, titles, subagent turns — runs outside and reports back through one
  * of these. The table in the issue 22 note says who sends each and what it writes.
  */
-/** The requestKey and body hash a keyed request writes with its record (DESIGN §8). */
-type Keyed = { requestKey?: string; requestHash?: string };
-
 export type OwnerCommand =
   | { type: "create_item"; sessionId: string; fields: ItemFields }
   | { type: "complete_item"; sessionId: string; item: Item; fields: ItemCompletion }
@@ -44,6 +45,17 @@ export type OwnerCommand =
   | { type: "begin_restore" }
   | { type: "end_restore" }
   | { type: "checkpoint_now" }
+  | { type: "write_turn_checkpoint"; sessionId: string; turnId: string }
+  | { type: "close_after_crash"; sessionId: string; turn: Turn; cause: CrashCause }
+  | { type: "resume_half_started" }
+  | { type: "open_objective"; text: string; keyed: Keyed }
+  | { type: "change_objective"; change: { status: "open" | "completed" | "blocked" | "cancelled" | "paused"; note?: string }; keyed: Keyed }
+  | { type: "continue_objective" }
+  | { type: "wake_objective"; event: GithubEvent }
+  | { type: "write_title"; title: string; firstLineTitle: string }
+  | { type: "update_conversation"; patch: ConversationPatch }
+  | { type: "delete_conversation" }
+  | { type: "discard_new_conversation" }
   | { type: "pump_all" };
 
 /** What each command answers. */
@@ -70,23 +82,32 @@ export interface CommandResults {
   begin_restore: void;
   end_restore: void;
   checkpoint_now: void;
+  write_turn_checkpoint: void;
+  close_after_crash: void;
+  resume_half_started: void;
+  open_objective: Objective;
+  change_objective: Objective;
+  continue_objective: void;
+  wake_objective: boolean;
+  write_title: void;
+  update_conversation: void;
+  delete_conversation: void;
+  discard_new_conversation: void;
 }
 
 export type CommandResult<C extends OwnerCommand> = C["type"] extends keyof CommandResults ? CommandResults[C["type"]] : void;
 
-/** The owner's private state the commands change, beyond what the port shows. */
-export interface OwnerState extends EngineOwner {
-  readonly inbox: Inbox;
-  holdReports: boolean;
-  manualCompaction: AbortController | null;
-  restoring: boolean;
-  hasOpenTurn(): boolean;
-}
 
 /** Applies one command; the caller (the owner's queue) runs one at a time and has checked the conversation still exists. */
 export async function applyCommand<C extends OwnerCommand>(owner: OwnerState, command: C): Promise<CommandResult<C>> {
   return (await apply(owner, command)) as CommandResult<C>;
 }
+
+type SimpleCommand =
+  | "create_item" | "complete_item" | "send_message" | "enqueue_message" | "update_waiting" | "withdraw_waiting" | "take_steers"
+  | "interrupt" | "request_approval" | "decide_approval" | "ask_question" | "answer_question" | "spawn_session" | "take_reports"
+  | "begin_compaction" | "end_compaction" | "record_compaction" | "wait_for_event" | "record_checkpoint" | "begin_restore"
+  | "end_restore" | "checkpoint_now" | "pump_all";
 
 async function apply(owner: OwnerState, command: OwnerCommand): Promise<unknown> {
   switch (command.type) {
@@ -152,6 +173,50 @@ async function apply(owner: OwnerState, command: OwnerCommand): Promise<unknown>
       return;
     case "pump_all":
       for (const session of owner.sessions.values()) await owner.pump(session);
+      return;
+    default:
+      return applyLifecycleCommand(owner, command);
+  }
+}
+
+/** The commands of the conversation's life outside one turn: recovery, objectives, title, rename, delete. */
+async function applyLifecycleCommand(owner: OwnerState, command: Exclude<OwnerCommand, { type: SimpleCommand }>): Promise<unknown> {
+  switch (command.type) {
+    case "write_turn_checkpoint": {
+      const runner = owner.session(command.sessionId).runner;
+      if (runner && runner.turn.id === command.turnId) await runner.writeCheckpoint();
+      return;
+    }
+    case "close_after_crash":
+      return closeTurnAfterCrash(owner, owner.session(command.sessionId), command.turn, command.cause);
+    case "resume_half_started":
+      return resumeHalfStartedTurns(owner);
+    case "open_objective":
+      return openObjective(owner, command.text, command.keyed);
+    case "change_objective":
+      return changeObjective(owner, command.change, command.keyed);
+    case "continue_objective":
+      return continueObjective(owner);
+    case "wake_objective":
+      return wakeObjective(owner, command.event);
+    case "write_title": {
+      const current = owner.conversation();
+      if (current.titleSource !== "auto" || current.title !== command.firstLineTitle || current.title === command.title) return;
+      await owner.context.store.appendMetadata(owner.id, { type: "conversation.updated", title: command.title, titleSource: "auto" });
+      owner.publishConversation();
+      return;
+    }
+    case "update_conversation": {
+      const changes = conversationChanges(owner.conversation(), command.patch, owner.context.models);
+      if (Object.keys(changes).length === 0) return;
+      await owner.context.store.appendMetadata(owner.id, { type: "conversation.updated", ...changes });
+      owner.publishConversation();
+      return;
+    }
+    case "delete_conversation":
+      return deleteConversation(owner);
+    case "discard_new_conversation":
+      markDeleted(owner);
       return;
   }
 }

@@ -4,7 +4,6 @@ import { listApprovals, listQuestions, openTurns } from "../store/queries";
 import type { Turn } from "../events/entities";
 import type { Store } from "../store/store";
 import type { ConversationActor } from "./conversation-actor";
-import { continueObjective } from "./objectives";
 
 /**
  * Crash recovery at start (DESIGN §3): a turn left open is closed `interrupted` with
@@ -40,7 +39,7 @@ export async function recoverOpenTurns(
   }
   // An open objective whose slice was cut short by the stop carries on with its next slice.
   for (const conversationId of conversationsWithObjective(db, "open")) {
-    await continueObjective(actorOf(conversationId));
+    await actorOf(conversationId).execute({ type: "continue_objective" });
   }
   for (const conversationId of conversationsWithWaiting(db)) {
     const actor = actorOf(conversationId);

@@ -10,11 +10,11 @@ import { catchUpIndex } from "../store/ingest";
 import * as queries from "../store/queries";
 import type { Store } from "../store/store";
 import { ConversationStaging } from "../store/conversation-staging";
-import { deleteConversationFiles, discardNewConversation, sendWithUploads, stageNewConversation, type CreateConversationInput } from "./conversation-creation";
+import { discardNewConversation, sendWithUploads, stageNewConversation, type CreateConversationInput } from "./conversation-creation";
 import { assertUsable, conversationChanges, type ConversationPatch } from "./conversation-patch";
 import { subscribeToConversation } from "./live-subscription";
 import { OwnerCache } from "./owner-cache";
-import { markDeleted, stopOwner } from "./owner-lifecycle";
+import { stopOwner } from "./owner-lifecycle";
 import { findAttachment, readArtifact, replayCreation, replayMessage, sessionsWithStatus, turnsWithLive } from "./conversation-reads";
 import type { AttachmentRef } from "../store/records";
 import { removeStaleUploads, saveUpload } from "../store/uploads";
@@ -178,7 +178,7 @@ export class Runtime {
 
   private async undoCreation(actor: ConversationActor, attachments: AttachmentRef[]): Promise<void> {
     const conversationId = actor.id;
-    await actor.locked(() => markDeleted(actor)).catch(() => undefined);
+    await actor.execute({ type: "discard_new_conversation" }).catch(() => undefined);
     await discardNewConversation(this.context, conversationId, attachments);
     this.owners.drop(actor);
     this.bus.forget(conversationId);
@@ -187,19 +187,13 @@ export class Runtime {
 
   async updateConversation(conversationId: string, patch: ConversationPatch): Promise<Conversation> {
     const actor = this.actor(conversationId);
-    return actor.locked(async () => {
-      const changes = conversationChanges(actor.conversation(), patch, this.models);
-      if (Object.keys(changes).length > 0) {
-        await this.store.appendMetadata(conversationId, { type: "conversation.updated", ...changes });
-        actor.publishConversation();
-      }
-      return this.getConversation(conversationId);
-    });
+    await actor.execute({ type: "update_conversation", patch });
+    return this.getConversation(conversationId);
   }
 
   async deleteConversation(conversationId: string): Promise<void> {
     const actor = this.actor(conversationId);
-    await actor.locked(() => deleteConversationFiles(this.context, actor));
+    await actor.execute({ type: "delete_conversation" });
     this.owners.drop(actor);
     this.context.checkpoints?.forget(conversationId);
     this.bus.forget(conversationId);

@@ -104,7 +104,7 @@ export class TurnRunner implements TurnHandle {
     // The timer only enqueues a command: the checkpoint runs in the conversation's queue.
     const checkpoints = setInterval(() => {
       this.actor
-        .locked(() => this.writeCheckpoint())
+        .checkpointTurn(this.session.id, this.turn.id)
         .catch((error: unknown) => {
           this.actor.context.log(`checkpoint of turn ${this.turn.id} failed: ${messageOf(error)}`);
           if (isStorageError(error)) this.failOnStorage({ code: error.code, message: error.message });

@@ -1,71 +1,15 @@
-import type { Objective } from "../events/entities";
 import type { ConversationActor } from "./conversation-actor";
-import { conversationsWithObjective, objectiveListener } from "../store/lookups";
+import { conversationsWithObjective } from "../store/lookups";
 import type { Store } from "../store/store";
-import { currentObjective, queueSlice, setObjective } from "./objectives";
+import type { GithubEvent } from "./webhook-matching";
 
-export interface GithubEvent {
-  name: string;
-  delivery: string | null;
-  payload: Record<string, unknown>;
-}
-
-type Listener = { source: string; match: Record<string, string | number | boolean> };
-
-/** Does a webhook satisfy a listener's match? `event` is the X-GitHub-Event name; other keys are dotted paths. */
-export function matches(listener: Listener, event: GithubEvent): string[] | null {
-  if (listener.source !== "github") return null;
-  const matched: string[] = [];
-  for (const [key, expected] of Object.entries(listener.match)) {
-    const actual = key === "event" ? event.name : readPath(event.payload, key);
-    if (actual === undefined || actual === null || String(actual) !== String(expected)) return null;
-    matched.push(`${key}=${String(expected)}`);
-  }
-  return matched;
-}
-
-function readPath(value: unknown, dotted: string): unknown {
-  let current = value;
-  for (const part of dotted.split(".")) {
-    if (typeof current !== "object" || current === null) return undefined;
-    current = (current as Record<string, unknown>)[part];
-  }
-  return current;
-}
-
-/** A short summary of the event for the slice it wakes: type, repository, action, the matched fields. */
-export function summarize(event: GithubEvent, matched: string[]): string {
-  const repository = readPath(event.payload, "repository.full_name");
-  const action = readPath(event.payload, "action");
-  return [
-    `Event: GitHub ${event.name}${action ? ` (${String(action)})` : ""}${repository ? ` on ${String(repository)}` : ""}.`,
-    `Matched: ${matched.join(", ")}.`,
-    event.delivery ? `Delivery: ${event.delivery}.` : "",
-  ]
-    .filter(Boolean)
-    .join(" ");
-}
-
-/** Wakes one conversation's objective when the event matches its listener; returns whether it did. */
-export async function wakeObjective(actor: ConversationActor, event: GithubEvent): Promise<boolean> {
-  return actor.locked(async () => {
-    const objective: Objective | null = currentObjective(actor);
-    if (!objective || objective.status !== "waiting_event") return false;
-    const stored = objectiveListener(actor.context.store.index, objective.id);
-    const listener = stored ? (JSON.parse(stored) as Listener) : null;
-    const matched = listener ? matches(listener, event) : null;
-    if (!matched) return false;
-    const reopened = await setObjective(actor, objective, { status: "open", listener: null, reason: null });
-    await queueSlice(actor, reopened, summarize(event, matched));
-    return true;
-  });
-}
+export type { GithubEvent } from "./webhook-matching";
 
 /** A verified GitHub webhook: wakes every objective whose listener matches; returns how many. */
 export async function deliverGithubEvent(store: Store, actorOf: (conversationId: string) => ConversationActor, event: GithubEvent): Promise<number> {
   let matched = 0;
   for (const conversationId of conversationsWithObjective(store.index, "waiting_event")) {
-    if (await wakeObjective(actorOf(conversationId), event)) matched += 1;
+    if (await actorOf(conversationId).execute({ type: "wake_objective", event })) matched += 1;
   }
   return matched;
 }
