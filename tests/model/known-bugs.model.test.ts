@@ -8,12 +8,9 @@ import { modelOptions } from "./model-state";
 import { runSequence } from "./model-property";
 
 /**
- * Bugs the model-based tests found, as the shortest sequences that show them. They are left out
- * of the default run (the random runs do not set these cases up unless ATRIUM_MODEL_BUGS names
- * them) and run here only with ATRIUM_MODEL_BUGS set:
- *
- *   ATRIUM_MODEL_BUGS=all npx vitest run tests/model/known-bugs.model.test.ts
- *   ATRIUM_MODEL_BUGS=all npx vitest run tests/model          # the random runs reach them too
+ * Bugs the model-based tests found, as the shortest sequences that show them; all four are fixed
+ * (issue 22) and run in every run, and the random runs reach their cases too (ATRIUM_MODEL_BUGS=none
+ * keeps the random runs away from them). What each was:
  *
  * Bug 1 (heldOwnerMessages) — DESIGN §3 Interrupt: "After the owner interrupts the root agent,
  * reports from subagents and the owner's own waiting messages wait until the owner sends
@@ -64,16 +61,16 @@ import { runSequence } from "./model-property";
  */
 const bugs = modelOptions(process.env.ATRIUM_MODEL_BUGS);
 
-describe.skipIf(!process.env.ATRIUM_MODEL_BUGS)("bugs found by the model-based tests (DESIGN vs the Runtime)", () => {
-  it.skipIf(!bugs.heldOwnerMessages)("1: the owner's waiting message stays waiting after the owner interrupts", async () => {
+describe("bugs the model-based tests found, fixed (DESIGN vs the Runtime)", () => {
+  it("1: the owner's waiting message stays waiting after the owner interrupts", async () => {
     await runSequence(bugs, [new CreateCommand("shell"), new SendCommand(0, "auto", "plain"), new InterruptCommand(0)]);
   });
 
-  it.skipIf(!bugs.steerAfterRestart)("2: a steer waiting on a parked turn is still waiting after a restart", async () => {
+  it("2: a steer waiting on a parked turn is still waiting after a restart", async () => {
     await runSequence(bugs, [new CreateCommand("ask"), new SendCommand(0, "steer", "plain"), new RestartCommand(), new AnswerQuestionCommand(0, "yes")]);
   });
 
-  it.skipIf(!bugs.steerIntoJump)("4: a jump over a left-over steer runs the jumped message; the steer becomes the turn after it", async () => {
+  it("4: a jump over a left-over steer runs the jumped message; the steer becomes the turn after it", async () => {
     await runSequence(bugs, [new CreateCommand("ask"), new SendCommand(0, "steer", "plain"), new SendCommand(0, "jump", "ask")]);
   });
 
