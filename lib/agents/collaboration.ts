@@ -1,62 +1,49 @@
 import { isAtriumError } from "../errors";
-import type { Item } from "../events/entities";
-import type { ConversationOwner } from "../ports/owner-port";
+import type { ConversationOwner, TurnHandle } from "../ports/owner-port";
 import type { SessionState } from "../ports/session-state";
-import type { TurnHandle } from "../ports/owner-port";
+import { failed, ok, type ConversationToolContext } from "../tools/conversation-tool";
+import type { ToolResult } from "../tools/tool";
 
 const DEFAULT_WAIT_MS = 5 * 60_000;
 const MAXIMUM_WAIT_MS = 30 * 60_000;
 
-type Result = { status: "completed" | "failed"; output: string };
+type Result = ToolResult;
 
-/** The collaboration tools of DESIGN §5, run by the turn runner of the calling session. */
-export async function runCollaborationTool(runner: TurnHandle, item: Item): Promise<Result | null> {
-  const input = (item.input ?? {}) as Record<string, unknown>;
-  switch (item.toolName) {
-    case "spawn_agent":
-      return spawnAgent(runner, input);
-    case "send_message":
-      return withAgent(runner, input, async (child) => {
-        const text = typeof input.text === "string" ? input.text : "";
-        if (text.trim() === "") return failed("Invalid input for send_message: text: a non-empty string is required");
-        try {
-          const outcome = await runner.actor.sendMessage({
-            text,
-            mode: child.runner ? "steer" : "auto",
-            sessionId: child.id,
-            origin: "parent",
-          });
-          return ok(`Message ${outcome.message.status} for ${child.id}.`);
-        } catch (error) {
-          // A full Waiting list is an answer the model can act on (wait for the agent), not a failed turn.
-          if (isAtriumError(error) && error.code === "queue_full") return failed(`Not sent: ${error.message}`);
-          throw error;
-        }
-      });
-    case "interrupt_agent":
-      return withAgent(runner, input, async (child) => {
-        const turn = await runner.actor.interrupt(child.id, false);
-        return ok(turn ? `Interrupting ${child.id} (turn ${turn.id}).` : `${child.id} was not running.`);
-      });
-    case "inspect_agent":
-      return withAgent(runner, input, async (child) => ok(JSON.stringify(inspect(child), null, 2)));
-    case "wait_agents":
-      return waitAgents(runner, input);
-    default:
-      return null;
-  }
+/** The collaboration tools of DESIGN §5 (declared in lib/tools/engine-tools), each on input its schema parsed. */
+export async function sendToAgent(input: { agentId: string; text: string }, { turn }: ConversationToolContext): Promise<Result> {
+  return withAgent(turn, input.agentId, async (child) => {
+    try {
+      const outcome = await turn.actor.sendMessage({ text: input.text, mode: child.runner ? "steer" : "auto", sessionId: child.id, origin: "parent" });
+      return ok(`Message ${outcome.message.status} for ${child.id}.`);
+    } catch (error) {
+      // A full Waiting list is an answer the model can act on (wait for the agent), not a failed turn.
+      if (isAtriumError(error) && error.code === "queue_full") return failed(`Not sent: ${error.message}`);
+      throw error;
+    }
+  });
 }
 
-async function spawnAgent(runner: TurnHandle, input: Record<string, unknown>): Promise<Result> {
+export function interruptAgent(input: { agentId: string }, { turn }: ConversationToolContext): Promise<Result> {
+  return withAgent(turn, input.agentId, async (child) => {
+    const interrupted = await turn.actor.interrupt(child.id, false);
+    return ok(interrupted ? `Interrupting ${child.id} (turn ${interrupted.id}).` : `${child.id} was not running.`);
+  });
+}
+
+export function inspectAgent(input: { agentId: string }, { turn }: ConversationToolContext): Promise<Result> {
+  return withAgent(turn, input.agentId, async (child) => ok(JSON.stringify(inspect(child), null, 2)));
+}
+
+export async function spawnAgent(input: { task: string; agent?: string; history?: boolean }, { turn: runner }: ConversationToolContext): Promise<Result> {
   const { actor, session } = runner;
   const context = actor.context;
-  const task = typeof input.task === "string" ? input.task : "";
+  const task = input.task;
   if (task.trim() === "") return failed("Invalid input for spawn_agent: task: a non-empty string is required");
   const depthLimit = context.config.subagentDepthLimit;
   if (session.depth + 1 > depthLimit) {
     return failed(`Cannot spawn: subagents may nest ${depthLimit} levels deep and this agent is at depth ${session.depth}. Do the work yourself.`);
   }
-  const agentName = typeof input.agent === "string" && input.agent !== "" ? input.agent : "default";
+  const agentName = input.agent ? input.agent : "default";
   const agent = context.agent(agentName, actor.conversation().cwd);
   if (!agent) return failed(`Unknown agent "${agentName}". Pick one of the agents listed in the tool description.`);
   const model = agent.model && context.models.get(agent.model) ? agent.model : runner.turn.model;
@@ -70,13 +57,12 @@ async function spawnAgent(runner: TurnHandle, input: Record<string, unknown>): P
   return ok(JSON.stringify({ agentId: child.id }));
 }
 
-async function waitAgents(runner: TurnHandle, input: Record<string, unknown>): Promise<Result> {
+export async function waitAgents(input: { ids: string[]; timeoutMs?: number }, { turn: runner }: ConversationToolContext): Promise<Result> {
   const { actor, session } = runner;
-  const ids = Array.isArray(input.ids) ? input.ids.filter((id): id is string => typeof id === "string") : [];
-  if (ids.length === 0) return failed("Invalid input for wait_agents: ids: give at least one agentId");
+  const ids = input.ids;
   const unknown = ids.filter((id) => !isDescendant(actor, session, id));
   if (unknown.length > 0) return failed(`Unknown agentId ${unknown.join(", ")}: not a subagent of this agent.`);
-  const timeoutMs = Math.min(typeof input.timeoutMs === "number" && input.timeoutMs > 0 ? input.timeoutMs : DEFAULT_WAIT_MS, MAXIMUM_WAIT_MS);
+  const timeoutMs = Math.min(input.timeoutMs ?? DEFAULT_WAIT_MS, MAXIMUM_WAIT_MS);
   const wanted = new Set(ids);
   const reports = new Map<string, string>();
   for (const report of await actor.takeReports(session, wanted, runner.turn.id)) reports.set(report.childId, report.text);
@@ -109,8 +95,7 @@ async function waitAgents(runner: TurnHandle, input: Record<string, unknown>): P
   return ok(lines.join("\n\n"));
 }
 
-async function withAgent(runner: TurnHandle, input: Record<string, unknown>, act: (child: SessionState) => Promise<Result>): Promise<Result> {
-  const agentId = typeof input.agentId === "string" ? input.agentId : "";
+async function withAgent(runner: TurnHandle, agentId: string, act: (child: SessionState) => Promise<Result>): Promise<Result> {
   if (!isDescendant(runner.actor, runner.session, agentId)) {
     return failed(`Unknown agentId "${agentId}": not a subagent of this agent. Use the agentId spawn_agent returned.`);
   }
@@ -143,12 +128,4 @@ export function inspect(child: SessionState) {
     })),
     usage: { items: usage, lastReportedInputTokens: child.lastReportedInput },
   };
-}
-
-function ok(output: string): Result {
-  return { status: "completed", output };
-}
-
-function failed(output: string): Result {
-  return { status: "failed", output };
 }

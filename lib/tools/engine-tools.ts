@@ -1,13 +1,15 @@
 import { z } from "zod";
 import { defineTool, type AnyToolDefinition } from "./tool";
+import type { ConversationToolContext } from "./conversation-tool";
+import { askUser, compactContext, forgetMemory, readArtifact, rememberMemory } from "./conversation-tools";
+import { updateObjective, waitForEvent } from "./objective-tools";
+import { inspectAgent, interruptAgent, sendToAgent, spawnAgent, waitAgents } from "../agents/collaboration";
 
 /**
- * Tools whose effect is on the conversation itself, so the turn runner handles them
- * instead of lib/tools: their execute is never called.
+ * Tools whose effect is on the conversation itself, each declared once: its schema (what the
+ * model sees, and what parses its input) and its execute, which acts through the running
+ * turn's port (ConversationToolContext). Tool dispatch runs them without an approval.
  */
-function engineHandled(): never {
-  throw new Error("handled by the turn runner");
-}
 
 export const askUserTool = defineTool({
   name: "ask_user",
@@ -18,7 +20,7 @@ export const askUserTool = defineTool({
     question: z.string().min(1).describe("The question, in one or two sentences."),
     choices: z.array(z.string().min(1)).max(10).optional().describe("Possible answers to offer."),
   }),
-  execute: engineHandled,
+  execute: askUser,
 });
 
 export const compactContextTool = defineTool({
@@ -27,7 +29,7 @@ export const compactContextTool = defineTool({
     "Compact the conversation's context now: older history is replaced by a summary before your next step. " +
     "Use it before a long new phase of work when the context is getting full.",
   inputSchema: z.object({}),
-  execute: engineHandled,
+  execute: compactContext,
 });
 
 export const readArtifactTool = defineTool({
@@ -39,7 +41,7 @@ export const readArtifactTool = defineTool({
     id: z.string().describe("The artifact id from the preview."),
     page: z.number().int().min(1).optional().describe("Page number, from 1 (default 1)."),
   }),
-  execute: engineHandled,
+  execute: readArtifact,
 });
 
 const SPAWN_DESCRIPTION =
@@ -55,7 +57,7 @@ export const spawnAgentTool = defineTool({
     agent: z.string().optional().describe("The agent definition to use."),
     history: z.boolean().optional().describe("Give the subagent your finished history as context."),
   }),
-  execute: engineHandled,
+  execute: spawnAgent,
 });
 
 /** spawn_agent's description lists the defined agents, so the model can pick one. */
@@ -68,28 +70,28 @@ export const sendMessageTool = defineTool({
   name: "send_message",
   description: "Send a message to one of your subagents: it joins its running turn, or starts a new one when it is idle.",
   inputSchema: z.object({ agentId: z.string(), text: z.string().min(1) }),
-  execute: engineHandled,
+  execute: sendToAgent,
 });
 
 export const waitAgentsTool = defineTool({
   name: "wait_agents",
   description: "Wait until the listed subagents report (each finishes a turn), or until timeoutMs passes; returns their reports.",
   inputSchema: z.object({ ids: z.array(z.string()).min(1), timeoutMs: z.number().int().positive().optional() }),
-  execute: engineHandled,
+  execute: waitAgents,
 });
 
 export const interruptAgentTool = defineTool({
   name: "interrupt_agent",
   description: "Interrupt a subagent's running turn.",
   inputSchema: z.object({ agentId: z.string() }),
-  execute: engineHandled,
+  execute: interruptAgent,
 });
 
 export const inspectAgentTool = defineTool({
   name: "inspect_agent",
   description: "See a subagent's status, current turn, last items and usage.",
   inputSchema: z.object({ agentId: z.string() }),
-  execute: engineHandled,
+  execute: inspectAgent,
 });
 
 
@@ -103,7 +105,7 @@ export const objectiveUpdateTool = defineTool({
     status: z.enum(["completed", "blocked", "cancelled"]),
     note: z.string().max(2000).optional(),
   }),
-  execute: engineHandled,
+  execute: updateObjective,
 });
 
 export const waitForEventTool = defineTool({
@@ -116,7 +118,7 @@ export const waitForEventTool = defineTool({
     source: z.literal("github"),
     match: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])),
   }),
-  execute: engineHandled,
+  execute: waitForEvent,
 });
 
 
@@ -127,14 +129,14 @@ export const rememberTool = defineTool({
     "Save a short memory for future conversations with this agent (a fact about the owner, the project or a decision). " +
     "Saving under an existing title replaces it.",
   inputSchema: z.object({ title: z.string().min(1).max(120), text: z.string().min(1).max(4000) }),
-  execute: engineHandled,
+  execute: rememberMemory,
 });
 
 export const forgetTool = defineTool({
   name: "forget",
   description: "Delete a saved memory by its title.",
   inputSchema: z.object({ title: z.string().min(1).max(120) }),
-  execute: engineHandled,
+  execute: forgetMemory,
 });
 
 export const engineTools: readonly AnyToolDefinition[] = [

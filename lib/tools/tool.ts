@@ -26,19 +26,19 @@ export interface ToolResult {
   sandbox?: SandboxBackend;
 }
 
-export interface ToolDefinition<Input> {
+export interface ToolDefinition<Input, Context extends ToolContext = ToolContext> {
   name: string;
   description: string;
   inputSchema: z.ZodType<Input>;
   /** Sent to the model instead of inputSchema's conversion: an MCP server's own JSON Schema. */
   inputJsonSchema?: Record<string, unknown>;
-  execute(input: Input, context: ToolContext): Promise<ToolResult>;
+  execute(input: Input, context: Context): Promise<ToolResult>;
 }
 
 /** A tool of any input, as held in catalogs; input is checked by runTool before execute sees it. */
 export type AnyToolDefinition = ToolDefinition<unknown>;
 
-export function defineTool<Input>(definition: ToolDefinition<Input>): ToolDefinition<Input> {
+export function defineTool<Input, Context extends ToolContext = ToolContext>(definition: ToolDefinition<Input, Context>): ToolDefinition<Input, Context> {
   return definition;
 }
 
@@ -46,10 +46,10 @@ export function defineTool<Input>(definition: ToolDefinition<Input>): ToolDefini
  * Runs a tool on input that came from the model. Never throws: bad input and
  * errors become failed results, so the model can read them and try again.
  */
-export async function runTool<Input>(
-  definition: ToolDefinition<Input>,
+export async function runTool<Input, Context extends ToolContext>(
+  definition: ToolDefinition<Input, Context>,
   rawInput: unknown,
-  context: ToolContext,
+  context: Context,
 ): Promise<ToolResult> {
   const parsed = definition.inputSchema.safeParse(rawInput);
   if (!parsed.success) {

@@ -79,6 +79,17 @@ describe("ask_user", () => {
     await expect(harness.runtime.answerQuestion(question.id, "a", "answer-1")).rejects.toMatchObject({ code: "idempotency_conflict" });
   });
 
+  it("a call whose input its schema refuses fails with the schema's words and asks nothing", async () => {
+    harness = await startHarness();
+    const created = await harness.runtime.createConversation({ text: '[[tool:ask_user {"choices":["a"]}]]' });
+    const id = created.conversation.id;
+    expect((await harness.turnEnded(id, created.turn.id)).status).toBe("completed");
+    const call = harness.items(id).find((item) => item.kind === "tool_call")!;
+    expect(call.status).toBe("failed");
+    expect(call.output).toMatch(/^Invalid input for ask_user: question: /);
+    expect(harness.runtime.listQuestions(id)).toEqual([]);
+  });
+
   it("an interrupt while parked marks the call interrupted and leaves no question pending", async () => {
     harness = await startHarness();
     const { conversationId, turnId, question } = await parkOnQuestion();
