@@ -51,7 +51,7 @@ export function ConversationComposer({ draftKey, models, attachments, injected, 
   return (
     <div className="shrink-0 px-3 pb-3 md:px-6">
       <div className="mx-auto w-full max-w-3xl">
-        <WaitingList conversationId={id} waiting={state.waiting} />
+        <WaitingList conversationId={id} waiting={state.waiting} held={!busy && conversation.status === "idle"} />
         <AttachmentChips tray={attachments} />
         <Composer
           draftKey={draftKey}

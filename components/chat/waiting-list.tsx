@@ -11,13 +11,16 @@ import { apiFetch, errorMessage } from "@/components/shared/api-client";
 
 const MODE_LABEL: Record<Waiting["mode"], string> = { steer: "steer", queue: "queued", jump: "jump" };
 
-/** Messages sent while a turn ran and not yet taken: edit, withdraw, steer now or jump. */
-export function WaitingList({ conversationId, waiting }: { conversationId: string; waiting: Waiting[] }) {
+/**
+ * Messages sent while a turn ran and not yet taken: edit, withdraw, steer now or jump. With
+ * nothing running they are held (after the owner's interrupt, DESIGN §3): the header says how to go on.
+ */
+export function WaitingList({ conversationId, waiting, held }: { conversationId: string; waiting: Waiting[]; held: boolean }) {
   if (waiting.length === 0) return null;
   return (
     <section aria-label="Waiting messages" className="mb-2 rounded-xl border bg-muted/40 p-1.5">
       <h2 className="px-2 pt-0.5 pb-1 text-xs font-medium text-muted-foreground">
-        Waiting ({waiting.length})
+        Waiting ({waiting.length}){held && " · paused after your interrupt: Jump now runs one, or send a message"}
       </h2>
       <ul className="grid max-h-[30vh] gap-1 overflow-y-auto">
         {waiting.map((entry) => (

@@ -37,10 +37,18 @@ export class Inbox {
     }));
   }
 
-  /** One session's messages in the order they start: jumps, then the owner's, then the rest. */
+  /**
+   * One session's messages in the order they start: jumps, then a steer whose turn ended unread
+   * (it becomes the next turn, DESIGN §3), then the owner's, then the rest.
+   */
   ordered(sessionId: string): WaitingEntry[] {
     const mine = this.entries.filter((entry) => entry.sessionId === sessionId);
-    const rank = (entry: WaitingEntry) => (entry.mode === "jump" ? 0 : entry.origin === "owner" ? 1 : 2);
+    const rank = (entry: WaitingEntry) => {
+      if (entry.mode === "jump") return 0;
+      const owner = entry.origin === "owner";
+      if (entry.mode === "steer") return owner ? 1 : 3;
+      return owner ? 2 : 4;
+    };
     return mine.sort((a, b) => rank(a) - rank(b) || a.position - b.position);
   }
 

@@ -17,7 +17,7 @@ test("Jump interrupts the running turn and goes first; Steer joins the next mode
   await expect(conversation.history.getByRole("note").filter({ hasText: "interrupted by the owner" })).toBeVisible();
   await expect(conversation.assistantMessages.first()).toHaveAttribute("data-status", "interrupted");
 
-  // The jump runs next and the steer joins it before its model call; the queued message gets a turn of its own.
+  // The jump runs next; the steer its turn never read becomes the turn after it; the queued message gets a turn of its own.
   await expect(conversation.lastReply).toHaveText("You said: queued message", { timeout: 30_000 });
   await conversation.expectIdle();
   await expect(conversation.waitingList).toBeHidden();
@@ -41,7 +41,7 @@ test("Steer hands a message to a running turn, which reads it at its next model 
   await expect(conversation.userMessages).toHaveCount(2);
 });
 
-test("a waiting message can be edited and withdrawn", async ({ app, api }) => {
+test("a waiting message can be edited and withdrawn, and waits after an interrupt until the owner runs it", async ({ app, api }) => {
   const created = await api.createConversation(`${unique("long")} ${LONG}`);
   const conversation = await ConversationPage.open(app.page, created.id);
   await conversation.expectRunning();
@@ -60,7 +60,12 @@ test("a waiting message can be edited and withdrawn", async ({ app, api }) => {
   await conversation.waitingMessage("drop me").getByRole("button", { name: "Withdraw" }).click();
   await expect(conversation.waitingMessage("drop me")).toHaveCount(0);
 
+  // Stop means stop (DESIGN §3): after the interrupt the message waits, paused, until the owner runs it.
   await conversation.interruptButton.click();
+  await conversation.expectIdle();
+  await expect(app.page.getByRole("region", { name: "Waiting messages" })).toContainText("paused after your interrupt");
+  await expect(conversation.waitingMessage("edited message")).toBeVisible();
+  await conversation.waitingMessage("edited message").getByRole("button", { name: "Jump now" }).click();
   await expect(conversation.lastReply).toHaveText("You said: edited message w1 w2", { timeout: 30_000 });
   await conversation.expectIdle();
   await expect(conversation.userMessages.filter({ hasText: "drop me" })).toHaveCount(0);
