@@ -14,6 +14,7 @@ import type { CompactionResult, InterruptReason, ItemCompletion, ItemFields, Mes
 import { resumeParkedTurn, startTurn } from "./turn-starting";
 import { closeTurn } from "./turn-closing";
 import { Inbox } from "./inbox";
+import { getApproval, getQuestion } from "../store/queries";
 import { runningSubagents } from "./subagent-sessions";
 import { applyCommand, type CommandResult, type OwnerCommand } from "./owner-commands";
 import type { OwnerState } from "./owner-state";
@@ -210,7 +211,11 @@ export class ConversationActor implements OwnerState {
 
   // ---- approvals and questions ---------------------------------------------
 
+  /** A parked turn waits for this decision; one already made (between the ask and the park) wakes it at once. */
   onDecision(id: string, wake: () => void): void {
+    const db = this.context.store.index;
+    const decided = (getApproval(db, id)?.status ?? "pending") !== "pending" || (getQuestion(db, id)?.status ?? "pending") !== "pending";
+    if (decided) return wake();
     this.decisionWaiters.set(id, wake);
   }
 
