@@ -30,8 +30,8 @@ export type { MessageInput, MessageOutcome } from "../ports/owner-port";
 export class ConversationActor implements OwnerState {
   readonly sessions = new Map<string, SessionState>();
   inbox!: Inbox;
-  /** After the owner interrupts the root agent, subagent reports wait for the owner's next message. */
-  holdReports = false;
+  /** After the owner interrupts the root agent, nothing waiting starts (reports and the owner's own messages) until the owner sends or jumps one. */
+  holdWaiting = false;
   deleted = false;
   /** Set when the server stops: nothing new starts, open turns close with server_stopped. */
   stopped = false;
@@ -299,7 +299,7 @@ export class ConversationActor implements OwnerState {
     if (this.restoring) return;
     // A subagent with messages waits for a free place (subagentConcurrencyLimit), as spawn_agent does.
     if (session.parentSessionId !== null && runningSubagents(this) >= this.context.config.subagentConcurrencyLimit) return;
-    const inputs = this.inbox.next(session.id, this.holdReports && session.id === this.rootSessionId);
+    const inputs = this.inbox.next(session.id, this.holdWaiting && session.id === this.rootSessionId);
     if (inputs.length > 0) await this.startTurn(session, inputs);
   }
 

@@ -22,7 +22,8 @@ import { deleteConversation, markDeleted } from "./owner-lifecycle";
  * compaction's model call, titles, subagent turns — runs outside and reports back through one
  * of these. The table in the issue 22 note says who sends each and what it writes.
  */
-export type OwnerCommand =
+/** The commands of the conversation's messages and turns. */
+type ConversationCommand =
   | { type: "create_item"; sessionId: string; fields: ItemFields }
   | { type: "complete_item"; sessionId: string; item: Item; fields: ItemCompletion }
   | { type: "send_message"; input: MessageInput }
@@ -45,6 +46,10 @@ export type OwnerCommand =
   | { type: "begin_restore" }
   | { type: "end_restore" }
   | { type: "checkpoint_now" }
+  | { type: "pump_all" };
+
+/** The commands of the conversation's life outside one turn: recovery, objectives, title, rename, delete. */
+type LifecycleCommand =
   | { type: "write_turn_checkpoint"; sessionId: string; turnId: string }
   | { type: "close_after_crash"; sessionId: string; turn: Turn; cause: CrashCause }
   | { type: "resume_half_started" }
@@ -55,8 +60,9 @@ export type OwnerCommand =
   | { type: "write_title"; title: string; firstLineTitle: string }
   | { type: "update_conversation"; patch: ConversationPatch }
   | { type: "delete_conversation" }
-  | { type: "discard_new_conversation" }
-  | { type: "pump_all" };
+  | { type: "discard_new_conversation" };
+
+export type OwnerCommand = ConversationCommand | LifecycleCommand;
 
 /** What each command answers. */
 export interface CommandResults {
@@ -102,12 +108,6 @@ export type CommandResult<C extends OwnerCommand> = C["type"] extends keyof Comm
 export async function applyCommand<C extends OwnerCommand>(owner: OwnerState, command: C): Promise<CommandResult<C>> {
   return (await apply(owner, command)) as CommandResult<C>;
 }
-
-type SimpleCommand =
-  | "create_item" | "complete_item" | "send_message" | "enqueue_message" | "update_waiting" | "withdraw_waiting" | "take_steers"
-  | "interrupt" | "request_approval" | "decide_approval" | "ask_question" | "answer_question" | "spawn_session" | "take_reports"
-  | "begin_compaction" | "end_compaction" | "record_compaction" | "wait_for_event" | "record_checkpoint" | "begin_restore"
-  | "end_restore" | "checkpoint_now" | "pump_all";
 
 async function apply(owner: OwnerState, command: OwnerCommand): Promise<unknown> {
   switch (command.type) {
@@ -179,8 +179,7 @@ async function apply(owner: OwnerState, command: OwnerCommand): Promise<unknown>
   }
 }
 
-/** The commands of the conversation's life outside one turn: recovery, objectives, title, rename, delete. */
-async function applyLifecycleCommand(owner: OwnerState, command: Exclude<OwnerCommand, { type: SimpleCommand }>): Promise<unknown> {
+async function applyLifecycleCommand(owner: OwnerState, command: LifecycleCommand): Promise<unknown> {
   switch (command.type) {
     case "write_turn_checkpoint": {
       const runner = owner.session(command.sessionId).runner;
@@ -225,7 +224,7 @@ const JUMP: InterruptReason = { code: "interrupted", message: OWNER_INTERRUPT_NO
 
 async function sendMessage(owner: OwnerState, input: MessageInput): Promise<MessageOutcome> {
   const session = owner.session(input.sessionId);
-  if (input.origin === "owner" && session.id === owner.rootSessionId) owner.holdReports = false;
+  if (input.origin === "owner" && session.id === owner.rootSessionId) owner.holdWaiting = false;
   const runner = session.runner;
   const newId = () => owner.context.store.newId();
   if (!runner && mustWait(owner, session)) {
@@ -262,7 +261,7 @@ async function updateWaiting(owner: OwnerState, messageId: string, patch: { text
   const entry = await owner.inbox.update(messageId, patch, runningTurnId);
   const session = owner.session(entry.sessionId);
   // Asking a waiting message to run now lifts the hold an owner's interrupt put on the list.
-  if (patch.mode === "jump" && entry.origin === "owner" && session.id === owner.rootSessionId) owner.holdReports = false;
+  if (patch.mode === "jump" && entry.origin === "owner" && session.id === owner.rootSessionId) owner.holdWaiting = false;
   if (patch.mode === "jump" && session.runner) session.runner.interrupt(JUMP);
   else if (!session.runner) await owner.pump(session);
   return owner.waitingList().find((waiting) => waiting.id === messageId) ?? { ...entry };
@@ -283,7 +282,7 @@ async function takeSteers(owner: OwnerState, session: SessionState, turn: Turn):
 
 function interrupt(owner: OwnerState, sessionId: string, byOwner: boolean): Turn | null {
   const session = owner.session(sessionId);
-  if (byOwner && session.id === owner.rootSessionId) owner.holdReports = true;
+  if (byOwner && session.id === owner.rootSessionId) owner.holdWaiting = true;
   if (session.id === owner.rootSessionId) owner.manualCompaction?.abort(new Error("the owner interrupted the compaction"));
   if (!session.runner) return null;
   session.runner.interrupt({ code: "interrupted", message: OWNER_INTERRUPT_NOTICE, byOwner });

@@ -4,7 +4,7 @@ import type { Inbox } from "./inbox";
 /** The owner's private state the commands change, beyond what the port shows (lib/engine only). */
 export interface OwnerState extends EngineOwner {
   readonly inbox: Inbox;
-  holdReports: boolean;
+  holdWaiting: boolean;
   manualCompaction: AbortController | null;
   restoring: boolean;
   deleted: boolean;

@@ -3,7 +3,7 @@ import { ConversationPage, expect, test, unique } from "./support/fixtures";
 /** Long enough to outlast a slow page load; every test stops it early. */
 const LONG = "[[delay:400]] [[stream:200]]";
 
-test("Jump interrupts the running turn and goes first; Steer joins the next model call; Queue waits its turn", async ({ app, api }) => {
+test("Jump interrupts the running turn and goes first; a Steer the turn never read becomes the next turn; Queue waits its turn", async ({ app, api }) => {
   const created = await api.createConversation(`${unique("first")} ${LONG}`);
   const conversation = await ConversationPage.open(app.page, created.id);
   await conversation.expectRunning();

@@ -19,7 +19,7 @@ import { runSequence } from "./model-property";
  * [create(shell→c1), send(c1, auto, spawn "m2"), rename(c1), delete(c1), interrupt(c1)]
  * → after interrupt, c1's waiting list is [] where the model expects ["m2" queued].
  * Cause: lib/engine/inbox.ts:52 (Inbox.next) holds back only entries whose origin is not "owner"
- * (`entry.origin === "owner" || !holdReports`), and lib/engine/turn-closing.ts:75 (afterTurn)
+ * (`entry.origin === "owner" || !holdWaiting`), and lib/engine/turn-closing.ts:75 (afterTurn)
  * pumps the session after every turn, an owner's interrupt included.
  *
  * Bug 2 (steerAfterRestart) — DESIGN §3 Inbox: a steer "is read before the next model call". Seen:
