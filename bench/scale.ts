@@ -1,5 +1,4 @@
 import fs from "node:fs";
-import path from "node:path";
 import { reindex } from "../lib/store/reindex";
 import { runFigureIfMain, type Check, type Measure } from "./support/figure";
 import { writeFixture } from "./support/reindex-fixture";

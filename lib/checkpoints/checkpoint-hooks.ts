@@ -1,5 +1,5 @@
 import path from "node:path";
-import type { CheckpointReason } from "./checkpoints";
+import type { CheckpointFields, CheckpointReason } from "./checkpoints";
 import { filesChangedSince, restoreFilesBefore, type RestoreOutcome } from "./restore-files";
 import { AtriumError } from "../errors";
 import type { Item } from "../events/entities";
@@ -93,8 +93,9 @@ function untilAborted(work: Promise<void>, signal: AbortSignal): Promise<void> {
 /** After a fork or rewind: the new conversation gets the checkpoints taken before its cut. */
 export async function copyCheckpointsToFork(
   source: ConversationOwner,
-  forkedId: string,
   options: { throughItemId?: string; beforeItemId?: string },
+  /** The fork's owner recording one copied checkpoint (its record_checkpoint command). */
+  record: (fields: CheckpointFields) => Promise<void>,
 ): Promise<void> {
   const checkpoints = source.context.checkpoints;
   if (!checkpoints) return;
@@ -103,5 +104,5 @@ export async function copyCheckpointsToFork(
   const target = options.beforeItemId ?? options.throughItemId;
   const index = target ? items.findIndex((item) => item.id === target) : -1;
   const firstLeftOut = index === -1 ? undefined : options.beforeItemId ? items[index] : items[index + 1];
-  await checkpoints.copy(source.id, forkedId, firstLeftOut?.createdAt ?? null, source.root.runner?.turn.id ?? null);
+  await checkpoints.copy(firstLeftOut?.createdAt ?? null, source.root.runner?.turn.id ?? null, source.id, record);
 }

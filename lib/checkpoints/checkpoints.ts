@@ -3,13 +3,12 @@ import type { MetadataRecord } from "../store/records";
 import type { Store } from "../store/store";
 
 /**
- * What checkpoints need of the store: the conversation's records to read, and one kind of
- * record to append, handed over by the engine (the owner of every other write).
+ * What checkpoints need of the store: the conversation's records to read. They write none: a
+ * checkpoint record is the owner's (record_checkpoint), which hands it back here (`remember`).
  */
 export interface CheckpointLedger {
   paths: Store["paths"];
   readMetadata: Store["readMetadata"];
-  appendCheckpoint(conversationId: string, fields: CheckpointFields): Promise<MetadataRecord>;
 }
 
 export type CheckpointFields = { turnId: string | null; itemId: string | null; cwd: string; tree: string; reason: CheckpointReason; takenAt?: string };
@@ -72,14 +71,9 @@ export class Checkpoints {
     await Promise.allSettled([...this.inFlight.values()].flatMap((running) => [...running]));
   }
 
-  /** Appends the record naming a tree; the caller makes sure the conversation still exists. */
-  async record(
-    conversationId: string,
-    fields: CheckpointFields,
-  ): Promise<void> {
-    const list = this.list(conversationId);
-    const written = await this.store.appendCheckpoint(conversationId, fields);
-    if (written.type === "checkpoint") list.push(written);
+  /** A checkpoint record the owner wrote (record_checkpoint): read with the others from now on. */
+  remember(conversationId: string, written: MetadataRecord): void {
+    if (written.type === "checkpoint") this.list(conversationId).push(written);
   }
 
   list(conversationId: string): CheckpointRecord[] {
@@ -97,13 +91,13 @@ export class Checkpoints {
    * A fork carries its parent's checkpoints taken before `cut` (the createdAt of the first item
    * it does not copy; null: all), so Restart from here keeps working on the copied messages.
    */
-  async copy(fromId: string, toId: string, cut: string | null, skipTurnId: string | null): Promise<void> {
+  async copy(cut: string | null, skipTurnId: string | null, fromId: string, record: (fields: CheckpointFields) => Promise<void>): Promise<void> {
     const copied = this.list(fromId).filter(
       (record) => (cut === null || (record.takenAt ?? record.at) < cut) && (record.turnId === null || record.turnId !== skipTurnId),
     );
     await Promise.all(
       copied.map(({ turnId, itemId, cwd, tree, reason, takenAt, at }) =>
-        this.record(toId, { turnId, itemId, cwd, tree, reason, takenAt: takenAt ?? at }),
+        record({ turnId, itemId, cwd, tree, reason, takenAt: takenAt ?? at }),
       ),
     );
   }

@@ -1,5 +1,5 @@
 import { AtriumError } from "../errors";
-import type { CheckpointRecord, Checkpoints } from "./checkpoints";
+import type { CheckpointFields, CheckpointRecord, Checkpoints } from "./checkpoints";
 
 export interface RestoreMessage {
   turnId: string | null;
@@ -49,7 +49,7 @@ export async function restoreFilesBefore(
   checkpoints: Checkpoints,
   conversationId: string,
   message: RestoreMessage,
-  options: { force: boolean; record: (fields: Parameters<Checkpoints["record"]>[1]) => Promise<void> },
+  options: { force: boolean; record: (fields: CheckpointFields) => Promise<void> },
 ): Promise<RestoreOutcome> {
   const records = checkpoints.list(conversationId);
   const before = checkpointBefore(records, message);

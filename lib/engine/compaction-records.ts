@@ -11,7 +11,7 @@ import type { EngineOwner } from "./engine-owner";
 export async function recordCompaction(actor: EngineOwner, session: SessionState, result: CompactionResult): Promise<Item> {
   if (result.signal.aborted) throw result.signal.reason;
   const summary = await actor.writeItem(session, { turnId: result.turnId, kind: "compaction_summary", status: "completed", text: result.text });
-  await actor.context.store.appendMetadata(actor.id, {
+  await actor.records.append({
     type: "compaction",
     sessionId: session.id,
     itemId: summary.id,

@@ -7,15 +7,14 @@ import type { CrashCause } from "./crash-closing";
 import { ItemWriter } from "./item-writer";
 import { missingParts } from "./missing";
 import { loadOwnerState } from "./owner-loading";
-import { currentObjective, type Keyed } from "./objectives";
+import { OwnerRecords } from "./owner-records";
+import { applyTurnReport, type TurnReport } from "./turn-reports";
+import type { Keyed } from "./objectives";
 import { liveItems, runningTurns, type SessionState, type WaitingEntry } from "../ports/session-state";
 import { ConversationSnapshot } from "./conversation-snapshot";
 import type { CompactionResult, InterruptReason, ItemCompletion, ItemFields, MessageInput, MessageOutcome, OwnerEvent, SpawnOptions, TurnHandle, TurnInput } from "../ports/owner-port";
-import { resumeParkedTurn, startTurn } from "./turn-starting";
-import { closeTurn } from "./turn-closing";
+import { resumeParkedTurn, startNextTurn, startTurn } from "./turn-starting";
 import { Inbox } from "./inbox";
-import { getApproval, getQuestion } from "../store/queries";
-import { runningSubagents } from "./subagent-sessions";
 import { applyCommand, type CommandResult, type OwnerCommand } from "./owner-commands";
 import type { OwnerState } from "./owner-state";
 import type { CheckpointFields } from "../checkpoints/checkpoints";
@@ -56,15 +55,16 @@ export class ConversationActor implements OwnerState {
     readonly context: OwnerContext,
     readonly id: string,
     readonly rootSessionId: string,
+    readonly records: OwnerRecords,
   ) {
     this.snapshot = new ConversationSnapshot(context, id);
   }
 
   static load(context: OwnerContext, conversationId: string): ConversationActor {
-    const state = loadOwnerState(context, conversationId);
-    const actor = new ConversationActor(context, conversationId, state.rootSessionId);
+    const state = loadOwnerState(context.store, conversationId);
+    const actor = new ConversationActor(context, conversationId, state.rootSessionId, new OwnerRecords(context.store, conversationId, state.fold));
     for (const session of state.sessions) actor.sessions.set(session.id, session);
-    actor.inbox = new Inbox(context, conversationId, state.waiting, (list) => actor.publish({ type: "queue.updated", waiting: list }));
+    actor.inbox = new Inbox(actor.records, state.waiting, (list) => actor.publish({ type: "queue.updated", waiting: list }));
     return actor;
   }
 
@@ -73,9 +73,13 @@ export class ConversationActor implements OwnerState {
    * that the conversation still exists, so nothing is written for a deleted one.
    */
   locked<T>(section: () => Promise<T> | T): Promise<T> {
-    return this.mutex.run(() => {
+    return this.mutex.run(async () => {
       this.ensureAlive();
-      return section();
+      let fault: Error | null = null;
+      const result = await Promise.resolve().then(section).finally(() => (fault = this.records.takeIndexFault()));
+      // Every record of the command is on disk and in this owner's state; only the index is behind.
+      if (fault) throw fault;
+      return result;
     });
   }
 
@@ -125,8 +129,6 @@ export class ConversationActor implements OwnerState {
     return liveItems(this.sessions.values());
   }
 
-  // ---- items -------------------------------------------------------------
-
   /** A new item, as a command: for work running outside the queue (the turn loop, tools). */
   createItem(session: SessionState, fields: ItemFields): Promise<Item> {
     return this.execute({ type: "create_item", sessionId: session.id, fields });
@@ -147,6 +149,10 @@ export class ConversationActor implements OwnerState {
     return this.items.complete(session, item, fields);
   }
 
+  report(report: TurnReport): void {
+    applyTurnReport(this, report);
+  }
+
   publish(event: OwnerEvent): void {
     this.context.bus.publish({ ...event, conversationId: this.id } as Parameters<OwnerContext["bus"]["publish"]>[0]);
   }
@@ -158,7 +164,6 @@ export class ConversationActor implements OwnerState {
     this.context.bus.publishList({ type: "conversation.updated", conversationId: this.id, conversation: full });
   }
 
-  /** The checkpoint the 2-second timer enqueues, as a command anyone (a test) may enqueue. */
   /** A rewind puts files back: refused while a turn runs; until endRestore nothing starts. */
   beginRestore(): Promise<void> {
     return this.execute({ type: "begin_restore" });
@@ -180,8 +185,6 @@ export class ConversationActor implements OwnerState {
   mayCheckpoint(item: Item): boolean {
     return this.items.mayCheckpoint(item);
   }
-
-  // ---- inbox -------------------------------------------------------------
 
   sendMessage(input: MessageInput): Promise<MessageOutcome> {
     return this.execute({ type: "send_message", input });
@@ -209,14 +212,19 @@ export class ConversationActor implements OwnerState {
     return this.execute({ type: "interrupt", sessionId, byOwner });
   }
 
-  // ---- approvals and questions ---------------------------------------------
-
   /** A parked turn waits for this decision; one already made (between the ask and the park) wakes it at once. */
   onDecision(id: string, wake: () => void): void {
-    const db = this.context.store.index;
-    const decided = (getApproval(db, id)?.status ?? "pending") !== "pending" || (getQuestion(db, id)?.status ?? "pending") !== "pending";
+    const decided = (this.records.approval(id)?.status ?? "pending") !== "pending" || (this.records.question(id)?.status ?? "pending") !== "pending";
     if (decided) return wake();
     this.decisionWaiters.set(id, wake);
+  }
+
+  approval(approvalId: string): Approval | null {
+    return this.records.approval(approvalId);
+  }
+
+  question(questionId: string): Question | null {
+    return this.records.question(questionId);
   }
 
   requestApproval(runner: TurnHandle, item: Item): Promise<Approval> {
@@ -240,8 +248,6 @@ export class ConversationActor implements OwnerState {
     this.decisionWaiters.delete(id);
     wake?.();
   }
-
-  // ---- turns -------------------------------------------------------------
 
   startTurn(
     session: SessionState,
@@ -282,7 +288,10 @@ export class ConversationActor implements OwnerState {
     reason: InterruptReason | null,
   ): Promise<void> {
     runner.closing = true;
-    return this.mutex.run(() => closeTurn(this, runner, status, error, reason));
+    // Not `execute`: a turn of a conversation deleted meanwhile still settles (closeTurn sees `deleted`).
+    // Nobody waits on a turn's end for an answer: records the index missed are caught up from the files.
+    const command = { type: "finish_turn", runner, status, error, reason } as const;
+    return this.mutex.run(() => applyCommand(this, command).finally(() => this.records.takeIndexFault()));
   }
 
   /** A message from the engine itself (an objective slice): persisted in the inbox, then started when the session is free. */
@@ -292,15 +301,8 @@ export class ConversationActor implements OwnerState {
   }
 
   /** Starts the next turn from the waiting list: jumps, then the owner's messages, then the rest. */
-  async pump(session: SessionState): Promise<void> {
-    if (session.runner || this.deleted || this.stopped) return;
-    if (this.manualCompaction && session.id === this.rootSessionId) return;
-    // A restore is rewriting the working directory every session shares: turns start after it.
-    if (this.restoring) return;
-    // A subagent with messages waits for a free place (subagentConcurrencyLimit), as spawn_agent does.
-    if (session.parentSessionId !== null && runningSubagents(this) >= this.context.config.subagentConcurrencyLimit) return;
-    const inputs = this.inbox.next(session.id, this.holdWaiting && session.id === this.rootSessionId);
-    if (inputs.length > 0) await this.startTurn(session, inputs);
+  pump(session: SessionState): Promise<void> {
+    return startNextTurn(this, session);
   }
 
   pumpAll(): Promise<void> {
@@ -319,11 +321,8 @@ export class ConversationActor implements OwnerState {
     this.inbox.publish();
   }
 
-
-  // ---- objective -----------------------------------------------------------
-
   objective(): Objective | null {
-    return currentObjective(this);
+    return this.records.objective();
   }
 
   changeObjective(change: { status: "open" | "completed" | "blocked" | "cancelled" | "paused"; note?: string }, keyed: Keyed = {}): Promise<Objective> {
@@ -356,8 +355,6 @@ export class ConversationActor implements OwnerState {
     return this.execute({ type: "record_compaction", sessionId: session.id, result });
   }
 
-
-
   /**
    * Whether the Runtime may drop this owner and rebuild it from the files later: nothing runs,
    * is parked, is being compacted or is queued, and nobody is waiting on it.
@@ -378,10 +375,7 @@ export class ConversationActor implements OwnerState {
   /** Counts `work` (running outside the queue) as this owner's until it settles. */
   track<T>(work: Promise<T>): Promise<T> {
     this.outsideWork += 1;
-    const done = () => {
-      this.outsideWork -= 1;
-    };
-    work.then(done, done);
+    work.finally(() => (this.outsideWork -= 1)).catch(() => undefined);
     return work;
   }
 

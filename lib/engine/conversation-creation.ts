@@ -3,7 +3,7 @@ import { isDirectory } from "./conversation-patch";
 import fs from "node:fs";
 import path from "node:path";
 import type { AgentDefinition } from "../agents/definitions";
-import { AtriumError, isStorageError, storageError } from "../errors";
+import { AtriumError, storageError } from "../errors";
 import { ConversationStaging } from "../store/conversation-staging";
 import type { AttachmentRef, Effort } from "../store/records";
 import type { Store } from "../store/store";

@@ -1,6 +1,6 @@
 import { readArtifactPage, type ArtifactPage } from "../context/artifacts";
 import { AtriumError } from "../errors";
-import type { Attachment, Conversation, Item, Session, Turn } from "../events/entities";
+import type { Attachment, Conversation, Session, Turn } from "../events/entities";
 import * as queries from "../store/queries";
 import { listTurnSubset, type TurnSubset } from "../store/turn-subset";
 import type { Store } from "../store/store";

@@ -34,7 +34,7 @@ export async function closeTurnAfterCrash(actor: EngineOwner, session: SessionSt
     : "";
   await actor.writeItem(session, { turnId: turn.id, kind: "notice", status: "completed", text: `${CAUSES[cause].notice}${details}` });
   const error = { code: cause, message: CAUSES[cause].message };
-  const record = await actor.context.store.appendMetadata(actor.id, {
+  const record = await actor.records.append({
     type: "turn.ended",
     turnId: turn.id,
     status: "interrupted",
@@ -62,7 +62,7 @@ export async function resumeHalfStartedTurns(actor: EngineOwner): Promise<void> 
     const item = session.byId.get(entries[0].id)!;
     if (item.turnId && knownTurns.has(item.turnId)) {
       for (const entry of entries) {
-        await actor.context.store.appendMetadata(actor.id, { type: "queue.removed", messageId: entry.id, reason: "started" });
+        await actor.records.append({ type: "queue.removed", messageId: entry.id, reason: "started" });
       }
       actor.forgetWaiting(new Set(entries.map((entry) => entry.id)));
     } else if (!session.runner) {

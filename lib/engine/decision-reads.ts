@@ -23,12 +23,12 @@ export function findQuestion(store: Store, questionId: string): Question {
 export function decideApprovalRequest(keys: RequestKeys, store: Store, owners: (conversationId: string) => ConversationActor, approvalId: string, decision: "approve" | "deny", requestKey?: string): Promise<Approval> {
   const actor = owners(findApproval(store, approvalId).conversationId);
   const perform = (keyed: { requestKey?: string; requestHash?: string }) => actor.decideApproval(approvalId, decision, keyed);
-  return keys.run(actor.id, requestKey, { approval: approvalId, decision }, perform, () => findApproval(store, approvalId));
+  return keys.run(actor.id, requestKey, { approval: approvalId, decision }, perform, () => actor.approval(approvalId) ?? findApproval(store, approvalId));
 }
 
 /** POST /api/questions/:id/answer, keyed the same way. */
 export function answerQuestionRequest(keys: RequestKeys, store: Store, owners: (conversationId: string) => ConversationActor, questionId: string, answer: string, requestKey?: string): Promise<Question> {
   const actor = owners(findQuestion(store, questionId).conversationId);
   const perform = (keyed: { requestKey?: string; requestHash?: string }) => actor.answerQuestion(questionId, answer, keyed);
-  return keys.run(actor.id, requestKey, { question: questionId, answer }, perform, () => findQuestion(store, questionId));
+  return keys.run(actor.id, requestKey, { question: questionId, answer }, perform, () => actor.question(questionId) ?? findQuestion(store, questionId));
 }

@@ -3,6 +3,8 @@ import type { ConversationOwner, ItemCompletion, ItemFields } from "../ports/own
 import type { Item } from "../events/entities";
 import type { SessionState } from "../ports/session-state";
 import type { Store } from "../store/store";
+import type { OwnerRecords } from "./owner-records";
+import type { TurnReport } from "./turn-reports";
 
 /**
  * The engine's side of the port: the owner and its context with the store's writes. Only
@@ -14,6 +16,10 @@ export interface OwnerContext extends Omit<EngineContext, "store"> {
 
 export interface EngineOwner extends Omit<ConversationOwner, "context"> {
   readonly context: OwnerContext;
+  /** The owner's metadata log: every metadata record it writes, and the state they fold to. */
+  readonly records: OwnerRecords;
+  /** A fact the running turn's loop reports (a delta, a model call's usage, a park): applied at once, writes nothing. */
+  report(report: TurnReport): void;
   /** Runs a section in the owner's queue: for the engine's own command implementations only. */
   locked<T>(section: () => Promise<T> | T): Promise<T>;
   /** Inside a command's implementation: an item written without queueing again (createItem is the command). */

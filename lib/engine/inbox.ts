@@ -1,4 +1,4 @@
-import type { OwnerContext } from "./engine-owner";
+import type { OwnerRecords } from "./owner-records";
 import { AtriumError } from "../errors";
 import type { Waiting } from "../events/entities";
 import type { MessageInput, TurnInput, WaitingEntry } from "../ports/owner-port";
@@ -16,8 +16,7 @@ const UNCAPPED_ORIGINS: ReadonlySet<string> = new Set(["subagent", "objective"])
  */
 export class Inbox {
   constructor(
-    private readonly context: OwnerContext,
-    private readonly conversationId: string,
+    private readonly records: OwnerRecords,
     private entries: WaitingEntry[],
     private readonly announce: (waiting: Waiting[]) => void,
   ) {}
@@ -89,7 +88,7 @@ export class Inbox {
 
   async add(sessionId: string, messageId: string, input: MessageInput, mode: WaitingEntry["mode"], joinedTurnId?: string): Promise<void> {
     if (!UNCAPPED_ORIGINS.has(input.origin)) this.assertRoom({ addedMessages: 1, addedBytes: textBytes(input.text) });
-    const record = await this.context.store.appendMetadata(this.conversationId, {
+    const record = await this.records.append({
       type: "queue.added",
       messageId,
       sessionId,
@@ -121,7 +120,7 @@ export class Inbox {
   async update(messageId: string, patch: { text?: string; mode?: WaitingEntry["mode"] }, joinedTurnId?: string): Promise<WaitingEntry> {
     const entry = this.find(messageId);
     if (patch.text !== undefined) this.assertRoom({ addedMessages: 0, addedBytes: textBytes(patch.text) - textBytes(entry.text) });
-    await this.context.store.appendMetadata(this.conversationId, { type: "queue.updated", messageId, ...patch });
+    await this.records.append({ type: "queue.updated", messageId, ...patch });
     if (patch.text !== undefined) entry.text = patch.text;
     if (patch.mode !== undefined) entry.mode = patch.mode;
     if (patch.mode !== undefined) entry.turnId = patch.mode === "steer" ? joinedTurnId : undefined;
@@ -132,7 +131,7 @@ export class Inbox {
   /** Records a message leaving the list and drops it; the caller publishes once it is done. */
   async remove(messageId: string, reason: "withdrawn" | "steered" | "started"): Promise<void> {
     this.find(messageId);
-    await this.context.store.appendMetadata(this.conversationId, { type: "queue.removed", messageId, reason });
+    await this.records.append({ type: "queue.removed", messageId, reason });
     this.entries = this.entries.filter((entry) => entry.id !== messageId);
   }
 

@@ -12,7 +12,7 @@ export class ItemWriter {
   /** Items whose item.completed is on its way to disk: no progress checkpoint may follow it. */
   private readonly completing = new WeakSet<Item>();
 
-  constructor(private readonly owner: Pick<EngineOwner, "context" | "id" | "publish">) {}
+  constructor(private readonly owner: Pick<EngineOwner, "context" | "id" | "publish" | "records">) {}
 
   async create(session: SessionState, fields: ItemFields): Promise<Item> {
     const store = this.owner.context.store;
@@ -22,7 +22,7 @@ export class ItemWriter {
       sessionId: session.id,
       createdAt: store.now().toISOString(),
     };
-    const record = await store.appendSession(this.owner.id, session.id, { type: "item.created", item: stored });
+    const record = await this.owner.records.appendSession(session.id, { type: "item.created", item: stored });
     const item: Item = { ...stored, seq: record.seq };
     addItem(session, item);
     this.owner.publish({ type: "item.created", sessionId: session.id, turnId: item.turnId ?? undefined, item: { ...item } });
@@ -32,7 +32,7 @@ export class ItemWriter {
   async complete(session: SessionState, item: Item, fields: ItemCompletion): Promise<void> {
     this.completing.add(item);
     try {
-      await this.owner.context.store.appendSession(this.owner.id, session.id, { type: "item.completed", itemId: item.id, ...fields });
+      await this.owner.records.appendSession(session.id, { type: "item.completed", itemId: item.id, ...fields });
     } finally {
       this.completing.delete(item);
     }

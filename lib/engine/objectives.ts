@@ -1,7 +1,6 @@
 import type { EngineOwner } from "./engine-owner";
 import { AtriumError } from "../errors";
 import type { Objective } from "../events/entities";
-import { objectiveFor } from "../store/queries";
 
 export const OBJECTIVE_TEXT_LIMIT = 500;
 
@@ -14,7 +13,7 @@ export function sliceText(objective: Objective, event?: string): string {
 }
 
 export function currentObjective(actor: EngineOwner): Objective | null {
-  return objectiveFor(actor.context.store.index, actor.id);
+  return actor.records.objective();
 }
 
 /** Records a change and tells every client; called inside the conversation's lock. */
@@ -24,7 +23,7 @@ export async function setObjective(
   change: { status?: ObjectiveStatus; slices?: number; reason?: string | null; listener?: unknown },
   keyed: Keyed = {},
 ): Promise<Objective> {
-  await actor.context.store.appendMetadata(actor.id, { type: "objective.updated", objectiveId: objective.id, ...change, ...keyed });
+  await actor.records.append({ type: "objective.updated", objectiveId: objective.id, ...change, ...keyed });
   const updated = currentObjective(actor)!;
   actor.publish({ type: "objective.updated", objective: updated });
   actor.publishConversation();
@@ -82,7 +81,7 @@ export async function openObjective(actor: EngineOwner, text: string, keyed: Key
     await setObjective(actor, previous, { status: "cancelled", reason: "replaced by a new objective" });
   }
   const objectiveId = store.newId();
-  await store.appendMetadata(actor.id, {
+  await actor.records.append({
     type: "objective.opened",
     objectiveId,
     text: objectiveText,

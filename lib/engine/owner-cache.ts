@@ -6,13 +6,11 @@ export const MAX_LOADED_OWNERS = 200;
 /**
  * The conversation owners in memory, most recently used last. Beyond the limit the least
  * recently used idle ones are dropped (never one with a running or parked turn, a compaction or
- * a live subscriber) and rebuilt from the index and files when next needed.
+ * a live subscriber) and rebuilt from their records when next needed.
  */
 export class OwnerCache {
   private readonly owners = new Map<string, ConversationActor>();
   private evictionScheduled = false;
-  /** Owners whose memory misses records the index has since caught up on (after an index fault). */
-  private readonly behind = new Set<string>();
 
   constructor(
     private readonly load: (conversationId: string) => ConversationActor,
@@ -21,17 +19,11 @@ export class OwnerCache {
 
   get(conversationId: string): ConversationActor {
     let owner = this.owners.get(conversationId);
-    if (owner && this.behind.has(conversationId) && owner.evictable) {
-      this.owners.delete(conversationId);
-      owner.retire();
-      owner = undefined;
-    }
     if (owner) {
       this.owners.delete(conversationId);
       this.owners.set(conversationId, owner);
       return owner;
     }
-    this.behind.delete(conversationId);
     owner = this.load(conversationId);
     this.owners.set(conversationId, owner);
     if (this.owners.size > this.limit && !this.evictionScheduled) {
@@ -40,14 +32,6 @@ export class OwnerCache {
       setImmediate(() => this.evict());
     }
     return owner;
-  }
-
-  /**
-   * The owner was loaded before its index fell behind its files (an index fault, see the store's
-   * IndexCatchUp): it is rebuilt from the caught-up index the next time it is asked for while idle.
-   */
-  reloadWhenIdle(conversationId: string): void {
-    if (this.owners.has(conversationId)) this.behind.add(conversationId);
   }
 
   /** Forgets this owner (deleted conversation), unless another has taken its place. */

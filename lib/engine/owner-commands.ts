@@ -15,6 +15,8 @@ import { changeObjective, continueObjective, openObjective, type Keyed } from ".
 import { wakeObjective, type GithubEvent } from "./webhook-matching";
 import { conversationChanges, type ConversationPatch } from "./conversation-patch";
 import { deleteConversation, markDeleted } from "./owner-lifecycle";
+import { closeTurn } from "./turn-closing";
+import type { TurnError } from "../store/records";
 
 /**
  * The closed set of commands that change a conversation (DESIGN §3): each is applied by its
@@ -31,6 +33,7 @@ type ConversationCommand =
   | { type: "update_waiting"; messageId: string; patch: { text?: string; mode?: "steer" | "queue" | "jump" } }
   | { type: "withdraw_waiting"; messageId: string }
   | { type: "take_steers"; sessionId: string; turn: Turn }
+  | { type: "finish_turn"; runner: TurnHandle; status: "completed" | "failed" | "interrupted"; error: TurnError | null; reason: InterruptReason | null }
   | { type: "interrupt"; sessionId: string; byOwner: boolean }
   | { type: "request_approval"; runner: TurnHandle; item: Item }
   | { type: "decide_approval"; approvalId: string; decision: "approve" | "deny"; keyed: Keyed }
@@ -73,6 +76,7 @@ export interface CommandResults {
   update_waiting: Waiting;
   withdraw_waiting: void;
   take_steers: number;
+  finish_turn: void;
   interrupt: Turn | null;
   request_approval: Approval;
   decide_approval: Approval;
@@ -133,6 +137,8 @@ async function apply(owner: OwnerState, command: OwnerCommand): Promise<unknown>
       return takeSteers(owner, owner.session(command.sessionId), command.turn);
     case "interrupt":
       return interrupt(owner, command.sessionId, command.byOwner);
+    case "finish_turn":
+      return closeTurn(owner, command.runner, command.status, command.error, command.reason);
     case "request_approval":
       return requestApproval(owner, command.runner, command.item);
     case "decide_approval":
@@ -156,7 +162,7 @@ async function apply(owner: OwnerState, command: OwnerCommand): Promise<unknown>
     case "wait_for_event":
       return waitForEvent(owner, command.listener);
     case "record_checkpoint":
-      await owner.context.checkpoints?.record(owner.id, command.fields);
+      owner.context.checkpoints?.remember(owner.id, await owner.records.append({ type: "checkpoint", ...command.fields }));
       return;
     case "begin_restore":
       if (owner.hasOpenTurn() || owner.manualCompaction || owner.restoring) {
@@ -201,14 +207,14 @@ async function applyLifecycleCommand(owner: OwnerState, command: LifecycleComman
     case "write_title": {
       const current = owner.conversation();
       if (current.titleSource !== "auto" || current.title !== command.firstLineTitle || current.title === command.title) return;
-      await owner.context.store.appendMetadata(owner.id, { type: "conversation.updated", title: command.title, titleSource: "auto" });
+      await owner.records.append({ type: "conversation.updated", title: command.title, titleSource: "auto" });
       owner.publishConversation();
       return;
     }
     case "update_conversation": {
       const changes = conversationChanges(owner.conversation(), command.patch, owner.context.models);
       if (Object.keys(changes).length === 0) return;
-      await owner.context.store.appendMetadata(owner.id, { type: "conversation.updated", ...changes });
+      await owner.records.append({ type: "conversation.updated", ...changes });
       owner.publishConversation();
       return;
     }

@@ -5,7 +5,6 @@ import type { TurnHandle } from "../ports/owner-port";
 
 /** The requestKey and body hash kept with the record a keyed request wrote (DESIGN §8). */
 type Keyed = { requestKey?: string; requestHash?: string };
-import { getApproval, getQuestion, listApprovals, listQuestions } from "../store/queries";
 
 /**
  * A tool call that needs the owner's approval: its pending approval, asked for once. A turn
@@ -13,10 +12,10 @@ import { getApproval, getQuestion, listApprovals, listQuestions } from "../store
  */
 export async function requestApproval(actor: EngineOwner, runner: TurnHandle, item: Item): Promise<Approval> {
   const store = actor.context.store;
-  const asked = listApprovals(store.index, { conversationId: actor.id }).find((candidate) => candidate.itemId === item.id && candidate.turnId === runner.turn.id);
+  const asked = actor.records.approvals().find((candidate) => candidate.itemId === item.id && candidate.turnId === runner.turn.id);
   if (asked) return asked;
   const approvalId = store.newId();
-  await store.appendMetadata(actor.id, {
+  await actor.records.append({
     type: "approval.requested",
     approvalId,
     sessionId: runner.session.id,
@@ -26,7 +25,7 @@ export async function requestApproval(actor: EngineOwner, runner: TurnHandle, it
     input: item.input ?? null,
     usage: { ...runner.turn.usage },
   });
-  const approval = getApproval(store.index, approvalId)!;
+  const approval = actor.records.approval(approvalId)!;
   actor.publish({ type: "approval.requested", sessionId: runner.session.id, turnId: runner.turn.id, approval });
   actor.context.bus.publishList({ type: "approval.requested", conversationId: actor.id, approval });
   return approval;
@@ -35,10 +34,10 @@ export async function requestApproval(actor: EngineOwner, runner: TurnHandle, it
 /** ask_user: the call's pending question, asked once (a resumed turn finds its own). */
 export async function askQuestion(actor: EngineOwner, runner: TurnHandle, item: Item, asked: { question: string; choices: string[] }): Promise<Question> {
   const store = actor.context.store;
-  const existing = listQuestions(store.index, { conversationId: actor.id }).find((candidate) => candidate.itemId === item.id);
+  const existing = actor.records.questions().find((candidate) => candidate.itemId === item.id);
   if (existing) return existing;
   const questionId = store.newId();
-  await store.appendMetadata(actor.id, {
+  await actor.records.append({
     type: "question.asked",
     questionId,
     sessionId: runner.session.id,
@@ -48,7 +47,7 @@ export async function askQuestion(actor: EngineOwner, runner: TurnHandle, item: 
     choices: asked.choices,
     usage: { ...runner.turn.usage },
   });
-  const question = getQuestion(store.index, questionId)!;
+  const question = actor.records.question(questionId)!;
   actor.publish({ type: "question.asked", sessionId: runner.session.id, turnId: runner.turn.id, question });
   return question;
 }
@@ -56,8 +55,7 @@ export async function askQuestion(actor: EngineOwner, runner: TurnHandle, item: 
 /** The owner's answers to parked turns (approvals, ask_user questions), and settling them when a turn ends. */
 
 export async function decideApproval(actor: EngineOwner, approvalId: string, decision: "approve" | "deny", keyed: Keyed = {}): Promise<Approval> {
-  const db = actor.context.store.index;
-  const approval = getApproval(db, approvalId);
+  const approval = actor.records.approval(approvalId);
   if (!approval || approval.conversationId !== actor.id) throw new AtriumError("not_found", `approval ${approvalId} was not found`);
   if (approval.status !== "pending") {
     if ((approval.status === "approved") === (decision === "approve")) return approval;
@@ -65,8 +63,8 @@ export async function decideApproval(actor: EngineOwner, approvalId: string, dec
   }
   const subject = { conversationId: actor.id, approvalId, itemId: approval.itemId, toolName: approval.toolName, input: approval.input };
   const proof = actor.context.store.proofs.decision(subject, decision);
-  await actor.context.store.appendMetadata(actor.id, { type: "approval.decided", approvalId, decision, proof, ...keyed });
-  const decided = getApproval(db, approvalId)!;
+  await actor.records.append({ type: "approval.decided", approvalId, decision, proof, ...keyed });
+  const decided = actor.records.approval(approvalId)!;
   actor.publish({ type: "approval.decided", sessionId: decided.sessionId, turnId: decided.turnId, approval: decided });
   actor.context.bus.publishList({ type: "approval.decided", conversationId: actor.id, approval: decided });
   actor.wake(approvalId);
@@ -74,8 +72,7 @@ export async function decideApproval(actor: EngineOwner, approvalId: string, dec
 }
 
 export async function answerQuestion(actor: EngineOwner, questionId: string, answer: string, keyed: Keyed = {}): Promise<Question> {
-  const db = actor.context.store.index;
-  const question = getQuestion(db, questionId);
+  const question = actor.records.question(questionId);
   if (!question || question.conversationId !== actor.id) throw new AtriumError("not_found", `question ${questionId} was not found`);
   if (question.status !== "pending") {
     if (question.answer === answer) return question;
@@ -83,8 +80,8 @@ export async function answerQuestion(actor: EngineOwner, questionId: string, ans
   }
   const turnOpen = actor.sessions.get(question.sessionId)?.runner?.turn.id === question.turnId;
   if (!turnOpen) throw new AtriumError("not_idle", `the turn that asked question ${questionId} is over`);
-  await actor.context.store.appendMetadata(actor.id, { type: "question.answered", questionId, answer, ...keyed });
-  const answered = getQuestion(db, questionId)!;
+  await actor.records.append({ type: "question.answered", questionId, answer, ...keyed });
+  const answered = actor.records.question(questionId)!;
   actor.publish({ type: "question.answered", sessionId: answered.sessionId, turnId: answered.turnId, question: answered });
   actor.wake(questionId);
   return answered;
@@ -95,19 +92,18 @@ export async function answerQuestion(actor: EngineOwner, questionId: string, ans
  * every client hears so. `reason` says why when it is not the turn ending on its own (`imported`).
  */
 export async function settleParked(actor: EngineOwner, turn: Turn, reason?: string): Promise<void> {
-  const db = actor.context.store.index;
-  for (const approval of listApprovals(db, { conversationId: actor.id, status: "pending" })) {
+  for (const approval of actor.records.approvals("pending")) {
     if (approval.turnId !== turn.id) continue;
-    await actor.context.store.appendMetadata(actor.id, { type: "approval.decided", approvalId: approval.id, decision: "deny", reason });
-    const decided = getApproval(db, approval.id)!;
+    await actor.records.append({ type: "approval.decided", approvalId: approval.id, decision: "deny", reason });
+    const decided = actor.records.approval(approval.id)!;
     actor.publish({ type: "approval.decided", sessionId: decided.sessionId, turnId: decided.turnId, approval: decided });
     actor.context.bus.publishList({ type: "approval.decided", conversationId: actor.id, approval: decided });
     actor.decisionWaiters.delete(approval.id);
   }
-  for (const question of listQuestions(db, { conversationId: actor.id, status: "pending" })) {
+  for (const question of actor.records.questions("pending")) {
     if (question.turnId !== turn.id) continue;
-    await actor.context.store.appendMetadata(actor.id, { type: "question.answered", questionId: question.id, answer: "", cancelled: true, reason });
-    const cancelled = getQuestion(db, question.id)!;
+    await actor.records.append({ type: "question.answered", questionId: question.id, answer: "", cancelled: true, reason });
+    const cancelled = actor.records.question(question.id)!;
     actor.publish({ type: "question.answered", sessionId: cancelled.sessionId, turnId: cancelled.turnId, question: cancelled });
     actor.decisionWaiters.delete(question.id);
   }

@@ -1,6 +1,6 @@
 import type { OwnerContext } from "./engine-owner";
 import { conversationsWithObjective, conversationsWithWaiting } from "../store/lookups";
-import { listApprovals, listQuestions, openTurns } from "../store/queries";
+import { openTurns } from "../store/queries";
 import type { Turn } from "../events/entities";
 import type { Store } from "../store/store";
 import type { ConversationActor } from "./conversation-actor";
@@ -28,8 +28,8 @@ export async function recoverOpenTurns(
       continue;
     }
     const parked =
-      listApprovals(db, { conversationId: turn.conversationId, status: "pending" }).some((approval) => approval.turnId === turn.id) ||
-      listQuestions(db, { conversationId: turn.conversationId, status: "pending" }).some((question) => question.turnId === turn.id);
+      actor.records.approvals("pending").some((approval) => approval.turnId === turn.id) ||
+      actor.records.questions("pending").some((question) => question.turnId === turn.id);
     if (parked) {
       actor.resumeParkedTurn(session, turn);
     } else {

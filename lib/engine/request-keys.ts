@@ -30,6 +30,8 @@ export class RequestKeys {
       if (running.hash !== hash) throw conflict(key);
       await running.promise.catch(() => undefined);
     }
+    // A key written while the index was failing is in the files: catch the index up before looking.
+    if (scope !== "") this.store.catchUp.ensureCurrent(scope);
     const remembered = lookupRequestKey(this.store.index, scope, key);
     if (remembered) {
       if (remembered.hash !== hash) throw conflict(key);

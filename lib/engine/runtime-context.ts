@@ -43,11 +43,7 @@ export function buildEngineContext(parts: RuntimeParts): OwnerContext {
   };
 }
 
-/** The one kind of record checkpoints append themselves; every other write is the owner's. */
+/** What checkpoints read of the store; their records are written by the owners. */
 function checkpointLedger(store: Store): CheckpointLedger {
-  return {
-    paths: store.paths,
-    readMetadata: (conversationId) => store.readMetadata(conversationId),
-    appendCheckpoint: (conversationId, fields) => store.appendMetadata(conversationId, { type: "checkpoint", ...fields }),
-  };
+  return { paths: store.paths, readMetadata: (conversationId) => store.readMetadata(conversationId) };
 }

@@ -3,40 +3,36 @@ import { AgentCatalog } from "../agents/agent-catalog";
 import type { AtriumConfig } from "../config/config";
 import { AtriumError } from "../errors";
 import type { ArtifactPage } from "../context/artifacts";
-import type { Agent, Approval, Attachment, ContextInfo, Conversation, Item, Objective, Question, Session, TimelineEntry, Turn, Waiting } from "../events/entities";
+import type { Agent, Approval, Attachment, ContextInfo, Conversation, Objective, Question, Session, TimelineEntry, Turn, Waiting } from "../events/entities";
 import type { ConversationEvent, Delivered, ListEvent } from "../events/events";
 import { createModelRegistry, type ModelRegistry } from "../models/registry";
 import { catchUpIndex } from "../store/ingest";
-import * as queries from "../store/queries";
+import type * as queries from "../store/queries";
 import type { Store } from "../store/store";
 import { ConversationStaging } from "../store/conversation-staging";
-import { discardNewConversation, sendWithUploads, stageNewConversation, type CreateConversationInput } from "./conversation-creation";
-import { assertUsable, conversationChanges, type ConversationPatch } from "./conversation-patch";
+import { sendWithUploads, type CreateConversationInput } from "./conversation-creation";
+import { assertUsable, type ConversationPatch } from "./conversation-patch";
 import { subscribeToConversation } from "./live-subscription";
 import { OwnerCache } from "./owner-cache";
+import { ReadModel } from "./read-model";
+import { ConversationLifecycle } from "./conversation-lifecycle";
 import { stopOwner } from "./owner-lifecycle";
-import { findAttachment, readArtifact, replayCreation, replayMessage, sessionsWithStatus, turnsWithLive } from "./conversation-reads";
-import type { AttachmentRef } from "../store/records";
+import { replayMessage } from "./conversation-reads";
 import { removeStaleUploads, saveUpload } from "../store/uploads";
 import type { TurnChanges } from "../checkpoints/checkpoints";
 import { RequestExtensions } from "../context/request-extensions";
 import { EventBus } from "../events/bus";
-import { copyCheckpointsToFork } from "../checkpoints/checkpoint-hooks";
-import { compactNow, rootContext, type CompactionOutcome } from "../context/compaction-step";
+import { compactNow, type CompactionOutcome } from "../context/compaction-step";
 import { ConversationActor, type MessageOutcome } from "./conversation-actor";
-import { answerQuestionRequest, decideApprovalRequest, findQuestion } from "./decision-reads";
-import { forkConversation } from "./fork";
+import { answerQuestionRequest, decideApprovalRequest } from "./decision-reads";
 import { recoverOpenTurns } from "./recovery";
-import { pageOfItems, type ItemsPage, type ItemsQuery } from "./item-pages";
+import type { ItemsPage, ItemsQuery } from "./item-pages";
 import type { TurnSubset } from "../store/turn-subset";
-import { filesChangedSinceItem, rewindConversation, type RewindOptions, type RewindOutcome } from "./rewind";
+import type { RewindOptions, RewindOutcome } from "./rewind";
 import { RequestKeys } from "./request-keys";
-import { missingParts } from "./missing";
 import { changeObjectiveRequest, openObjectiveRequest } from "./objective-requests";
 import { buildEngineContext } from "./runtime-context";
-import { buildTimeline } from "./timeline";
 import { TimelineNotes } from "./timeline-notes";
-import { titleAfterFirstReply } from "./auto-title";
 import { deliverGithubEvent, type GithubEvent } from "./webhooks";
 
 export interface RuntimeOptions {
@@ -54,8 +50,10 @@ export type { CreateConversationInput } from "./conversation-creation";
 export type { ConversationPatch } from "./conversation-patch";
 
 /**
- * The one Runtime of a server process: owns every conversation actor, the event bus,
- * the models and tools. Route handlers, server actions and the CLI call these methods.
+ * The one Runtime of a server process, and its composition root: it builds the store's context,
+ * the owners (OwnerCache → ConversationActor, the only writers of their conversations), the read
+ * model and the lifecycle, and is the one face route handlers, server actions and the CLI call.
+ * Its methods delegate; none holds a conversation's logic.
  */
 export class Runtime {
   readonly bus = new EventBus();
@@ -66,6 +64,10 @@ export class Runtime {
   readonly keys: RequestKeys;
   readonly extensions: RequestExtensions;
   private readonly owners: OwnerCache;
+  /** Lists, pages and the live parts of one conversation: what the API reads. */
+  readonly reads: ReadModel;
+  /** Create, change, fork, rewind, delete. */
+  private readonly lifecycle: ConversationLifecycle;
   private readonly agents: AgentCatalog;
   private readonly timelineNotes = new TimelineNotes();
   private stopping = false;
@@ -77,7 +79,6 @@ export class Runtime {
     this.models = options.models ?? createModelRegistry(options.config);
     this.keys = new RequestKeys(this.store);
     this.owners = new OwnerCache((conversationId) => ConversationActor.load(this.context, conversationId), options.maxLoadedOwners);
-    this.store.onIndexCaughtUp((conversationId) => this.owners.reloadWhenIdle(conversationId));
     const log = options.log ?? ((message: string) => console.log(message));
     this.agents = new AgentCatalog(this.store.paths.agents, log);
     this.reloadAgents(log);
@@ -100,6 +101,8 @@ export class Runtime {
       log,
       notes: this.timelineNotes,
     });
+    this.reads = new ReadModel(this.context, (conversationId) => this.actor(conversationId), this.agents, this.timelineNotes);
+    this.lifecycle = new ConversationLifecycle(this.context, this.owners, this.keys, this.reads);
   }
 
   /** Catches the index up with the files and settles turns left open by a crash; before listening. */
@@ -141,96 +144,39 @@ export class Runtime {
   }
 
   getConversation(conversationId: string): Conversation {
-    return this.decorate(this.actor(conversationId).conversation());
+    return this.reads.getConversation(conversationId);
   }
 
   listConversations(query: queries.ListConversationsQuery): { conversations: Conversation[]; total: number } {
-    const { rows, total } = queries.listConversationRows(this.store.index, query);
-    return {
-      conversations: rows.map((row) => this.decorate(queries.toConversation(row, queries.objectiveFor(this.store.index, row.id)))),
-      total,
-    };
+    return this.reads.listConversations(query);
   }
 
-  async createConversation(input: CreateConversationInput): Promise<{ conversation: Conversation; message: { id: string }; turn: Turn }> {
-    const body = { ...input };
-    return this.keys.run(
-      "",
-      input.requestKey,
-      body,
-      async (keyed) => {
-        const { conversationId, rootSessionId, attachments } = await stageNewConversation(this.context, input, keyed);
-        const actor = this.actor(conversationId);
-        this.bus.publishList({ type: "conversation.created", conversationId, conversation: this.getConversation(conversationId) });
-        try {
-          const outcome = await actor.sendMessage({ text: input.text, mode: "auto", sessionId: rootSessionId, origin: "owner", attachments });
-          if (this.config.titleModel && outcome.turn) titleAfterFirstReply(actor, outcome.turn.id, this.config.titleModel);
-          return { conversation: this.getConversation(conversationId), message: { id: outcome.message.id }, turn: outcome.turn! };
-        } catch (error) {
-          // Its first message could not be recorded: the conversation goes, with its requestKey.
-          await this.undoCreation(actor, attachments ?? []);
-          throw error;
-        }
-      },
-      (reference) => replayCreation(this.store, this.getConversation(String(reference.conversationId))),
-    );
+  createConversation(input: CreateConversationInput): Promise<{ conversation: Conversation; message: { id: string }; turn: Turn }> {
+    return this.lifecycle.create(input);
   }
 
-  private async undoCreation(actor: ConversationActor, attachments: AttachmentRef[]): Promise<void> {
-    const conversationId = actor.id;
-    await actor.execute({ type: "discard_new_conversation" }).catch(() => undefined);
-    await discardNewConversation(this.context, conversationId, attachments);
-    this.owners.drop(actor);
-    this.bus.forget(conversationId);
-    this.bus.publishList({ type: "conversation.deleted", conversationId });
+  updateConversation(conversationId: string, patch: ConversationPatch): Promise<Conversation> {
+    return this.lifecycle.update(conversationId, patch);
   }
 
-  async updateConversation(conversationId: string, patch: ConversationPatch): Promise<Conversation> {
-    const actor = this.actor(conversationId);
-    await actor.execute({ type: "update_conversation", patch });
-    return this.getConversation(conversationId);
+  deleteConversation(conversationId: string): Promise<void> {
+    return this.lifecycle.delete(conversationId);
   }
 
-  async deleteConversation(conversationId: string): Promise<void> {
-    const actor = this.actor(conversationId);
-    await actor.execute({ type: "delete_conversation" });
-    this.owners.drop(actor);
-    this.context.checkpoints?.forget(conversationId);
-    this.bus.forget(conversationId);
-    this.bus.publishList({ type: "conversation.deleted", conversationId });
+  fork(conversationId: string, options: { throughItemId?: string; beforeItemId?: string; requestKey?: string }): Promise<Conversation> {
+    return this.lifecycle.fork(conversationId, options);
   }
 
-  async fork(conversationId: string, options: { throughItemId?: string; beforeItemId?: string; requestKey?: string }): Promise<Conversation> {
-    const source = this.actor(conversationId);
-    return this.keys.run(
-      "",
-      options.requestKey,
-      { fork: conversationId, ...options },
-      async (keyed) => {
-        const forkedId = await forkConversation(this.context, source, { ...options, keyed });
-        await copyCheckpointsToFork(source, forkedId, options);
-        const conversation = this.getConversation(forkedId);
-        this.bus.publishList({ type: "conversation.created", conversationId: forkedId, conversation });
-        return conversation;
-      },
-      (reference) => this.getConversation(String(reference.conversationId)),
-    );
+  rewind(conversationId: string, itemId: string, options: RewindOptions = {}): Promise<RewindOutcome> {
+    return this.lifecycle.rewind(conversationId, itemId, options);
   }
 
-  async rewind(conversationId: string, itemId: string, options: RewindOptions = {}): Promise<RewindOutcome> {
-    const fork = (beforeItemId: string, requestKey: string | undefined) => this.fork(conversationId, { beforeItemId, requestKey });
-    return rewindConversation(this.actor(conversationId), itemId, options, fork);
+  filesChangedSince(conversationId: string, itemId: string): Promise<string[]> {
+    return this.reads.filesChangedSince(conversationId, itemId);
   }
 
-  /** The files changed since an owner's message: what a rewind with restoreFiles would put back. */
-  async filesChangedSince(conversationId: string, itemId: string): Promise<string[]> {
-    return filesChangedSinceItem(this.actor(conversationId), itemId);
-  }
-
-  /** GET /api/turns/:id/changes; with itemId, the changes of that one tool call. */
-  async turnChanges(turnId: string, itemId?: string): Promise<TurnChanges> {
-    const turn = this.getTurn(turnId);
-    return this.context.checkpoints?.turnChanges(turn.conversationId, turnId, itemId) ?? { files: [], diff: "" };
+  turnChanges(turnId: string, itemId?: string): Promise<TurnChanges> {
+    return this.reads.turnChanges(turnId, itemId);
   }
 
   async sendMessage(
@@ -240,7 +186,8 @@ export class Runtime {
     const actor = this.actor(conversationId);
     const sessionId = input.session ?? actor.rootSessionId;
     actor.session(sessionId);
-    return this.keys.run(
+    // Held as the owner's work while the request runs (uploads are read first): it is not evicted meanwhile.
+    return actor.track(this.keys.run(
       conversationId,
       input.requestKey,
       { text: input.text, mode: input.mode, session: sessionId, attachments: input.attachments },
@@ -250,11 +197,11 @@ export class Runtime {
         return sendWithUploads(this.store, actor, { text: input.text, mode: input.mode, sessionId, origin: "owner", ...keyed }, input.attachments);
       },
       (reference) => replayMessage(this.store, actor, reference, input.mode),
-    );
+    ));
   }
 
   listWaiting(conversationId: string): Waiting[] {
-    return this.actor(conversationId).waitingList();
+    return this.reads.listWaiting(conversationId);
   }
 
   updateWaiting(conversationId: string, messageId: string, patch: { text?: string; mode?: "steer" | "queue" | "jump" }): Promise<Waiting> {
@@ -271,31 +218,27 @@ export class Runtime {
   }
 
   listItems(conversationId: string, options: ItemsQuery): ItemsPage {
-    return pageOfItems(this.store, this.actor(conversationId), options);
+    return this.reads.listItems(conversationId, options);
   }
 
   listTurns(conversationId: string, subset?: TurnSubset): Turn[] {
-    return turnsWithLive(this.store, this.actor(conversationId), subset);
+    return this.reads.listTurns(conversationId, subset);
   }
 
   getTurn(turnId: string): Turn {
-    const turn = queries.getTurn(this.store.index, turnId);
-    if (!turn) throw new AtriumError("not_found", `turn ${turnId} was not found`);
-    const live = this.actor(turn.conversationId).runningTurns().find((candidate) => candidate.id === turnId);
-    return live ?? turn;
+    return this.reads.getTurn(turnId);
   }
 
   timeline(turnId: string): TimelineEntry[] {
-    const entries = [...buildTimeline(this.store, this.getTurn(turnId)), ...this.timelineNotes.of(turnId)];
-    return entries.sort((a, b) => (a.startedAt < b.startedAt ? -1 : a.startedAt > b.startedAt ? 1 : 0));
+    return this.reads.timeline(turnId);
   }
 
   listSessions(conversationId: string): Session[] {
-    return sessionsWithStatus(this.store, this.actor(conversationId));
+    return this.reads.listSessions(conversationId);
   }
 
   listApprovals(status?: string): Approval[] {
-    return queries.listApprovals(this.store.index, { status });
+    return this.reads.listApprovals(status);
   }
 
   decideApproval(approvalId: string, decision: "approve" | "deny", requestKey?: string): Promise<Approval> {
@@ -303,38 +246,31 @@ export class Runtime {
   }
 
   getQuestion(questionId: string): Question {
-    return findQuestion(this.store, questionId);
+    return this.reads.getQuestion(questionId);
   }
 
   listAllQuestions(filter: { status?: string; conversation?: string }): Question[] {
-    return queries.listQuestions(this.store.index, { status: filter.status, conversationId: filter.conversation });
+    return this.reads.listAllQuestions(filter);
   }
 
   listQuestions(conversationId: string, status?: string): Question[] {
-    return queries.listQuestions(this.store.index, { conversationId, status });
+    return this.reads.listQuestions(conversationId, status);
   }
 
   answerQuestion(questionId: string, answer: string, requestKey?: string): Promise<Question> {
     return answerQuestionRequest(this.keys, this.store, (id) => this.actor(id), questionId, answer, requestKey);
   }
 
-  /** With `cwd`, that project's `.atrium/agents` are listed too. */
   listAgents(cwd?: string): Agent[] {
-    return this.agents.list(cwd).map((agent) => ({
-      name: agent.name,
-      description: agent.description,
-      model: agent.model,
-      tools: agent.tools,
-    }));
+    return this.reads.listAgents(cwd);
   }
 
   uploadAttachment(name: string, mediaType: string, data: Buffer): Attachment {
     return saveUpload(this.store.paths, this.store.newId(), name, mediaType, data, this.store.now());
   }
 
-  /** The file of an attachment some message of this conversation carries. */
   attachmentFile(conversationId: string, attachmentId: string): { path: string; attachment: Attachment } {
-    return findAttachment(this.store, this.actor(conversationId), attachmentId);
+    return this.reads.attachmentFile(conversationId, attachmentId);
   }
 
   openObjective(conversationId: string, text: string, requestKey?: string): Promise<Objective> {
@@ -357,8 +293,7 @@ export class Runtime {
   }
 
   getContext(conversationId: string): ContextInfo {
-    const actor = this.actor(conversationId);
-    return rootContext(actor, actor.conversation().model);
+    return this.reads.getContext(conversationId);
   }
 
   compact(conversationId: string): Promise<CompactionOutcome> {
@@ -366,7 +301,7 @@ export class Runtime {
   }
 
   readArtifact(conversationId: string, artifactId: string, page: number): ArtifactPage {
-    return readArtifact(this.store, this.actor(conversationId), artifactId, page);
+    return this.reads.readArtifact(conversationId, artifactId, page);
   }
 
   subscribe(
@@ -381,13 +316,9 @@ export class Runtime {
     return this.bus.subscribeList(send);
   }
 
-  private decorate(conversation: Omit<Conversation, "missing">): Conversation {
-    return { ...conversation, missing: missingParts(conversation, this.context) };
-  }
-
   private assertUsable(actor: ConversationActor): void {
     if (this.stopping) throw new AtriumError("not_idle", "the server is stopping");
-    assertUsable(this.decorate(actor.conversation()));
+    assertUsable(this.reads.decorate(actor.conversation()));
   }
 }
 

@@ -21,7 +21,7 @@ export async function spawnSession(actor: EngineOwner, parent: SessionState, opt
   if (runningSubagents(actor) >= options.concurrencyLimit) return null;
   const store = actor.context.store;
   const sessionId = store.newId();
-  const record = await store.appendMetadata(actor.id, {
+  const record = await actor.records.append({
     type: "session.created",
     sessionId,
     agent: options.agent,
@@ -112,7 +112,7 @@ export async function takeReports(actor: EngineOwner, parent: SessionState, chil
       origin: "subagent",
       fromSessionId: entry.fromSessionId,
     });
-    await actor.context.store.appendMetadata(actor.id, { type: "queue.removed", messageId: entry.id, reason: "steered" });
+    await actor.records.append({ type: "queue.removed", messageId: entry.id, reason: "steered" });
     taken.push({ childId: entry.fromSessionId, text: entry.text });
     takenIds.add(entry.id);
   }

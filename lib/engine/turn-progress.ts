@@ -38,13 +38,13 @@ export class TurnProgress {
       const text = checkpointText(item, this.owner.context.config.artifactBytes);
       if (this.checkpointed.get(item.id) === text) continue;
       this.checkpointed.set(item.id, text);
-      await this.owner.context.store.appendSession(this.owner.id, this.session.id, { type: "item.progress", itemId: item.id, text });
+      await this.owner.records.appendSession(this.session.id, { type: "item.progress", itemId: item.id, text });
     }
   }
 
   /** Marks a tool call as started (its first progress record) so a crash leaves it `unknown`, not `interrupted`. */
   async markStarted(item: Item): Promise<void> {
-    await this.owner.context.store.appendSession(this.owner.id, this.session.id, { type: "item.progress", itemId: item.id, text: "" });
+    await this.owner.records.appendSession(this.session.id, { type: "item.progress", itemId: item.id, text: "" });
     this.checkpointed.set(item.id, "");
     item.status = "streaming";
     item.output = "";

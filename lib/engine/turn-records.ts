@@ -37,11 +37,11 @@ export async function recordTurnStart(
     });
   }
   for (const input of inputs.filter((candidate) => candidate.fromWaiting)) {
-    await store.appendMetadata(owner.id, { type: "queue.removed", messageId: input.id, reason: "started" });
+    await owner.records.append({ type: "queue.removed", messageId: input.id, reason: "started" });
   }
   const model = session.id === owner.rootSessionId ? conversation.model : session.model;
   const effort = session.id === owner.rootSessionId ? conversation.effort : null;
-  const record = await store.appendMetadata(owner.id, {
+  const record = await owner.records.append({
     type: "turn.started",
     turnId,
     sessionId: session.id,
@@ -100,7 +100,7 @@ export async function recordTurnEnd(
     });
     runner.noticeWritten = true;
   }
-  const record = await owner.context.store.appendMetadata(owner.id, { type: "turn.ended", turnId: turn.id, status, error, usage: turn.usage });
+  const record = await owner.records.append({ type: "turn.ended", turnId: turn.id, status, error, usage: turn.usage });
   return record.at;
 }
 

@@ -9,7 +9,6 @@ import { nextRequest } from "../context/context-usage";
 import { checkpointTurnStart } from "../checkpoints/checkpoint-hooks";
 import { runModelStep, type StepResult } from "./model-step";
 import { abortableSleep, classifyModelError, retryDelay } from "./retry";
-import { cloneTurn } from "../ports/session-state";
 import { handleToolCall } from "../tools/tool-dispatch";
 import { TurnFailure } from "../context/turn-failure";
 import { TurnProgress } from "./turn-progress";
@@ -92,10 +91,7 @@ export class TurnRunner implements TurnHandle {
   }
 
   private setStatus(status: Turn["status"]): void {
-    if (this.turn.status === status) return;
-    this.turn.status = status;
-    this.actor.publish({ type: "turn.updated", sessionId: this.session.id, turnId: this.turn.id, turn: cloneTurn(this.turn) });
-    this.actor.publishConversation();
+    this.actor.report({ type: "turn_status", sessionId: this.session.id, turnId: this.turn.id, status });
   }
 
   private async run(): Promise<void> {
@@ -262,22 +258,22 @@ export class TurnRunner implements TurnHandle {
         },
       },
     );
-    if (step.usage.inputTokens !== null) {
-      this.session.lastReportedInput = step.usage.inputTokens;
-      this.session.reportedItemCount = coveredItems;
-    }
     const applied = step.providerMetadata?.openai?.reasoningContext;
-    if (applied === "all_turns" || applied === "current_turn") this.session.reasoningContextApplied = applied;
-    this.turn.usage.inputTokens += step.usage.inputTokens ?? 0;
-    this.turn.usage.outputTokens += step.usage.outputTokens;
+    this.actor.report({
+      type: "model_usage",
+      sessionId: this.session.id,
+      turnId: this.turn.id,
+      inputTokens: step.usage.inputTokens,
+      outputTokens: step.usage.outputTokens,
+      coveredItems,
+      reasoningContext: applied === "all_turns" || applied === "current_turn" ? applied : undefined,
+    });
     publishContext(this.actor, this.session, this.turn.model);
     return step;
   }
 
   private appendText(item: Item | null, delta: string, field: "text" | "reasoning"): void {
-    if (!item || delta === "") return;
-    item.text = (item.text ?? "") + delta;
-    this.actor.publish({ type: "item.delta", sessionId: this.session.id, turnId: this.turn.id, itemId: item.id, field, delta });
+    if (item) this.actor.report({ type: "item_delta", sessionId: this.session.id, turnId: this.turn.id, itemId: item.id, field, delta });
   }
 
   appendOutput(item: Item, delta: string): void {

@@ -4,6 +4,8 @@ import type { SessionState, TurnInput } from "../ports/owner-port";
 import { cloneTurn } from "../ports/session-state";
 import { recordTurnStart } from "./turn-records";
 import { TurnRunner } from "./turn-runner";
+import type { OwnerState } from "./owner-state";
+import { runningSubagents } from "./subagent-sessions";
 
 /**
  * The owner's command that starts a turn: its records first, then the session takes the runner,
@@ -24,6 +26,18 @@ export async function startTurn(
   owner.publishConversation();
   runner.start();
   return cloneTurn(turn);
+}
+
+/** Starts the session's next turn from the waiting list (jumps, then the owner's messages, then the rest), when one may start. */
+export async function startNextTurn(owner: OwnerState, session: SessionState): Promise<void> {
+  if (session.runner || owner.deleted || owner.stopped) return;
+  if (owner.manualCompaction && session.id === owner.rootSessionId) return;
+  // A restore is rewriting the working directory every session shares: turns start after it.
+  if (owner.restoring) return;
+  // A subagent with messages waits for a free place (subagentConcurrencyLimit), as spawn_agent does.
+  if (session.parentSessionId !== null && runningSubagents(owner) >= owner.context.config.subagentConcurrencyLimit) return;
+  const inputs = owner.inbox.next(session.id, owner.holdWaiting && session.id === owner.rootSessionId);
+  if (inputs.length > 0) await owner.startTurn(session, inputs);
 }
 
 /** Resumes a turn that was parked (approval or question) when the server stopped. */

@@ -1,6 +1,5 @@
 import type { Objective } from "../events/entities";
 import type { EngineOwner } from "./engine-owner";
-import { objectiveListener } from "../store/lookups";
 import { currentObjective, queueSlice, setObjective } from "./objectives";
 
 export interface GithubEvent {
@@ -49,8 +48,7 @@ export function summarize(event: GithubEvent, matched: string[]): string {
 export async function wakeObjective(actor: EngineOwner, event: GithubEvent): Promise<boolean> {
   const objective: Objective | null = currentObjective(actor);
   if (!objective || objective.status !== "waiting_event") return false;
-  const stored = objectiveListener(actor.context.store.index, objective.id);
-  const listener = stored ? (JSON.parse(stored) as Listener) : null;
+  const listener = actor.records.listener(objective.id) as Listener | null;
   const matched = listener ? matches(listener, event) : null;
   if (!matched) return false;
   const reopened = await setObjective(actor, objective, { status: "open", listener: null, reason: null });

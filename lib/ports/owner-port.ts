@@ -173,6 +173,9 @@ export interface ConversationOwner {
   pump(session: SessionState): Promise<void>;
   interrupt(sessionId: string, byOwner?: boolean): Promise<Turn | null>;
   onDecision(id: string, wake: () => void): void;
+  /** An approval or question of this conversation as its records have it (the owner's state, not the index). */
+  approval(approvalId: string): Approval | null;
+  question(questionId: string): Question | null;
   /** The pending approval of a tool call, asked for once (the turn then parks on it). */
   requestApproval(runner: TurnHandle, item: Item): Promise<Approval>;
   /** The pending question of an ask_user call, asked once. */

@@ -1,5 +1,20 @@
 import fs from "node:fs";
-import { indexStorageError } from "../errors";
+import { AtriumError, indexStorageError, isStorageError } from "../errors";
+
+/**
+ * A record that is on disk, in its conversation's files, while the index could not take it (a
+ * disk fault, see IndexCatchUp): the write happened and the answer is the storage error. The
+ * conversation's owner folds the record all the same (its state is the files'), and answers the
+ * error when the command is done.
+ */
+export class IndexBehindError<R = unknown> extends AtriumError {
+  constructor(
+    readonly record: R,
+    readonly fault: AtriumError,
+  ) {
+    super(fault.code, fault.message, { cause: fault });
+  }
+}
 import { ingestConversation, type IngestStore } from "./ingest";
 
 const FIRST_RETRY_MS = 1000;
@@ -46,24 +61,56 @@ export class IndexCatchUp {
   async append<R>(conversationId: string, append: () => Promise<R>, apply: (record: R) => void): Promise<R> {
     this.inFlight.set(conversationId, (this.inFlight.get(conversationId) ?? 0) + 1);
     let record: R;
+    let fault: AtriumError | null = null;
     try {
       record = await append();
-      if (!this.stale.has(conversationId)) this.apply(conversationId, () => apply(record));
+      if (!this.stale.has(conversationId)) fault = this.tryApply(conversationId, () => apply(record));
     } finally {
       const left = this.inFlight.get(conversationId)! - 1;
       if (left === 0) this.inFlight.delete(conversationId);
       else this.inFlight.set(conversationId, left);
     }
-    // Stale before this record: it is on disk with the others and comes in with them.
-    if (this.stale.has(conversationId) && !this.inFlight.has(conversationId)) {
+    // Stale before this record: it is on disk with the others and comes in with them. (One this
+    // record's own index update just failed waits for the next write or the retry timer.)
+    if (!fault && this.stale.has(conversationId) && !this.inFlight.has(conversationId)) {
       try {
         this.reingest(conversationId);
       } catch (error) {
         this.schedule();
-        throw error;
+        if (!isStorageError(error)) throw error;
+        fault = error;
       }
     }
+    if (fault) throw new IndexBehindError(record, fault);
     return record;
+  }
+
+  /**
+   * Before answering a request from its requestKey: a conversation whose index is behind its
+   * files is caught up first, so a key written while the index failed is found. One that cannot
+   * be caught up now answers the storage error; the request is not performed a second time.
+   */
+  ensureCurrent(conversationId: string): void {
+    if (!this.stale.has(conversationId)) return;
+    if (this.inFlight.has(conversationId)) {
+      throw new AtriumError("storage_error", `the index of conversation ${conversationId} is catching up with its files; retry the request in a moment`);
+    }
+    try {
+      this.reingest(conversationId);
+    } catch (error) {
+      this.schedule();
+      throw error;
+    }
+  }
+
+  private tryApply(conversationId: string, work: () => void): AtriumError | null {
+    try {
+      this.apply(conversationId, work);
+      return null;
+    } catch (error) {
+      if (isStorageError(error)) return error;
+      throw error;
+    }
   }
 
   /** An index change of one conversation outside an append; a disk fault marks it stale and is thrown typed. */

@@ -69,11 +69,3 @@ export function conversationsWithWaiting(db: IndexDatabase): string[] {
   ).all() as Array<{ conversationId: string }>;
   return rows.map((row) => row.conversationId);
 }
-
-/** The stored listener (wait_for_event) of an objective, as JSON text, or null. */
-export function objectiveListener(db: IndexDatabase, objectiveId: string): string | null {
-  const row = prepared(db, "objectiveListener", () =>
-    db.select({ listener: tables.objectives.listener }).from(tables.objectives).where(eq(tables.objectives.id, id)).prepare(),
-  ).get({ id: objectiveId }) as { listener: string | null } | undefined;
-  return row?.listener ?? null;
-}

@@ -9,6 +9,7 @@ import { JsonlAppender, type AppendedRecord } from "./jsonl-appender";
 import { readJsonl } from "./jsonl-reader";
 import { dataPaths, type DataPaths } from "./paths";
 import { RecordProofs } from "./record-proofs";
+import { foldConversation, type ConversationFold } from "./conversation-fold";
 import { nodeStorageFs, type StorageFs } from "./storage-fs";
 import {
   metadataRecordSchema,
@@ -106,6 +107,11 @@ export class Store {
     if (fs.existsSync(directory)) return;
     fs.mkdirSync(directory, { recursive: true, mode: 0o700 });
     this.fs.syncDirectory(this.paths.conversations);
+  }
+
+  /** The conversation folded from its files alone (ConversationFold); null when it is not there. */
+  foldConversation(conversationId: string): ConversationFold | null {
+    return foldConversation(this, conversationId, (proof, subject) => this.proofs.verifyDecision(proof, subject, "approve"));
   }
 
   readMetadata(conversationId: string) {

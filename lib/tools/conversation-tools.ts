@@ -1,7 +1,6 @@
 import { readArtifactPage } from "../context/artifacts";
 import { forget, memoryFolder, remember } from "../context/memories";
 import { isId } from "../store/ids";
-import { listQuestions } from "../store/queries";
 import { failed, ok, type ConversationToolContext } from "./conversation-tool";
 import type { ToolResult } from "./tool";
 
@@ -13,7 +12,7 @@ export async function askUser(input: { question: string; choices?: string[] }, {
     const questionId = question.id;
     await turn.park("waiting_user", (wake) => actor.onDecision(questionId, wake));
     if (turn.signal.aborted) return { status: "interrupted", output: "ask_user was interrupted before the owner answered" };
-    question = listQuestions(actor.context.store.index, { conversationId: actor.id }).find((candidate) => candidate.id === questionId)!;
+    question = actor.question(questionId)!;
   }
   return ok(question.answer ?? "");
 }

@@ -1,6 +1,5 @@
 import { z } from "zod";
 import { defineTool, type AnyToolDefinition } from "./tool";
-import type { ConversationToolContext } from "./conversation-tool";
 import { askUser, compactContext, forgetMemory, readArtifact, rememberMemory } from "./conversation-tools";
 import { updateObjective, waitForEvent } from "./objective-tools";
 import { inspectAgent, interruptAgent, sendToAgent, spawnAgent, waitAgents } from "../agents/collaboration";

@@ -1,7 +1,6 @@
 import type { Item } from "../events/entities";
 import { artifactPreview, writeArtifact } from "../context/artifacts";
 import { canonicalJson } from "../store/canonical-json";
-import { listApprovals } from "../store/queries";
 import { askWithoutSandbox, resolveApprovalPolicy } from "./approval-policy";
 import { runTool, type ToolDefinition } from "./tool";
 import type { ConversationToolContext } from "./conversation-tool";
@@ -94,13 +93,12 @@ export async function handleToolCall(runner: TurnHandle, item: Item): Promise<vo
  */
 async function waitForApproval(runner: TurnHandle, item: Item): Promise<"approve" | "deny" | "aborted" | "refused"> {
   const { actor, session } = runner;
-  const store = actor.context.store;
   let approval = await actor.requestApproval(runner, item);
   if (approval.status === "pending") {
     const approvalId = approval.id;
     await runner.park("waiting_approval", (wake) => actor.onDecision(approvalId, wake));
     if (runner.signal.aborted) return "aborted";
-    approval = listApprovals(store.index, { conversationId: actor.id }).find((candidate) => candidate.id === approvalId)!;
+    approval = actor.approval(approvalId)!;
   }
   if (approval.status !== "approved") return "deny";
   if (approval.toolName !== (item.toolName ?? "") || canonicalJson(approval.input) !== canonicalJson(item.input)) {

@@ -91,6 +91,35 @@ function ownerView(runtime: Runtime, conversationId: string) {
 }
 
 /**
+ * What a fresh owner holds of the parts the index also keeps, read from the owner itself: its
+ * approvals, questions, objective, waiting list and items come from its records (the fold), not
+ * from any index. Open turns' usage is left out as in ownerView.
+ */
+function foldedView(runtime: Runtime, conversationId: string) {
+  const owner = runtime.actor(conversationId);
+  const view = {
+    approvals: owner.records.approvals(),
+    questions: owner.records.questions(),
+    objective: owner.records.objective(),
+    waiting: owner.waitingList(),
+    items: [...owner.sessions.values()].flatMap((session) => session.items),
+  };
+  return JSON.parse(JSON.stringify(view)) as unknown;
+}
+
+/** The same parts as the live server's index answers them. */
+function indexedView(runtime: Runtime, conversationId: string) {
+  const view = {
+    approvals: runtime.listApprovals().filter((approval) => approval.conversationId === conversationId),
+    questions: runtime.listQuestions(conversationId),
+    objective: runtime.getConversation(conversationId).objective,
+    waiting: runtime.listWaiting(conversationId),
+    items: allItems(runtime, conversationId),
+  };
+  return JSON.parse(JSON.stringify(view)) as unknown;
+}
+
+/**
  * Replays the records: the conversations' files are copied into a new home, an index is rebuilt
  * from them alone (atrium reindex), and a fresh Runtime (not started, so no recovery runs) opens
  * owners on it. Its index must equal the live one and its owners must hold what the live ones do.
@@ -127,6 +156,9 @@ export async function checkReplay(real: CrashableRuntime, model: Model): Promise
     try {
       for (const conversation of live(model)) {
         expect(ownerView(fresh, conversation.id), `${conversation.label}: a fresh owner replayed from the files`).toEqual(ownerView(runtime, conversation.id));
+        expect(foldedView(fresh, conversation.id), `${conversation.label}: the owner's state folded from its records alone, against the live index`).toEqual(
+          indexedView(runtime, conversation.id),
+        );
       }
     } finally {
       await fresh.store.close();

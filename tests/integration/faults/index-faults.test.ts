@@ -72,8 +72,10 @@ describe.each(INDEX_FAULTS)("$code on the index", (fault) => {
     expect(faults.fired).toBe(1);
     expect(sessionFile(id, rootSessionId)).toContain("kept on disk");
 
+    // The owner folded the record as it went to disk: its state is the files', whatever the index did.
+    expect(harness.runtime.actor(id).root.items.some((item) => item.text === "kept on disk")).toBe(true);
     await waitUntil(() => indexedTexts(rootSessionId).includes("kept on disk"), "the index to catch up from the files");
-    await waitUntil(() => harness.items(id).some((item) => item.text === "kept on disk"), "the owner to be rebuilt from the caught-up index");
+    await waitUntil(() => !harness.runtime.actor(id).hasOpenTurn(), "the message's turn, recorded while the index failed, to end");
     expect(harness.runtime.store.catchUp.isStale(id)).toBe(false);
     expectReindexEqualsLive(harness);
     await expectTakesNewMessage(harness, id);
@@ -86,6 +88,7 @@ describe.each(INDEX_FAULTS)("$code on the index", (fault) => {
     const other = await idleConversation("another conversation");
     faults.inject({ operation: "index", code: fault.code });
     await expectAnswer(harness.runtime.sendMessage(id, { text: "first while broken", mode: "auto" }), fault);
+    await waitUntil(() => !harness.runtime.actor(id).hasOpenTurn(), "the turn of the message recorded while broken to end");
     await expectAnswer(harness.runtime.updateConversation(id, { title: "renamed while broken" }), fault);
     await expectAnswer(harness.runtime.sendMessage(other.id, { text: "elsewhere while broken", mode: "auto" }), fault);
     expect(harness.runtime.store.catchUp.isStale(id)).toBe(true);
@@ -96,11 +99,43 @@ describe.each(INDEX_FAULTS)("$code on the index", (fault) => {
     await harness.turnEnded(id, sent.turn!.id);
     expect(indexedTexts(rootSessionId)).toEqual(expect.arrayContaining(["first while broken", "after it cleared"]));
     expect(harness.runtime.getConversation(id).title).toBe("renamed while broken");
-    await waitUntil(() => harness.items(id).some((item) => item.text === "first while broken"), "the owner to be rebuilt from the caught-up index");
+    expect(harness.items(id).map((item) => item.text)).toEqual(expect.arrayContaining(["first while broken", "after it cleared"]));
 
     await waitUntil(() => !harness.runtime.store.catchUp.isStale(other.id), "the retry timer to catch the other conversation up");
     expect(indexedTexts(other.rootSessionId)).toContain("elsewhere while broken");
     await expectTakesNewMessage(harness, other.id);
+    expectAllConsistent(harness);
+  });
+
+  it("a keyed send retried after the fault answers as the first time: one message, one turn", async () => {
+    await start();
+    const { id, rootSessionId } = await idleConversation();
+    faults.inject({ operation: "index", code: fault.code, times: 1 });
+    const body = { text: "sent once", mode: "auto" as const, requestKey: "retry-after-index-fault" };
+    await expectAnswer(harness.runtime.sendMessage(id, body), fault);
+    const retried = await harness.runtime.sendMessage(id, body);
+    await harness.turnEnded(id, retried.turn!.id);
+    const sent = harness.items(id).filter((item) => item.kind === "user_message" && item.text === "sent once");
+    expect(sent.map((item) => item.id), "the user's message, once").toEqual([retried.message.id]);
+    expect(harness.runtime.listTurns(id).filter((turn) => turn.inputMessageIds.includes(retried.message.id))).toHaveLength(1);
+    expect(indexedTexts(rootSessionId).filter((text) => text === "sent once")).toHaveLength(1);
+    expectAllConsistent(harness);
+  });
+
+  it("a keyed send retried while the index still fails answers the fault again and records nothing more", async () => {
+    await start();
+    const { id, rootSessionId } = await idleConversation();
+    faults.inject({ operation: "index", code: fault.code });
+    const body = { text: "not twice", mode: "auto" as const, requestKey: "retry-while-broken" };
+    await expectAnswer(harness.runtime.sendMessage(id, body), fault);
+    await waitUntil(() => !harness.runtime.actor(id).hasOpenTurn(), "the first attempt's turn to end");
+    await expectAnswer(harness.runtime.sendMessage(id, body), fault);
+    const onDisk = sessionFile(id, rootSessionId).split("\n").filter((line) => line.includes('"text":"not twice"'));
+    expect(onDisk, "item.created lines of the message").toHaveLength(1);
+    faults.clear();
+    const retried = await harness.runtime.sendMessage(id, body);
+    expect(retried.turn, "the retry replays the first answer: the turn that already ran").not.toBeNull();
+    expect(harness.items(id).filter((item) => item.text === "not twice")).toHaveLength(1);
     expectAllConsistent(harness);
   });
 

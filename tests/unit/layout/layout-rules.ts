@@ -74,3 +74,35 @@ export function functionLengths(root: string, directories: readonly string[]): F
   }
   return lengths;
 }
+
+/**
+ * The one-writer rule as a module boundary: a conversation's records are appended only by its
+ * owner's log (lib/engine/owner-records.ts, reached in lib/engine as `records`) or, for a
+ * conversation not yet created, by the staging that creates it (`staging`); the store defines them.
+ */
+export const RECORD_WRITERS = { owner: "lib/engine/owner-records.ts", engine: /^lib\/engine\//, store: /^lib\/store\// } as const;
+
+/** Every `x.appendMetadata(` / `x.appendSession(` call outside what RECORD_WRITERS allows, as "file:line receiver.method". */
+export function recordWriteViolations(files: ReadonlyMap<string, string>): string[] {
+  const violations: string[] = [];
+  for (const [file, text] of files) {
+    if (RECORD_WRITERS.store.test(file)) continue;
+    for (const match of text.matchAll(/([\w$]+)\s*\.\s*(appendMetadata|appendSession)\s*\(/g)) {
+      const receiver = match[1];
+      if (file === RECORD_WRITERS.owner && receiver === "store") continue;
+      if ((receiver === "staging" || receiver === "records") && RECORD_WRITERS.engine.test(file)) continue;
+      const line = text.slice(0, match.index).split("\n").length;
+      violations.push(`${file}:${line} ${receiver}.${match[2]}`);
+    }
+  }
+  return violations.sort();
+}
+
+/** The TypeScript sources under `directories`, by path relative to `root`. */
+export function sourceTexts(root: string, directories: readonly string[]): Map<string, string> {
+  const texts = new Map<string, string>();
+  for (const file of directories.flatMap((directory) => sourceFiles(path.join(root, directory)))) {
+    texts.set(path.relative(root, file), fs.readFileSync(file, "utf8"));
+  }
+  return texts;
+}

@@ -2,7 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { findCycles, readImportGraph } from "./import-graph";
-import { functionLengths, neverRuleViolations } from "./layout-rules";
+import { functionLengths, neverRuleViolations, recordWriteViolations, sourceTexts } from "./layout-rules";
 
 const ROOT = path.resolve(import.meta.dirname, "..", "..", "..");
 const FILE_LIMIT = 400;
@@ -41,6 +41,27 @@ describe("lib/ layout (DESIGN §13)", () => {
     const engineFiles = [...graph.lines.keys()].filter((file) => /^lib\/(engine|agents|context|tools)\//.test(file));
     const raw = engineFiles.filter((file) => /\$client|\.prepare\(/.test(fs.readFileSync(path.join(ROOT, file), "utf8")));
     expect(raw).toEqual([]);
+  });
+
+  it("appends a conversation's records only through its owner's log (lib/engine/owner-records.ts) or a new conversation's staging", () => {
+    expect(recordWriteViolations(sourceTexts(ROOT, ["lib", "app", "components", "bin"]))).toEqual([]);
+  });
+
+  it("finds a record written around the owner when there is one (the check can fail)", () => {
+    const files = new Map([
+      ["lib/engine/owner-records.ts", "await this.store.appendMetadata(id, body);"],
+      ["lib/engine/fork.ts", "await staging.appendSession(sessionId, body);"],
+      ["lib/engine/item-writer.ts", "await this.owner.records.appendSession(sessionId, body);"],
+      ["lib/tools/records.ts", "await turn.records.appendSession(sessionId, body);"],
+      ["lib/store/store.ts", "this.appendMetadata(id, body)"],
+      ["lib/tools/sneaky.ts", "const a = 1;\nawait actor.context.store.appendMetadata(id, { type: 'queue.removed' });"],
+      ["app/api/route.ts", "runtime.store.appendSession(id, sessionId, body)"],
+    ]);
+    expect(recordWriteViolations(files)).toEqual([
+      "app/api/route.ts:1 store.appendSession",
+      "lib/tools/records.ts:1 records.appendSession",
+      "lib/tools/sneaky.ts:2 store.appendMetadata",
+    ]);
   });
 
   it("finds a circle, an oversized file and a broken never-rule when there is one (the checks can fail)", () => {

@@ -1,0 +1,87 @@
+import type { Approval, Objective, Question } from "../events/entities";
+import type { ConversationFold } from "../store/conversation-fold";
+import type { AtriumError } from "../errors";
+import { IndexBehindError } from "../store/index-catch-up";
+import type { MetadataRecord, MetadataRecordBody, SessionRecord, SessionRecordBody } from "../store/records";
+import type { Store } from "../store/store";
+
+/**
+ * The owner's metadata log and what it folds to (DESIGN §2): every metadata record the owner
+ * writes goes through `append`, which flushes it, indexes it and folds it into the owner's state.
+ * The owner's approvals, questions, objective and listeners are read from that fold, never from
+ * the index, so the state is the records' own wherever the records are.
+ */
+export class OwnerRecords {
+  constructor(
+    private readonly store: Store,
+    private readonly conversationId: string,
+    readonly fold: ConversationFold,
+  ) {}
+
+  /** The storage error of a record that reached the files but not the index, answered when the command is done. */
+  private indexFault: AtriumError | null = null;
+
+  async append(body: MetadataRecordBody): Promise<MetadataRecord> {
+    const record = await this.durable(this.store.appendMetadata(this.conversationId, body));
+    this.fold.applyMetadata(record);
+    return record;
+  }
+
+  /** A session record; the owner's sessions keep their items themselves (ItemWriter). */
+  appendSession(sessionId: string, body: SessionRecordBody): Promise<SessionRecord> {
+    return this.durable(this.store.appendSession(this.conversationId, sessionId, body));
+  }
+
+  /**
+   * The storage error noted since the last call, cleared: the command that wrote the record is
+   * over, its records all on disk, and its caller hears the error.
+   */
+  takeIndexFault(): AtriumError | null {
+    const fault = this.indexFault;
+    this.indexFault = null;
+    return fault;
+  }
+
+  /**
+   * A record on disk whose index update failed is written all the same (the files are the
+   * truth): the command goes on, and the fault is kept for its answer. A record that did not
+   * reach the files fails the command here.
+   */
+  private async durable<R>(appending: Promise<R>): Promise<R> {
+    try {
+      return await appending;
+    } catch (error) {
+      if (!(error instanceof IndexBehindError)) throw error;
+      this.indexFault ??= error.fault;
+      return error.record as R;
+    }
+  }
+
+  approval(approvalId: string): Approval | null {
+    const approval = this.fold.approvals.get(approvalId);
+    return approval ? { ...approval } : null;
+  }
+
+  question(questionId: string): Question | null {
+    const question = this.fold.questions.get(questionId);
+    return question ? { ...question, choices: [...question.choices] } : null;
+  }
+
+  /** In the order they were asked. */
+  approvals(status?: Approval["status"]): Approval[] {
+    return [...this.fold.approvals.values()].filter((approval) => !status || approval.status === status).map((approval) => ({ ...approval }));
+  }
+
+  questions(status?: Question["status"]): Question[] {
+    return [...this.fold.questions.values()].filter((question) => !status || question.status === status).map((question) => ({ ...question }));
+  }
+
+  objective(): Objective | null {
+    return this.fold.objective;
+  }
+
+  /** What the objective listens for while it waits for an event (wait_for_event), or null. */
+  listener(objectiveId: string): unknown {
+    return this.fold.listeners.get(objectiveId) ?? null;
+  }
+}

@@ -1,0 +1,125 @@
+import type { AgentCatalog } from "../agents/agent-catalog";
+import type { TurnChanges } from "../checkpoints/checkpoints";
+import type { ArtifactPage } from "../context/artifacts";
+import { rootContext } from "../context/compaction-step";
+import { AtriumError } from "../errors";
+import type { Agent, Approval, Attachment, ContextInfo, Conversation, Question, Session, TimelineEntry, Turn, Waiting } from "../events/entities";
+import * as queries from "../store/queries";
+import type { TurnSubset } from "../store/turn-subset";
+import type { ConversationActor } from "./conversation-actor";
+import { findAttachment, readArtifact, sessionsWithStatus, turnsWithLive } from "./conversation-reads";
+import { findQuestion } from "./decision-reads";
+import type { OwnerContext } from "./engine-owner";
+import { pageOfItems, type ItemsPage, type ItemsQuery } from "./item-pages";
+import { missingParts } from "./missing";
+import { filesChangedSinceItem } from "./rewind";
+import { buildTimeline } from "./timeline";
+import type { TimelineNotes } from "./timeline-notes";
+
+/**
+ * What the API reads (DESIGN §8): lists and search from the index, one conversation's pages and
+ * live parts through its owner. Nothing here writes.
+ */
+export class ReadModel {
+  constructor(
+    private readonly context: OwnerContext,
+    private readonly owner: (conversationId: string) => ConversationActor,
+    private readonly agents: AgentCatalog,
+    private readonly notes: TimelineNotes,
+  ) {}
+
+  private get store() {
+    return this.context.store;
+  }
+
+  getConversation(conversationId: string): Conversation {
+    return this.decorate(this.owner(conversationId).conversation());
+  }
+
+  listConversations(query: queries.ListConversationsQuery): { conversations: Conversation[]; total: number } {
+    const { rows, total } = queries.listConversationRows(this.store.index, query);
+    return {
+      conversations: rows.map((row) => this.decorate(queries.toConversation(row, queries.objectiveFor(this.store.index, row.id)))),
+      total,
+    };
+  }
+
+  /** A conversation as the API shows it: with the parts it names that are missing here. */
+  decorate(conversation: Omit<Conversation, "missing">): Conversation {
+    return { ...conversation, missing: missingParts(conversation, this.context) };
+  }
+
+  listWaiting(conversationId: string): Waiting[] {
+    return this.owner(conversationId).waitingList();
+  }
+
+  listItems(conversationId: string, options: ItemsQuery): ItemsPage {
+    return pageOfItems(this.store, this.owner(conversationId), options);
+  }
+
+  listTurns(conversationId: string, subset?: TurnSubset): Turn[] {
+    return turnsWithLive(this.store, this.owner(conversationId), subset);
+  }
+
+  getTurn(turnId: string): Turn {
+    const turn = queries.getTurn(this.store.index, turnId);
+    if (!turn) throw new AtriumError("not_found", `turn ${turnId} was not found`);
+    const live = this.owner(turn.conversationId).runningTurns().find((candidate) => candidate.id === turnId);
+    return live ?? turn;
+  }
+
+  timeline(turnId: string): TimelineEntry[] {
+    const entries = [...buildTimeline(this.store, this.getTurn(turnId)), ...this.notes.of(turnId)];
+    return entries.sort((a, b) => (a.startedAt < b.startedAt ? -1 : a.startedAt > b.startedAt ? 1 : 0));
+  }
+
+  /** GET /api/turns/:id/changes; with itemId, the changes of that one tool call. */
+  async turnChanges(turnId: string, itemId?: string): Promise<TurnChanges> {
+    const turn = this.getTurn(turnId);
+    return this.context.checkpoints?.turnChanges(turn.conversationId, turnId, itemId) ?? { files: [], diff: "" };
+  }
+
+  /** The files changed since an owner's message: what a rewind with restoreFiles would put back. */
+  filesChangedSince(conversationId: string, itemId: string): Promise<string[]> {
+    return filesChangedSinceItem(this.owner(conversationId), itemId);
+  }
+
+  listSessions(conversationId: string): Session[] {
+    return sessionsWithStatus(this.store, this.owner(conversationId));
+  }
+
+  listApprovals(status?: string): Approval[] {
+    return queries.listApprovals(this.store.index, { status });
+  }
+
+  getQuestion(questionId: string): Question {
+    return findQuestion(this.store, questionId);
+  }
+
+  listAllQuestions(filter: { status?: string; conversation?: string }): Question[] {
+    return queries.listQuestions(this.store.index, { status: filter.status, conversationId: filter.conversation });
+  }
+
+  listQuestions(conversationId: string, status?: string): Question[] {
+    return queries.listQuestions(this.store.index, { conversationId, status });
+  }
+
+  /** With `cwd`, that project's `.atrium/agents` are listed too. */
+  listAgents(cwd?: string): Agent[] {
+    return this.agents.list(cwd).map((agent) => ({ name: agent.name, description: agent.description, model: agent.model, tools: agent.tools }));
+  }
+
+  /** The file of an attachment some message of this conversation carries. */
+  attachmentFile(conversationId: string, attachmentId: string): { path: string; attachment: Attachment } {
+    return findAttachment(this.store, this.owner(conversationId), attachmentId);
+  }
+
+  readArtifact(conversationId: string, artifactId: string, page: number): ArtifactPage {
+    return readArtifact(this.store, this.owner(conversationId), artifactId, page);
+  }
+
+  getContext(conversationId: string): ContextInfo {
+    const actor = this.owner(conversationId);
+    return rootContext(actor, actor.conversation().model);
+  }
+}
