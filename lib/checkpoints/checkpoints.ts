@@ -73,7 +73,11 @@ export class Checkpoints {
 
   /** A checkpoint record the owner wrote (record_checkpoint): read with the others from now on. */
   remember(conversationId: string, written: MetadataRecord): void {
-    if (written.type === "checkpoint") this.list(conversationId).push(written);
+    if (written.type !== "checkpoint") return;
+    // A list not read yet is read from the log, which already holds this record.
+    const cached = this.records.get(conversationId);
+    if (cached) cached.push(written);
+    else this.list(conversationId);
   }
 
   list(conversationId: string): CheckpointRecord[] {

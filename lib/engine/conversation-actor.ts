@@ -15,7 +15,7 @@ import { ConversationSnapshot } from "./conversation-snapshot";
 import type { CompactionResult, InterruptReason, ItemCompletion, ItemFields, MessageInput, MessageOutcome, OwnerEvent, SpawnOptions, TurnHandle, TurnInput } from "../ports/owner-port";
 import { resumeParkedTurn, startNextTurn, startTurn } from "./turn-starting";
 import { Inbox } from "./inbox";
-import { applyCommand, type CommandResult, type OwnerCommand } from "./owner-commands";
+import { applyCommand, TURN_LOOP_COMMANDS, type CommandResult, type OwnerCommand } from "./owner-commands";
 import type { OwnerState } from "./owner-state";
 import type { CheckpointFields } from "../checkpoints/checkpoints";
 
@@ -72,20 +72,21 @@ export class ConversationActor implements OwnerState {
    * Runs one command of this conversation after the ones before it. Every command first checks
    * that the conversation still exists, so nothing is written for a deleted one.
    */
-  locked<T>(section: () => Promise<T> | T): Promise<T> {
+  locked<T>(section: () => Promise<T> | T, answerIndexFault = true): Promise<T> {
     return this.mutex.run(async () => {
       this.ensureAlive();
       let fault: Error | null = null;
-      const result = await Promise.resolve().then(section).finally(() => (fault = this.records.takeIndexFault()));
+      this.records.beginCommand();
+      const result = await Promise.resolve().then(section).finally(() => (fault = this.records.endCommand()));
       // Every record of the command is on disk and in this owner's state; only the index is behind.
-      if (fault) throw fault;
+      if (fault && answerIndexFault) throw fault;
       return result;
     });
   }
 
-  /** Applies one command of the closed set (owner-commands), after the ones before it. */
+  /** Applies one command of the closed set (owner-commands), after the ones before it (see TURN_LOOP_COMMANDS on index faults). */
   execute<C extends OwnerCommand>(command: C): Promise<CommandResult<C>> {
-    return this.locked(() => applyCommand(this, command));
+    return this.locked(() => applyCommand(this, command), !TURN_LOOP_COMMANDS.has(command.type));
   }
 
   session(sessionId: string): SessionState {
@@ -291,7 +292,10 @@ export class ConversationActor implements OwnerState {
     // Not `execute`: a turn of a conversation deleted meanwhile still settles (closeTurn sees `deleted`).
     // Nobody waits on a turn's end for an answer: records the index missed are caught up from the files.
     const command = { type: "finish_turn", runner, status, error, reason } as const;
-    return this.mutex.run(() => applyCommand(this, command).finally(() => this.records.takeIndexFault()));
+    return this.mutex.run(() => {
+      this.records.beginCommand();
+      return applyCommand(this, command).finally(() => this.records.endCommand());
+    });
   }
 
   /** A message from the engine itself (an objective slice): persisted in the inbox, then started when the session is free. */

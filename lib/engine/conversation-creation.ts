@@ -4,6 +4,7 @@ import fs from "node:fs";
 import path from "node:path";
 import type { AgentDefinition } from "../agents/definitions";
 import { AtriumError, storageError } from "../errors";
+import { IndexBehindError } from "../store/index-catch-up";
 import { ConversationStaging } from "../store/conversation-staging";
 import type { AttachmentRef, Effort } from "../store/records";
 import type { Store } from "../store/store";
@@ -98,7 +99,9 @@ export async function sendWithUploads(store: Store, actor: ConversationActor, me
     for (const upload of claimed) upload.forget();
     return outcome;
   } catch (error) {
-    for (const upload of claimed) returnUpload(store.paths, upload);
+    // A message recorded while only the index failed keeps its attachments: its records name them.
+    if (error instanceof IndexBehindError) for (const upload of claimed) upload.forget();
+    else for (const upload of claimed) returnUpload(store.paths, upload);
     throw error;
   }
 }

@@ -6,6 +6,7 @@ import type { ConversationActor } from "./conversation-actor";
 import { discardNewConversation, stageNewConversation, type CreateConversationInput } from "./conversation-creation";
 import type { ConversationPatch } from "./conversation-patch";
 import { replayCreation } from "./conversation-reads";
+import { IndexBehindError } from "../store/index-catch-up";
 import type { OwnerContext } from "./engine-owner";
 import { forkConversation } from "./fork";
 import type { OwnerCache } from "./owner-cache";
@@ -44,11 +45,16 @@ export class ConversationLifecycle {
         } catch (error) {
           // Its first message could not be recorded: the conversation goes, with its requestKey.
           // One recorded while the index failed stands (its turn runs): the answer is the storage error.
-          if (actor.root.items.length === 0) await this.undoCreation(actor, attachments ?? []);
+          if (!(error instanceof IndexBehindError)) await this.undoCreation(actor, attachments ?? []);
           throw error;
         }
       },
-      (reference) => replayCreation(this.context.store, this.reads.getConversation(String(reference.conversationId))),
+      (reference) => {
+        const conversationId = String(reference.conversationId);
+        // A first message recorded while the index failed: its turn is read once the index has it.
+        this.context.store.catchUp.ensureCurrent(conversationId);
+        return replayCreation(this.context.store, this.reads.getConversation(conversationId));
+      },
     );
   }
 

@@ -120,10 +120,11 @@ export class Inbox {
   async update(messageId: string, patch: { text?: string; mode?: WaitingEntry["mode"] }, joinedTurnId?: string): Promise<WaitingEntry> {
     const entry = this.find(messageId);
     if (patch.text !== undefined) this.assertRoom({ addedMessages: 0, addedBytes: textBytes(patch.text) - textBytes(entry.text) });
-    await this.records.append({ type: "queue.updated", messageId, ...patch });
+    const turnId = patch.mode === undefined ? undefined : patch.mode === "steer" ? (joinedTurnId ?? null) : null;
+    await this.records.append({ type: "queue.updated", messageId, ...patch, ...(turnId !== undefined ? { turnId } : {}) });
     if (patch.text !== undefined) entry.text = patch.text;
     if (patch.mode !== undefined) entry.mode = patch.mode;
-    if (patch.mode !== undefined) entry.turnId = patch.mode === "steer" ? joinedTurnId : undefined;
+    if (turnId !== undefined) entry.turnId = turnId ?? undefined;
     this.publish();
     return entry;
   }

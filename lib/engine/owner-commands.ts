@@ -67,6 +67,25 @@ type LifecycleCommand =
 
 export type OwnerCommand = ConversationCommand | LifecycleCommand;
 
+/**
+ * The commands a running turn sends about itself. An index fault does not fail them: their
+ * records are on disk, the turn goes on, and the index catches up from the files (the person's
+ * next request hears of the fault).
+ */
+export const TURN_LOOP_COMMANDS: ReadonlySet<OwnerCommand["type"]> = new Set([
+  "create_item",
+  "complete_item",
+  "take_steers",
+  "request_approval",
+  "ask_question",
+  "write_turn_checkpoint",
+  "record_checkpoint",
+  "record_compaction",
+  "spawn_session",
+  "take_reports",
+  "enqueue_message",
+]);
+
 /** What each command answers. */
 export interface CommandResults {
   create_item: Item;

@@ -57,5 +57,5 @@ export async function deleteConversation(owner: OwnerState): Promise<void> {
   await store.closeConversation(owner.id);
   fs.rmSync(store.paths.conversation(owner.id), { recursive: true, force: true });
   // A tombstone the index could not take is still a delete: catching up drops the rows.
-  owner.records.takeIndexFault();
+  owner.records.forgetIndexFault();
 }

@@ -20,6 +20,8 @@ export class OwnerRecords {
 
   /** The storage error of a record that reached the files but not the index, answered when the command is done. */
   private indexFault: AtriumError | null = null;
+  /** A command is being applied (the owner's queue): only its own writes' faults are its answer. */
+  private inCommand = false;
 
   async append(body: MetadataRecordBody): Promise<MetadataRecord> {
     const record = await this.durable(this.store.appendMetadata(this.conversationId, body));
@@ -32,14 +34,27 @@ export class OwnerRecords {
     return this.durable(this.store.appendSession(this.conversationId, sessionId, body));
   }
 
-  /**
-   * The storage error noted since the last call, cleared: the command that wrote the record is
-   * over, its records all on disk, and its caller hears the error.
-   */
-  takeIndexFault(): AtriumError | null {
-    const fault = this.indexFault;
+  /** The command succeeded whatever the index did (a delete: catching up drops the rows). */
+  forgetIndexFault(): void {
     this.indexFault = null;
-    return fault;
+  }
+
+  /** The owner's queue starts applying a command. */
+  beginCommand(): void {
+    this.inCommand = true;
+    this.indexFault = null;
+  }
+
+  /**
+   * The command is over, its records all on disk: the index fault one of them met (if any), for
+   * its caller to hear, as an IndexBehindError (the write happened). A write made outside any
+   * command (a tool's start mark) answers nobody: the index catches up from the files.
+   */
+  endCommand(): IndexBehindError | null {
+    const fault = this.indexFault;
+    this.inCommand = false;
+    this.indexFault = null;
+    return fault ? new IndexBehindError(null, fault) : null;
   }
 
   /**
@@ -52,7 +67,7 @@ export class OwnerRecords {
       return await appending;
     } catch (error) {
       if (!(error instanceof IndexBehindError)) throw error;
-      this.indexFault ??= error.fault;
+      if (this.inCommand) this.indexFault ??= error.fault;
       return error.record as R;
     }
   }
@@ -67,9 +82,12 @@ export class OwnerRecords {
     return question ? { ...question, choices: [...question.choices] } : null;
   }
 
-  /** In the order they were asked. */
+  /** In the order they were asked (createdAt, then id, as the index lists them). */
   approvals(status?: Approval["status"]): Approval[] {
-    return [...this.fold.approvals.values()].filter((approval) => !status || approval.status === status).map((approval) => ({ ...approval }));
+    return [...this.fold.approvals.values()]
+      .filter((approval) => !status || approval.status === status)
+      .sort((a, b) => (a.createdAt === b.createdAt ? (a.id < b.id ? -1 : 1) : a.createdAt < b.createdAt ? -1 : 1))
+      .map((approval) => ({ ...approval }));
   }
 
   questions(status?: Question["status"]): Question[] {

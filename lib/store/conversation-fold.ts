@@ -110,6 +110,10 @@ export class ConversationFold {
         const entry = this.waiting.get(record.messageId);
         if (entry && record.text !== undefined) entry.text = record.text;
         if (entry && record.mode !== undefined) entry.mode = record.mode;
+        if (entry && record.turnId !== undefined) {
+          if (record.turnId === null) delete entry.turnId;
+          else entry.turnId = record.turnId;
+        }
         return;
       }
       case "queue.removed":

@@ -174,6 +174,8 @@ export const metadataRecordSchema = z.discriminatedUnion("type", [
     messageId: idSchema,
     text: z.string().optional(),
     mode: waitingModeSchema.optional(),
+    /** With a mode: the running turn a message switched to steer joins (null: none), as queue.added's turnId. */
+    turnId: idSchema.nullable().optional(),
   }),
   z.object({
     ...base,

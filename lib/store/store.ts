@@ -3,7 +3,7 @@ import path from "node:path";
 import { isIndexDiskFault, notFound, storageError } from "../errors";
 import { createIdGenerator, isId, type IdGenerator } from "./ids";
 import { openIndex, type IndexDatabase } from "./database";
-import { IndexCatchUp } from "./index-catch-up";
+import { IndexBehindError, IndexCatchUp } from "./index-catch-up";
 import { IndexWriter } from "./index-writer";
 import { JsonlAppender, type AppendedRecord } from "./jsonl-appender";
 import { readJsonl } from "./jsonl-reader";
@@ -75,22 +75,24 @@ export class Store {
   async appendMetadata(conversationId: string, body: MetadataRecordBody): Promise<MetadataRecord> {
     const filePath = this.paths.metadata(conversationId);
     if (body.type === "conversation.created") this.makeConversationDirectory(conversationId);
-    const appended = await this.catchUp.append(
-      conversationId,
-      () => this.append(filePath, body) as Promise<AppendedRecord<MetadataRecord>>,
-      ({ record, endOffset }) => this.writer.transaction(() => this.writer.applyMetadata(conversationId, record, endOffset)),
+    return recordOf(
+      this.catchUp.append(
+        conversationId,
+        () => this.append(filePath, body) as Promise<AppendedRecord<MetadataRecord>>,
+        ({ record, endOffset }) => this.writer.transaction(() => this.writer.applyMetadata(conversationId, record, endOffset)),
+      ),
     );
-    return appended.record;
   }
 
   async appendSession(conversationId: string, sessionId: string, body: SessionRecordBody): Promise<SessionRecord> {
     const filePath = this.paths.session(conversationId, sessionId);
-    const appended = await this.catchUp.append(
-      conversationId,
-      () => this.append(filePath, body) as Promise<AppendedRecord<SessionRecord>>,
-      ({ record, endOffset }) => this.writer.transaction(() => this.writer.applySession(conversationId, sessionId, record, endOffset)),
+    return recordOf(
+      this.catchUp.append(
+        conversationId,
+        () => this.append(filePath, body) as Promise<AppendedRecord<SessionRecord>>,
+        ({ record, endOffset }) => this.writer.transaction(() => this.writer.applySession(conversationId, sessionId, record, endOffset)),
+      ),
     );
-    return appended.record;
   }
 
   /** Called with a conversation's id whenever its index has caught up with its files after an index fault. */
@@ -244,5 +246,15 @@ export class Store {
       });
     this.closing.set(filePath, closed);
     return closed;
+  }
+}
+
+/** The record an append wrote, also when only its index update failed (IndexBehindError then carries the record itself). */
+async function recordOf<R>(appending: Promise<AppendedRecord<R>>): Promise<R> {
+  try {
+    return (await appending).record;
+  } catch (error) {
+    if (error instanceof IndexBehindError) throw new IndexBehindError((error.record as AppendedRecord<R>).record, error.fault);
+    throw error;
   }
 }

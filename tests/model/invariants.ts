@@ -1,3 +1,4 @@
+import * as queries from "@/lib/store/queries";
 import fs from "node:fs";
 import path from "node:path";
 import Database from "better-sqlite3";
@@ -101,20 +102,21 @@ function foldedView(runtime: Runtime, conversationId: string) {
     approvals: owner.records.approvals(),
     questions: owner.records.questions(),
     objective: owner.records.objective(),
-    waiting: owner.waitingList(),
+    waiting: owner.waitingList().map(({ id, text, mode, createdAt, sessionId, origin }) => ({ id, text, mode, createdAt, sessionId, origin })),
     items: [...owner.sessions.values()].flatMap((session) => session.items),
   };
   return JSON.parse(JSON.stringify(view)) as unknown;
 }
 
-/** The same parts as the live server's index answers them. */
+/** The same parts as the live server's index holds them (read from the index itself, not through an owner). */
 function indexedView(runtime: Runtime, conversationId: string) {
+  const db = runtime.store.index;
   const view = {
-    approvals: runtime.listApprovals().filter((approval) => approval.conversationId === conversationId),
-    questions: runtime.listQuestions(conversationId),
-    objective: runtime.getConversation(conversationId).objective,
-    waiting: runtime.listWaiting(conversationId),
-    items: allItems(runtime, conversationId),
+    approvals: queries.listApprovals(db, { conversationId }),
+    questions: queries.listQuestions(db, { conversationId }),
+    objective: queries.objectiveFor(db, conversationId),
+    waiting: queries.listWaiting(db, conversationId).map(({ id, text, mode, createdAt, sessionId, origin }) => ({ id, text, mode, createdAt, sessionId, origin })),
+    items: queries.listSessions(db, conversationId).flatMap((session) => queries.listItems(db, session.id, 0, 100_000).items),
   };
   return JSON.parse(JSON.stringify(view)) as unknown;
 }

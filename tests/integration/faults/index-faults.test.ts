@@ -107,6 +107,30 @@ describe.each(INDEX_FAULTS)("$code on the index", (fault) => {
     expectAllConsistent(harness);
   });
 
+  it("a record the index refused is the owner's whole: the message has its seq, and an approve decided then runs the call", async () => {
+    await start();
+    const { id } = await idleConversation();
+    faults.inject({ operation: "index", code: fault.code, times: 1 });
+    await expectAnswer(harness.runtime.sendMessage(id, { text: "seq kept", mode: "auto" }), fault);
+    const owned = harness.runtime.actor(id).root.items.find((item) => item.text === "seq kept");
+    await waitUntil(() => !harness.runtime.actor(id).hasOpenTurn(), "the message's turn to end");
+    const indexed = listItems(harness.runtime.store.index, owned!.sessionId, 0, 500).items.find((item) => item.id === owned!.id);
+    expect(owned!.seq, "the owner's item carries its record's seq").toBe(indexed!.seq);
+
+    const command = "touch approved.marker";
+    const asked = await harness.runtime.sendMessage(id, { text: `[[tool:shell ${JSON.stringify({ command })}]]`, mode: "auto" });
+    const requested = await harness.waitForEvent(id, "approval.requested");
+    await harness.waitForEvent(id, "turn.updated", (event) => event.turn.status === "waiting_approval");
+    faults.inject({ operation: "index", code: fault.code, times: 1 });
+    await expectAnswer(harness.runtime.decideApproval(requested.approval.id, "approve"), fault);
+    expect(harness.runtime.actor(id).approval(requested.approval.id)?.status, "the owner holds the decision it recorded").toBe("approved");
+    await harness.turnEnded(id, asked.turn!.id);
+    const call = harness.runtime.actor(id).root.items.find((item) => item.id === requested.approval.itemId);
+    expect(call?.status, "the approved call ran").toBe("completed");
+    expect(fs.existsSync(path.join(harness.cwd, "approved.marker"))).toBe(true);
+    expectAllConsistent(harness);
+  });
+
   it("a keyed send retried after the fault answers as the first time: one message, one turn", async () => {
     await start();
     const { id, rootSessionId } = await idleConversation();
