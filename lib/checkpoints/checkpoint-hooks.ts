@@ -32,7 +32,9 @@ async function checkpoint(runner: TurnHandle, itemId: string | null, reason: Che
   const { actor, session } = runner;
   const checkpoints = actor.context.checkpoints;
   if (!checkpoints) return;
-  const cwd = actor.conversation().cwd;
+  const { cwd, machine } = actor.conversation();
+  // Snapshots are taken on this host's files: a linked machine's cwd is not one of them (not yet).
+  if (actor.context.machines && !actor.context.machines.isLocal(machine)) return;
   // A cwd inside Atrium's data directory is never snapshotted (the snapshots would contain themselves).
   if (isInside(cwd, actor.context.store.paths.home)) return;
   // The files as of now: an interrupted turn stops waiting, and the record may then come later.

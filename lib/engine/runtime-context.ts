@@ -9,6 +9,7 @@ import { builtinFileAndShellTools } from "../tools/builtin-tools";
 import type { EventBus } from "../events/bus";
 import { engineTools } from "../tools/engine-tools";
 import type { TimelineNotes } from "./timeline-notes";
+import { machineRegistryFor } from "../machines/registry-for-store";
 
 /** The parts of the Runtime its conversations are handed. */
 export interface RuntimeParts {
@@ -40,6 +41,7 @@ export function buildEngineContext(parts: RuntimeParts): OwnerContext {
     log: parts.log,
     checkpoints: new Checkpoints(checkpointLedger(parts.store), parts.config.snapshots.maxFiles),
     noteTimeline: (turnId, entry) => notes.note(turnId, entry),
+    machines: machineRegistryFor(parts.store, parts.bus, parts.config, parts.log),
   };
 }
 

@@ -38,6 +38,8 @@ import { buildTimeline } from "./timeline";
 import { TimelineNotes } from "./timeline-notes";
 import { titleAfterFirstReply } from "./auto-title";
 import { deliverGithubEvent, type GithubEvent } from "./webhooks";
+import { checkMachinePatch } from "../machines/machine-move";
+import type { MachineRegistry } from "../machines/machine-registry";
 
 export interface RuntimeOptions {
   store: Store;
@@ -128,6 +130,10 @@ export class Runtime {
     await this.store.close();
   }
 
+  get machines(): MachineRegistry {
+    return this.context.machines!;
+  }
+
   reloadAgents(log: (message: string) => void = this.context?.log ?? console.log): void {
     this.agents.reload(log);
   }
@@ -187,7 +193,8 @@ export class Runtime {
 
   async updateConversation(conversationId: string, patch: ConversationPatch): Promise<Conversation> {
     const actor = this.actor(conversationId);
-    await actor.execute({ type: "update_conversation", patch });
+    const checked = await checkMachinePatch(this.context.machines, actor.conversation(), patch);
+    await actor.execute({ type: "update_conversation", patch: checked });
     return this.getConversation(conversationId);
   }
 
