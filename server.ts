@@ -15,7 +15,7 @@ import { acquireLock } from "./lib/store/lock";
 import { dataPaths, defaultHome } from "./lib/store/paths";
 import { Store } from "./lib/store/store";
 import { applySecurityHeaders } from "./lib/api/security-headers";
-import { machineUpgradeHandler } from "./lib/machines/machine-upgrade";
+import { routeMachineUpgrades } from "./lib/machines/machine-upgrade";
 
 export interface ServerOptions {
   home: string;
@@ -116,7 +116,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       );
     });
     // Machines dial in over a WebSocket (DESIGN §10b); it authenticates by machine token, not the gate.
-    server.on("upgrade", machineUpgradeHandler(() => runtime.machines));
+    routeMachineUpgrades(server, () => runtime.machines);
     await new Promise<void>((resolve, reject) => {
       server.once("error", reject);
       server.listen(options.port, options.host, () => resolve());

@@ -6,6 +6,9 @@ import { z } from "zod";
  * and cwd checks. Both ends parse every frame with these schemas.
  */
 export const LINK_PROTOCOL = 1;
+export const MACHINE_CONNECT_PATH = "/api/machines/connect";
+/** The close code a revoked machine's link is cut with: the machine stops instead of redialling. */
+export const REVOKED_CLOSE_CODE = 4403;
 
 const toolResultSchema = z.object({
   status: z.enum(["completed", "failed", "interrupted"]),

@@ -6,7 +6,7 @@ import { AtriumError } from "../errors";
 import { MachineDisconnectedError, type MachineCall, type MachineCallIo, type MachinePort } from "../ports/machine-port";
 import type { ToolResult } from "../tools/tool";
 import { GatewayLink } from "./gateway-link";
-import { LINK_PROTOCOL, type MachineMessage } from "./link-protocol";
+import { LINK_PROTOCOL, REVOKED_CLOSE_CODE, type MachineMessage } from "./link-protocol";
 import { MachineRecords, newMachineToken, tokenHash, type StoredMachine } from "./machine-records";
 import { LOCAL_MACHINE_ID, type Machine } from "./machine-schema";
 import { isWithinLexically, normalizeRoots } from "./roots";
@@ -35,8 +35,6 @@ interface LiveLink {
   lastSeenAt: string;
 }
 
-/** The close code a revoked machine's link is cut with: the machine stops instead of redialling. */
-export const REVOKED_CLOSE_CODE = 4403;
 
 /**
  * The gateway's machines (DESIGN §10b): the built-in `local` and the linked ones, their links,

@@ -1,10 +1,10 @@
-import type { IncomingMessage } from "node:http";
+import type { IncomingMessage, Server } from "node:http";
 import type { Duplex } from "node:stream";
 import { WebSocketServer } from "ws";
 import { waitForHello } from "./gateway-link";
 import type { MachineRegistry } from "./machine-registry";
+import { MACHINE_CONNECT_PATH } from "./link-protocol";
 
-export const MACHINE_CONNECT_PATH = "/api/machines/connect";
 /** A link carries tool output, not uploads: frames past this are refused by ws itself. */
 const MAX_FRAME_BYTES = 64 * 1024 * 1024;
 
@@ -40,6 +40,27 @@ export function machineUpgradeHandler(registry: () => MachineRegistry): (request
       );
     });
   };
+}
+
+/**
+ * Puts the machine link in front of every other upgrade listener: Next adds its own on the
+ * first request (its dev-mode HMR socket) and closes any upgrade it does not know, which would
+ * include this one. So `upgrade` events for the connect path reach only the machine handler;
+ * every other one goes on to whoever listens (and is closed when nobody does).
+ */
+export function routeMachineUpgrades(server: Server, registry: () => MachineRegistry): void {
+  const handler = machineUpgradeHandler(registry);
+  const emit = server.emit.bind(server) as (event: string, ...args: unknown[]) => boolean;
+  server.emit = ((event: string, ...args: unknown[]) => {
+    if (event !== "upgrade") return emit(event, ...args);
+    const [request, socket, head] = args as [IncomingMessage, Duplex, Buffer];
+    if (pathOf(request.url) === MACHINE_CONNECT_PATH) {
+      handler(request, socket, head);
+      return true;
+    }
+    if (server.listenerCount("upgrade") === 0) socket.destroy();
+    return emit(event, ...args);
+  }) as Server["emit"];
 }
 
 function refuse(socket: Duplex, status: number, code: string, message: string): void {
