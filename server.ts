@@ -116,7 +116,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       );
     });
     // Machines dial in over a WebSocket (DESIGN §10b); it authenticates by machine token, not the gate.
-    routeMachineUpgrades(server, () => runtime.machines);
+    const machineLinks = routeMachineUpgrades(server, () => runtime.machines);
     await new Promise<void>((resolve, reject) => {
       server.once("error", reject);
       server.listen(options.port, options.host, () => resolve());
@@ -147,6 +147,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     const close = () => {
       closing ??= (async () => {
         runtime.machines.closeAll();
+        machineLinks.close();
         server.closeAllConnections();
         await new Promise<void>((resolve) => server.close(() => resolve()));
         await runtime.stop();

@@ -46,26 +46,41 @@ export function machineUpgradeHandler(registry: () => MachineRegistry): (request
  * Puts the machine link in front of every other upgrade listener: Next adds its own on the
  * first request (its dev-mode HMR socket) and closes any upgrade it does not know, which would
  * include this one. So `upgrade` events for the connect path reach only the machine handler;
- * every other one goes on to whoever listens (and is closed when nobody does).
+ * every other one goes on to whoever listens (and is closed when nobody else does). Node
+ * treats an upgrade as a plain request while no `upgrade` listener exists, so one is always there.
  */
-export function routeMachineUpgrades(server: Server, registry: () => MachineRegistry): void {
+export function routeMachineUpgrades(server: Server, registry: () => MachineRegistry): { close(): void } {
   const handler = machineUpgradeHandler(registry);
+  // server.closeAllConnections() does not see upgraded sockets: they are ended here on close.
+  const sockets = new Set<Duplex>();
   const emit = server.emit.bind(server) as (event: string, ...args: unknown[]) => boolean;
   server.emit = ((event: string, ...args: unknown[]) => {
     if (event !== "upgrade") return emit(event, ...args);
     const [request, socket, head] = args as [IncomingMessage, Duplex, Buffer];
     if (pathOf(request.url) === MACHINE_CONNECT_PATH) {
+      sockets.add(socket);
+      socket.once("close", () => sockets.delete(socket));
       handler(request, socket, head);
       return true;
     }
-    if (server.listenerCount("upgrade") === 0) socket.destroy();
     return emit(event, ...args);
   }) as Server["emit"];
+  const fallback = (_request: IncomingMessage, socket: Duplex) => {
+    if (server.listeners("upgrade").every((listener) => listener === fallback)) socket.destroy();
+  };
+  server.on("upgrade", fallback);
+  return {
+    close() {
+      for (const socket of sockets) socket.destroy();
+    },
+  };
 }
 
 function refuse(socket: Duplex, status: number, code: string, message: string): void {
   const body = JSON.stringify({ error: { code, message } });
   const reason = status === 401 ? "Unauthorized" : status === 404 ? "Not Found" : "Conflict";
+  // Destroyed soon after, whether or not the client closes its side: a refused dial holds nothing open.
+  setTimeout(() => socket.destroy(), 1000).unref();
   socket.end(
     `HTTP/1.1 ${status} ${reason}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
   );

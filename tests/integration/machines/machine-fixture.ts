@@ -36,15 +36,17 @@ export async function startGateway(temp = makeTempHome("atrium-machines-").home,
   fs.mkdirSync(gatewayHome, { recursive: true });
   fs.writeFileSync(path.join(gatewayHome, "config.json"), JSON.stringify(CONFIG));
   const server = await startServerProcess(gatewayHome, port ? { PORT: String(port) } : {});
-  return {
+  const scene: Scene = {
     temp,
     gatewayHome,
     server,
     async cleanup() {
-      await server.stop();
+      // scene.server, not the first one: a test may have restarted the gateway.
+      await scene.server.stop();
       fs.rmSync(temp, { recursive: true, force: true });
     },
   };
+  return scene;
 }
 
 export async function addMachine(server: ServerProcess, name: string, roots?: string[]): Promise<{ machine: { id: string; name: string }; token: string }> {
