@@ -1,6 +1,6 @@
 "use client";
 
-import { useCallback, useState } from "react";
+import { useCallback, useEffect, useState } from "react";
 import type { Machine } from "@/lib/machines/machine-schema";
 import { useLiveList } from "@/components/live/use-live";
 import { apiFetch } from "@/components/shared/api-client";
@@ -18,6 +18,11 @@ export function useMachines(initial: Machine[] = []): { machines: Machine[]; loa
       () => undefined,
     );
   }, []);
+  // Without a server-rendered list, load it now: the shared stream may already be open (no onOpen for this hook).
+  const rendered = initial.length > 0;
+  useEffect(() => {
+    if (!rendered) reload();
+  }, [reload, rendered]);
   useLiveList((event) => {
     if (event.type !== "machine.updated") return;
     const machine = event.machine;
