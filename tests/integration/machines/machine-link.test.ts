@@ -70,7 +70,11 @@ describe("machines over HTTP (DESIGN §10b)", () => {
     expect((await linked.json()).error.code).toBe("cwd_outside_roots");
   });
 
-  it("runs every machine tool on the machine, in its HOME and cwd, with the machine named on the conversation", async () => {
+  // The same scenario on the built-in machine and on the linked one: a conversation on a machine does what a local one does.
+  it.each(["local", "laptop"])("runs every machine tool on %s, in that machine's HOME and cwd", async (where) => {
+    const onLaptop = where === "laptop";
+    const cwd = onLaptop ? laptop.root : fs.realpathSync(fs.mkdtempSync(path.join(scene.temp, "local-work-")));
+    const home = onLaptop ? laptop.process.home : process.env.HOME;
     const text = [
       tool("shell", { command: "echo home=$HOME; echo cwd=$(pwd)" }),
       tool("write_file", { path: "notes.txt", content: "alpha\nbeta\n" }),
@@ -78,10 +82,10 @@ describe("machines over HTTP (DESIGN §10b)", () => {
       tool("read_file", { path: "notes.txt" }),
       tool("list_dir", { path: "." }),
     ].join(" ");
-    const response = await createOn(scene.server, { text, machine: laptop.id });
+    const response = await createOn(scene.server, { text, ...(onLaptop ? { machine: laptop.id } : { cwd }) });
     expect(response.status).toBe(201);
     const created = await response.json();
-    expect(created.conversation).toMatchObject({ machine: laptop.id, cwd: laptop.root });
+    expect(created.conversation).toMatchObject({ machine: onLaptop ? laptop.id : "local", cwd });
     const turn = await endedTurn(scene.server, created.turn.id);
     expect(turn.status).toBe("completed");
     const calls = toolCalls(await items(scene.server, created.conversation.id));
@@ -92,13 +96,13 @@ describe("machines over HTTP (DESIGN §10b)", () => {
       ["read_file", "completed"],
       ["list_dir", "completed"],
     ]);
-    expect(calls[0].output).toContain(`home=${laptop.process.home}`);
-    expect(calls[0].output).toContain(`cwd=${laptop.root}`);
-    expect(fs.readFileSync(path.join(laptop.root, "notes.txt"), "utf8")).toBe("alpha\ngamma\n");
+    expect(calls[0].output).toContain(`home=${home}`);
+    expect(calls[0].output).toContain(`cwd=${cwd}`);
+    expect(fs.readFileSync(path.join(cwd, "notes.txt"), "utf8")).toBe("alpha\ngamma\n");
     expect(calls[3].output).toContain("gamma");
     expect(calls[4].output).toContain("notes.txt");
     const metadata = fs.readFileSync(path.join(scene.gatewayHome, "conversations", created.conversation.id, "metadata.jsonl"), "utf8");
-    expect(JSON.parse(metadata.split("\n")[0])).toMatchObject({ type: "conversation.created", executor: laptop.id });
+    expect(JSON.parse(metadata.split("\n")[0])).toMatchObject({ type: "conversation.created", executor: onLaptop ? laptop.id : "local" });
   });
 
   it("refuses paths outside the roots on the machine itself: .., absolute and symlinks", async () => {
