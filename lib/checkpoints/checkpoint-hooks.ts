@@ -34,7 +34,11 @@ async function checkpoint(runner: TurnHandle, itemId: string | null, reason: Che
   if (!checkpoints) return;
   const { cwd, machine } = actor.conversation();
   // Snapshots are taken on this host's files: a linked machine's cwd is not one of them (not yet).
-  if (actor.context.machines && !actor.context.machines.isLocal(machine)) return;
+  // This turn-start hook is where a linked machine's project files (AGENTS.md) are read again instead.
+  if (actor.context.machines && !actor.context.machines.isLocal(machine)) {
+    if (reason === "turn_start") await untilAborted(actor.context.machines.refreshProject(machine, cwd), runner.signal);
+    return;
+  }
   // A cwd inside Atrium's data directory is never snapshotted (the snapshots would contain themselves).
   if (isInside(cwd, actor.context.store.paths.home)) return;
   // The files as of now: an interrupted turn stops waiting, and the record may then come later.

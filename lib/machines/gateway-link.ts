@@ -15,6 +15,8 @@ interface PendingCall {
 }
 
 type CwdAnswer = Extract<MachineMessage, { type: "cwd_checked" }>;
+type ProjectAnswer = Extract<MachineMessage, { type: "project" }>;
+type Answer = CwdAnswer | ProjectAnswer;
 
 /**
  * The gateway's end of one machine's WebSocket: sends calls and cwd checks, routes the
@@ -23,7 +25,7 @@ type CwdAnswer = Extract<MachineMessage, { type: "cwd_checked" }>;
  */
 export class GatewayLink {
   private readonly calls = new Map<string, PendingCall>();
-  private readonly checks = new Map<string, (answer: CwdAnswer) => void>();
+  private readonly checks = new Map<string, (answer: Answer) => void>();
   private readonly closedListeners: Array<() => void> = [];
   private sequence = 0;
   private answeredPing = true;
@@ -100,9 +102,17 @@ export class GatewayLink {
     });
   }
 
-  checkCwd(cwd: string, timeoutMs = 10_000): Promise<CwdAnswer> {
-    const requestId = this.nextId("cwd");
-    return new Promise<CwdAnswer>((resolve, reject) => {
+  checkCwd(cwd: string): Promise<CwdAnswer> {
+    return this.ask<CwdAnswer>((requestId) => ({ type: "check_cwd", requestId, cwd }));
+  }
+
+  readProject(cwd: string): Promise<ProjectAnswer> {
+    return this.ask<ProjectAnswer>((requestId) => ({ type: "read_project", requestId, cwd }));
+  }
+
+  private ask<T extends Answer>(question: (requestId: string) => GatewayMessage, timeoutMs = 10_000): Promise<T> {
+    const requestId = this.nextId("ask");
+    return new Promise<T>((resolve, reject) => {
       const timer = setTimeout(() => {
         this.checks.delete(requestId);
         reject(new MachineDisconnectedError("the machine did not answer in time"));
@@ -110,13 +120,13 @@ export class GatewayLink {
       this.checks.set(requestId, (answer) => {
         clearTimeout(timer);
         this.checks.delete(requestId);
-        resolve(answer);
+        resolve(answer as T);
       });
       this.onClosed(() => {
         clearTimeout(timer);
         if (this.checks.delete(requestId)) reject(new MachineDisconnectedError("the link to the machine closed"));
       });
-      this.send({ type: "check_cwd", requestId, cwd });
+      this.send(question(requestId));
     });
   }
 
@@ -134,7 +144,7 @@ export class GatewayLink {
     if (!message) return;
     if (message.type === "output") this.calls.get(message.callId)?.io.onOutput(message.delta);
     else if (message.type === "result") this.calls.get(message.callId)?.resolve(message.result);
-    else if (message.type === "cwd_checked") this.checks.get(message.requestId)?.(message);
+    else if (message.type === "cwd_checked" || message.type === "project") this.checks.get(message.requestId)?.(message);
   }
 
   private lost(reason: string): void {

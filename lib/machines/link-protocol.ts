@@ -36,6 +36,7 @@ export const machineMessageSchema = z.discriminatedUnion("type", [
     error: z.enum(["missing_cwd", "cwd_outside_roots"]).nullable(),
     message: z.string().nullable(),
   }),
+  z.object({ type: z.literal("project"), requestId: z.string(), agentsFile: z.string().nullable() }),
 ]);
 export type MachineMessage = z.infer<typeof machineMessageSchema>;
 
@@ -44,6 +45,8 @@ export const gatewayMessageSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("call"), callId: z.string(), tool: z.string(), input: z.unknown(), cwd: z.string() }),
   z.object({ type: z.literal("cancel"), callId: z.string() }),
   z.object({ type: z.literal("check_cwd"), requestId: z.string(), cwd: z.string() }),
+  /** The project files the gateway puts in each request (DESIGN §4), read from the machine's cwd. */
+  z.object({ type: z.literal("read_project"), requestId: z.string(), cwd: z.string() }),
 ]);
 export type GatewayMessage = z.infer<typeof gatewayMessageSchema>;
 

@@ -7,6 +7,8 @@ import { isWithin, realPathOf } from "../sandbox/real-paths";
  * resolved here, symlinks followed, and must land inside one of the roots given to
  * `atrium machine connect`. The gateway's lexical check is a courtesy; this one decides.
  */
+const AGENTS_FILE_LIMIT = 32 * 1024;
+
 export class MachineRoots {
   readonly roots: string[];
 
@@ -29,6 +31,15 @@ export class MachineRoots {
     const stats = await fs.stat(real).catch(() => null);
     if (!stats?.isDirectory()) return { path: null, error: "missing_cwd", message: `the working directory ${cwd} does not exist on this machine` };
     return { path: real, error: null, message: null };
+  }
+
+  /** `<cwd>/AGENTS.md` (DESIGN §4) when it lies inside the roots, symlinks followed; cut at 32 KiB like the gateway's own. */
+  async agentsFile(cwd: string): Promise<string | null> {
+    const file = path.join(cwd, "AGENTS.md");
+    if (!path.isAbsolute(cwd) || !this.contains(file)) return null;
+    const text = await fs.readFile(realPathOf(file), "utf8").catch(() => null);
+    if (text === null) return null;
+    return text.length > AGENTS_FILE_LIMIT ? `${text.slice(0, AGENTS_FILE_LIMIT)}\n[AGENTS.md truncated]` : text;
   }
 
   /** Why a call may not run here (its cwd or its path outside the roots), or null when it may. */

@@ -44,6 +44,8 @@ export class MachineRegistry implements MachinePort {
   private readonly records: MachineRecords;
   private readonly links = new Map<string, LiveLink>();
   private readonly startedAt: string;
+  /** Per machine and cwd, the project files its last answer carried (DESIGN §4 discovery on the machine). */
+  private readonly projects = new Map<string, { agentsFile: string | null }>();
 
   constructor(private readonly options: MachineRegistryOptions) {
     this.records = new MachineRecords(options.file);
@@ -170,7 +172,25 @@ export class MachineRegistry implements MachinePort {
       throw error instanceof MachineDisconnectedError ? offline(machine.name) : error;
     });
     if (answer.error) throw new AtriumError(answer.error, answer.message ?? `${wanted} cannot be used on machine ${machine.name}`);
-    return answer.path ?? normalized;
+    const resolved = answer.path ?? normalized;
+    await this.refreshProject(machineId, resolved);
+    return resolved;
+  }
+
+  projectFiles(machineId: string, cwd: string): { agentsFile: string | null } | undefined {
+    return this.projects.get(`${machineId}\0${cwd}`);
+  }
+
+  async refreshProject(machineId: string, cwd: string): Promise<void> {
+    const live = this.links.get(machineId);
+    if (machineId === LOCAL_MACHINE_ID || !live?.link.isOpen) return;
+    try {
+      const answer = await live.link.readProject(cwd);
+      this.projects.set(`${machineId}\0${cwd}`, { agentsFile: answer.agentsFile });
+    } catch (error) {
+      // The last answer stays: a request is still built, with what the machine said before.
+      this.options.log(`machine ${this.nameOf(machineId)}: project files of ${cwd} not read (${error instanceof Error ? error.message : String(error)})`);
+    }
   }
 
   run(machineId: string, call: MachineCall, io: MachineCallIo): Promise<ToolResult> {

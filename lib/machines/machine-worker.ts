@@ -35,6 +35,8 @@ export class MachineWorker {
     else if (message.type === "cancel") this.running.get(message.callId)?.abort();
     else if (message.type === "check_cwd") {
       void this.setup.roots.checkCwd(message.cwd).then((answer) => this.send({ type: "cwd_checked", requestId: message.requestId, ...answer }));
+    } else if (message.type === "read_project") {
+      void this.setup.roots.agentsFile(message.cwd).then((agentsFile) => this.send({ type: "project", requestId: message.requestId, agentsFile }));
     }
   }
 

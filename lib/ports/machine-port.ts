@@ -26,6 +26,10 @@ export interface MachinePort {
   nameOf(machineId: string): string;
   /** The cwd a conversation on this machine gets, checked there (missing_cwd, cwd_outside_roots, machine_offline). */
   resolveCwd(machineId: string, cwd: string | undefined): Promise<string>;
+  /** What a linked machine last said of its cwd's project files (AGENTS.md); undefined for `local` or before it answered. */
+  projectFiles(machineId: string, cwd: string): { agentsFile: string | null } | undefined;
+  /** Asks the machine for them again (at a turn's start, after a call that may have changed files); never throws. */
+  refreshProject(machineId: string, cwd: string): Promise<void>;
   /** Runs one tool call on a linked machine; rejects with a `machine_disconnected` error when the link is lost. */
   run(machineId: string, call: MachineCall, io: MachineCallIo): Promise<ToolResult>;
 }

@@ -35,11 +35,14 @@ export async function executeTool(runner: TurnHandle, item: Item, definition: An
     });
   }
   try {
-    return await machines.run(
+    const result = await machines.run(
       conversation.machine,
       { tool: definition.name, input: item.input, cwd: conversation.cwd },
       { signal: runner.signal, onOutput: (delta) => runner.appendOutput(item, delta) },
     );
+    // A call that may have changed files may have changed AGENTS.md: the next request reads it again.
+    if (definition.name !== "read_file" && definition.name !== "list_dir") await machines.refreshProject(conversation.machine, conversation.cwd);
+    return result;
   } catch (error) {
     if (!isMachineDisconnected(error)) throw error;
     const name = machines.nameOf(conversation.machine);

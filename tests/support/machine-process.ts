@@ -20,7 +20,16 @@ export interface MachineProcess {
  * A real second process: `atrium machine connect <url>` with its own HOME (and so its own
  * data directory), the token in ATRIUM_MACHINE_TOKEN and the given roots, on loopback.
  */
-export function startMachineProcess(options: { url: string; token: string; home: string; roots: string[]; name?: string; cwd?: string }): MachineProcess {
+export function startMachineProcess(options: {
+  url: string;
+  token: string;
+  home: string;
+  roots: string[];
+  name?: string;
+  cwd?: string;
+  /** A second host's view of one path: the machine (in its own mount namespace) sees `source` at `target`. */
+  view?: { source: string; target: string };
+}): MachineProcess {
   fs.mkdirSync(options.home, { recursive: true });
   // bin/atrium.mjs, as `atrium` runs: it loads tsx from the checkout, whatever the cwd.
   const args = [path.join(PROJECT_ROOT, "bin", "atrium.mjs"), "machine", "connect", options.url];
@@ -32,7 +41,10 @@ export function startMachineProcess(options: { url: string; token: string; home:
     LANG: "C.UTF-8",
     ATRIUM_MACHINE_TOKEN: options.token,
   };
-  const child = spawn(process.execPath, args, { cwd: options.cwd ?? options.roots[0] ?? options.home, env: env as NodeJS.ProcessEnv, stdio: ["ignore", "pipe", "pipe"] });
+  const [command, commandArgs] = options.view
+    ? ["bwrap", ["--dev-bind", "/", "/", "--bind", options.view.source, options.view.target, "--die-with-parent", process.execPath, ...args]]
+    : [process.execPath, args];
+  const child = spawn(command, commandArgs, { cwd: options.cwd ?? options.roots[0] ?? options.home, env: env as NodeJS.ProcessEnv, stdio: ["ignore", "pipe", "pipe"] });
   let output = "";
   child.stdout!.on("data", (chunk: Buffer) => (output += chunk.toString()));
   child.stderr!.on("data", (chunk: Buffer) => (output += chunk.toString()));

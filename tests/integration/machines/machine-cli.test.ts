@@ -6,7 +6,8 @@ import { backoffMs } from "@/lib/machines/machine-connect";
 const BIN = path.resolve(import.meta.dirname, "..", "..", "..", "bin", "atrium.mjs");
 
 function atrium(args: string[], env: Record<string, string> = {}): { status: number | null; output: string } {
-  const result = spawnSync(process.execPath, [BIN, ...args], { env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: "/tmp", ...env }, encoding: "utf8", timeout: 30_000 });
+  const environment: Record<string, string> = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: "/tmp", ...env };
+  const result = spawnSync(process.execPath, [BIN, ...args], { env: environment as NodeJS.ProcessEnv, encoding: "utf8", timeout: 30_000 });
   return { status: result.status, output: `${result.stdout}${result.stderr}` };
 }
 

@@ -31,10 +31,10 @@ export interface Scene {
   cleanup(): Promise<void>;
 }
 
-export async function startGateway(temp = makeTempHome("atrium-machines-").home, port?: number): Promise<Scene> {
+export async function startGateway(temp = makeTempHome("atrium-machines-").home, port?: number, config: Record<string, unknown> = {}): Promise<Scene> {
   const gatewayHome = path.join(temp, "gateway");
   fs.mkdirSync(gatewayHome, { recursive: true });
-  fs.writeFileSync(path.join(gatewayHome, "config.json"), JSON.stringify(CONFIG));
+  fs.writeFileSync(path.join(gatewayHome, "config.json"), JSON.stringify({ ...CONFIG, ...config }));
   const server = await startServerProcess(gatewayHome, port ? { PORT: String(port) } : {});
   const scene: Scene = {
     temp,
