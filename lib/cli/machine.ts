@@ -6,6 +6,10 @@ import { connectMachine } from "../machines/machine-connect";
 import { machineNameSchema } from "../machines/machine-schema";
 import { sandboxModeSchema } from "../sandbox/sandbox-policy";
 import { toolSandbox } from "../sandbox/tool-sandbox";
+import { SnapshotStore } from "../checkpoints/snapshot-store";
+
+/** The gateway's default `snapshots.maxFiles`: a machine has no config file of its own. */
+const SNAPSHOT_MAX_FILES = 20_000;
 import { findChatServer } from "./chat-server";
 import { onePositional, UsageError, type CliContext } from "./cli-context";
 import { EXIT_DONE } from "./exit-status";
@@ -39,7 +43,9 @@ async function runConnect(args: string[], context: CliContext): Promise<number> 
   const sandbox = toolSandbox({ mode, network: false, writable: [] }, context.home);
   const print = (line: string) => context.print(`[${new Date().toISOString()}] ${line}`);
   print(`linking to ${url} (roots: ${roots.join(", ")}; sandbox: ${mode}, ${sandbox.available ?? "no sandbox program found"})`);
-  return connectMachine({ url, token, name, roots: new MachineRoots(roots), sandbox, env: context.env, print });
+  // Checkpoints of this machine's folders stay here, in its own data directory, like the gateway's snapshots/.
+  const snapshots = new SnapshotStore(path.join(context.home, "snapshots"), SNAPSHOT_MAX_FILES);
+  return connectMachine({ url, token, name, roots: new MachineRoots(roots), sandbox, env: context.env, snapshots, print });
 }
 
 async function runAdd(args: string[], context: CliContext): Promise<number> {

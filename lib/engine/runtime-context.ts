@@ -10,6 +10,8 @@ import type { EventBus } from "../events/bus";
 import { engineTools } from "../tools/engine-tools";
 import type { TimelineNotes } from "./timeline-notes";
 import { machineRegistryFor } from "../machines/registry-for-store";
+import type { MachineRegistry } from "../machines/machine-registry";
+import { conversationRow } from "../store/queries";
 
 /** The parts of the Runtime its conversations are handed. */
 export interface RuntimeParts {
@@ -26,6 +28,7 @@ export interface RuntimeParts {
 /** The engine context of the Runtime: what its conversation owners and turns see of it. */
 export function buildEngineContext(parts: RuntimeParts): OwnerContext {
   const { agents, extensions, notes } = parts;
+  const machines = machineRegistryFor(parts.store, parts.bus, parts.config, parts.log);
   return {
     store: parts.store,
     bus: parts.bus,
@@ -39,15 +42,19 @@ export function buildEngineContext(parts: RuntimeParts): OwnerContext {
     engineTools,
     extensions,
     log: parts.log,
-    checkpoints: new Checkpoints(checkpointLedger(parts.store), parts.config.snapshots.maxFiles),
+    checkpoints: new Checkpoints(checkpointLedger(parts.store, machines), parts.config.snapshots.maxFiles),
     noteTimeline: (turnId, entry) => notes.note(turnId, entry),
-    machines: machineRegistryFor(parts.store, parts.bus, parts.config, parts.log),
+    machines,
   };
 }
 
 /** The one kind of record checkpoints append themselves; every other write is the owner's. */
-function checkpointLedger(store: Store): CheckpointLedger {
+function checkpointLedger(store: Store, machines: MachineRegistry): CheckpointLedger {
   return {
+    snapshotsOf: (conversationId) => {
+      const machine = conversationRow(store.index, conversationId)?.executor;
+      return machine && !machines.isLocal(machine) ? machines.snapshots(machine) : null;
+    },
     paths: store.paths,
     readMetadata: (conversationId) => store.readMetadata(conversationId),
     appendCheckpoint: (conversationId, fields) => store.appendMetadata(conversationId, { type: "checkpoint", ...fields }),

@@ -16,7 +16,11 @@ interface PendingCall {
 
 type CwdAnswer = Extract<MachineMessage, { type: "cwd_checked" }>;
 type ProjectAnswer = Extract<MachineMessage, { type: "project" }>;
-type Answer = CwdAnswer | ProjectAnswer;
+type SnapshotAnswer = Extract<MachineMessage, { type: "snapshot_done" }>;
+type Answer = CwdAnswer | ProjectAnswer | SnapshotAnswer;
+export type SnapshotQuestion = Omit<Extract<GatewayMessage, { type: "snapshot_op" }>, "type" | "requestId">;
+/** A snapshot of a large tree takes a while: the machine has this long to answer. */
+const SNAPSHOT_TIMEOUT_MS = 120_000;
 
 /**
  * The gateway's end of one machine's WebSocket: sends calls and cwd checks, routes the
@@ -110,6 +114,10 @@ export class GatewayLink {
     return this.ask<ProjectAnswer>((requestId) => ({ type: "read_project", requestId, cwd }));
   }
 
+  snapshotOp(question: SnapshotQuestion): Promise<SnapshotAnswer> {
+    return this.ask<SnapshotAnswer>((requestId) => ({ type: "snapshot_op", requestId, ...question }), SNAPSHOT_TIMEOUT_MS);
+  }
+
   private ask<T extends Answer>(question: (requestId: string) => GatewayMessage, timeoutMs = 10_000): Promise<T> {
     const requestId = this.nextId("ask");
     return new Promise<T>((resolve, reject) => {
@@ -144,7 +152,7 @@ export class GatewayLink {
     if (!message) return;
     if (message.type === "output") this.calls.get(message.callId)?.io.onOutput(message.delta);
     else if (message.type === "result") this.calls.get(message.callId)?.resolve(message.result);
-    else if (message.type === "cwd_checked" || message.type === "project") this.checks.get(message.requestId)?.(message);
+    else if (message.type !== "hello") this.checks.get(message.requestId)?.(message);
   }
 
   private lost(reason: string): void {

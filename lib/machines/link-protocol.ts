@@ -37,6 +37,7 @@ export const machineMessageSchema = z.discriminatedUnion("type", [
     message: z.string().nullable(),
   }),
   z.object({ type: z.literal("project"), requestId: z.string(), agentsFile: z.string().nullable() }),
+  z.object({ type: z.literal("snapshot_done"), requestId: z.string(), result: z.unknown().optional(), error: z.string().nullable() }),
 ]);
 export type MachineMessage = z.infer<typeof machineMessageSchema>;
 
@@ -47,6 +48,16 @@ export const gatewayMessageSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("check_cwd"), requestId: z.string(), cwd: z.string() }),
   /** The project files the gateway puts in each request (DESIGN §4), read from the machine's cwd. */
   z.object({ type: z.literal("read_project"), requestId: z.string(), cwd: z.string() }),
+  /** Checkpoints of the machine's cwd: the snapshot git dirs live on the machine (its own data directory). */
+  z.object({
+    type: z.literal("snapshot_op"),
+    requestId: z.string(),
+    op: z.enum(["snapshot", "changes", "changed_paths", "restore"]),
+    cwd: z.string(),
+    from: z.string().optional(),
+    to: z.string().optional(),
+    paths: z.array(z.string()).optional(),
+  }),
 ]);
 export type GatewayMessage = z.infer<typeof gatewayMessageSchema>;
 

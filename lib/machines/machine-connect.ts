@@ -1,6 +1,7 @@
 import os from "node:os";
 import WebSocket from "ws";
 import type { ToolSandbox } from "../sandbox/sandbox-policy";
+import type { SnapshotStore } from "../checkpoints/snapshot-store";
 import { sandboxBackend } from "../sandbox/sandbox-policy";
 import { gatewayMessageSchema, LINK_PROTOCOL, MACHINE_CONNECT_PATH, parseFrame, REVOKED_CLOSE_CODE, type MachineMessage } from "./link-protocol";
 import type { MachineRoots } from "./machine-paths";
@@ -14,6 +15,7 @@ export interface ConnectOptions {
   roots: MachineRoots;
   sandbox: ToolSandbox;
   env: Record<string, string | undefined>;
+  snapshots: SnapshotStore;
   print(line: string): void;
   /** The gateway pings every 10 s; a link silent for this long is taken for dead and redialled. */
   silenceMs?: number;
@@ -56,7 +58,7 @@ function linkUrl(base: string): string {
 function linkOnce(options: ConnectOptions): Promise<LinkEnd> {
   return new Promise((resolve) => {
     const socket = new WebSocket(linkUrl(options.url), { headers: { authorization: `Bearer ${options.token}` }, handshakeTimeout: 10_000 });
-    const worker = new MachineWorker(socket, { roots: options.roots, sandbox: options.sandbox, env: options.env });
+    const worker = new MachineWorker(socket, { roots: options.roots, sandbox: options.sandbox, env: options.env, snapshots: options.snapshots });
     let linked = false;
     let ended = false;
     let silence: NodeJS.Timeout | undefined;

@@ -10,6 +10,7 @@ import { LINK_PROTOCOL, REVOKED_CLOSE_CODE, type MachineMessage } from "./link-p
 import { MachineRecords, newMachineToken, tokenHash, type StoredMachine } from "./machine-records";
 import { LOCAL_MACHINE_ID, type Machine } from "./machine-schema";
 import { isWithinLexically, normalizeRoots } from "./roots";
+import { RemoteSnapshots } from "./remote-snapshots";
 
 export interface MachineRegistryOptions {
   /** `$ATRIUM_HOME/machines.json`. */
@@ -191,6 +192,11 @@ export class MachineRegistry implements MachinePort {
       // The last answer stays: a request is still built, with what the machine said before.
       this.options.log(`machine ${this.nameOf(machineId)}: project files of ${cwd} not read (${error instanceof Error ? error.message : String(error)})`);
     }
+  }
+
+  /** The checkpoints of a linked machine's working directories, kept on the machine. */
+  snapshots(machineId: string): RemoteSnapshots {
+    return new RemoteSnapshots(() => this.links.get(machineId)?.link);
   }
 
   run(machineId: string, call: MachineCall, io: MachineCallIo): Promise<ToolResult> {

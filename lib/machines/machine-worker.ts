@@ -1,4 +1,6 @@
+import path from "node:path";
 import type { WebSocket } from "ws";
+import { isTreeId, type SnapshotStore } from "../checkpoints/snapshot-store";
 import { builtinFileAndShellTools } from "../tools/builtin-tools";
 import { runTool, type ToolResult } from "../tools/tool";
 import { toolEnvironment } from "../tools/tool-environment";
@@ -14,7 +16,11 @@ export interface WorkerSetup {
   sandbox: ToolSandbox;
   /** The machine process's environment; tools see only its allowlist (DESIGN §5). */
   env: Record<string, string | undefined>;
+  /** Checkpoints of its working directories, in the machine's own data directory. */
+  snapshots: SnapshotStore;
 }
+
+type SnapshotOp = Extract<GatewayMessage, { type: "snapshot_op" }>;
 
 /**
  * The machine's side of one link: runs the calls the gateway sends with the same tool
@@ -35,6 +41,11 @@ export class MachineWorker {
     else if (message.type === "cancel") this.running.get(message.callId)?.abort();
     else if (message.type === "check_cwd") {
       void this.setup.roots.checkCwd(message.cwd).then((answer) => this.send({ type: "cwd_checked", requestId: message.requestId, ...answer }));
+    } else if (message.type === "snapshot_op") {
+      void this.snapshotOp(message).then(
+        (result) => this.send({ type: "snapshot_done", requestId: message.requestId, result, error: null }),
+        (error: unknown) => this.send({ type: "snapshot_done", requestId: message.requestId, error: error instanceof Error ? error.message : String(error) }),
+      );
     } else if (message.type === "read_project") {
       void this.setup.roots.agentsFile(message.cwd).then((agentsFile) => this.send({ type: "project", requestId: message.requestId, agentsFile }));
     }
@@ -43,6 +54,21 @@ export class MachineWorker {
   stopAll(): void {
     for (const controller of this.running.values()) controller.abort();
     this.running.clear();
+  }
+
+  private async snapshotOp(message: SnapshotOp): Promise<unknown> {
+    const refusal = this.setup.roots.refusal(message.cwd, undefined);
+    if (refusal) throw new Error(refusal);
+    const { snapshots } = this.setup;
+    const { cwd, from, to, paths } = message;
+    if (message.op === "snapshot") return snapshots.snapshot(cwd);
+    if (!from || !isTreeId(from) || (message.op !== "restore" && (!to || !isTreeId(to)))) throw new Error("not a snapshot tree id");
+    if (message.op === "changes") return snapshots.changes(cwd, from, to!);
+    if (message.op === "changed_paths") return snapshots.changedPaths(cwd, from, to!, paths);
+    // Restored paths are the snapshot's own, relative to the cwd: none may step out of it.
+    if ((paths ?? []).some((entry) => path.isAbsolute(entry) || entry.split("/").includes(".."))) throw new Error("a restore path leaves the working directory");
+    await snapshots.restore(cwd, from, paths ?? []);
+    return null;
   }
 
   private async run(call: Call): Promise<void> {
