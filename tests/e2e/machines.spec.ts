@@ -38,7 +38,10 @@ test("a machine added in Settings runs a conversation's shell in its own HOME an
   await page.getByRole("combobox", { name: "Machine" }).click();
   await page.getByRole("option", { name: new RegExp(name) }).click();
   const conversation = await newChat.start('[[tool:shell {"command":"echo home=$HOME; echo cwd=$(pwd)"}]]');
-  await page.getByRole("group", { name: "Approval for shell" }).getByRole("button", { name: "Approve" }).click();
+  const approval = page.getByRole("group", { name: "Approval for shell" });
+  // The approval names the machine the call would run on.
+  await expect(approval).toContainText(`to run on ${name}?`);
+  await approval.getByRole("button", { name: "Approve" }).click();
   await expect(conversation.lastReply).toHaveText(`Tool shell returned: home=${path.join(base, "home")}`);
   // The card opened while the call ran and may still be open: open it only if it is not.
   const card = page.getByRole("button", { name: /^shell/ });
