@@ -13,7 +13,7 @@ test.afterEach(async () => {
   machine = null;
 });
 
-test("a machine added in Settings runs a conversation's shell in its own HOME and folder, and its going offline shows the banner", async ({ app, api }) => {
+test("a machine added in Settings runs a conversation's shell in its own HOME and folder, restarts from an earlier message with files restored there, and its going offline shows the banner", async ({ app, api }) => {
   const page = app.page;
   const name = unique("laptop").replace(" ", "-");
   await visit(page, "/settings/machines");
@@ -51,6 +51,23 @@ test("a machine added in Settings runs a conversation's shell in its own HOME an
   await expect(output).toContainText(`cwd=${fs.realpathSync(root)}`);
   await expect(page.getByLabel(`Machine: ${name}, online`)).toBeVisible();
 
+  // Restart from an earlier message with its files restored: on the machine, from the machine's own snapshots.
+  await api.sendMessage(conversation.id, '[[tool:write_file {"path":"plan.txt","content":"made on the machine\\n"}]]');
+  await api.decideUntilIdle(conversation.id, "approve");
+  expect(fs.readFileSync(path.join(root, "plan.txt"), "utf8")).toBe("made on the machine\n");
+  const second = conversation.userMessages.nth(1);
+  await second.hover();
+  await second.getByRole("button", { name: "Restart from here" }).click();
+  const dialog = page.getByRole("alertdialog", { name: "Restart from here" });
+  await expect(dialog.getByRole("list", { name: "Files changed since this message" })).toContainText("plan.txt");
+  await dialog.getByRole("checkbox", { name: "Also restore files to how they were before this message" }).check();
+  await dialog.getByRole("button", { name: "Restart", exact: true }).click();
+  await expect(page).not.toHaveURL(new RegExp(conversation.id));
+  const restarted = new ConversationPage(page);
+  await expect(restarted.composer).toHaveValue(/tool:write_file/);
+  expect(fs.existsSync(path.join(root, "plan.txt"))).toBe(false);
+  await expect(page.getByLabel(`Machine: ${name}, online`)).toBeVisible();
+
   await machine.stop();
   machine = null;
   const banner = page.getByRole("alert", { name: "Machine offline" });
@@ -59,6 +76,6 @@ test("a machine added in Settings runs a conversation's shell in its own HOME an
   await banner.getByRole("button", { name: "Pick another machine" }).click();
   await banner.getByRole("button", { name: "Move here" }).click();
   await expect(banner).toBeHidden();
-  expect((await api.getConversation(conversation.id)).machine).toBe("local");
+  expect((await api.getConversation(restarted.id)).machine).toBe("local");
   fs.rmSync(base, { recursive: true, force: true });
 });
