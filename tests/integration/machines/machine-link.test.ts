@@ -39,6 +39,19 @@ describe("machines over HTTP (DESIGN §10b)", () => {
     expect(JSON.parse(online.data).type).toBe("machine.updated");
   });
 
+  it("atrium machine add asks the running server for a machine and prints its connect command with the token", async () => {
+    const { spawnSync } = await import("node:child_process");
+    const bin = path.resolve(import.meta.dirname, "..", "..", "..", "bin", "atrium.mjs");
+    const environment: Record<string, string> = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: scene.temp, ATRIUM_HOME: scene.gatewayHome, ATRIUM_TOKEN: scene.server.token };
+    const result = spawnSync(process.execPath, [bin, "machine", "add", "from-cli"], { env: environment as NodeJS.ProcessEnv, encoding: "utf8", timeout: 30_000 });
+    expect(result.status).toBe(0);
+    const token = /ATRIUM_MACHINE_TOKEN=(\S+) atrium machine connect (\S+)/.exec(result.stdout);
+    expect(token?.[2]).toBe(scene.server.url);
+    const { machines } = await (await scene.server.api("/api/machines")).json();
+    expect(machines.map((machine: { name: string }) => machine.name)).toContain("from-cli");
+    expect(fs.readFileSync(path.join(scene.gatewayHome, "machines.json"), "utf8")).not.toContain(token![1]);
+  });
+
   it("answers bad machine requests with 4xx and the error shape", async () => {
     const badName = await scene.server.api("/api/machines", { method: "POST", body: JSON.stringify({ name: "no spaces" }) });
     expect(badName.status).toBe(400);
