@@ -186,6 +186,9 @@ describe("machines over HTTP (DESIGN §10b)", () => {
       }
     };
     await pollUntil(() => running(), { what: "the sleep to start on the machine" });
+    const busy = await scene.server.api(`/api/conversations/${created.conversation.id}`, { method: "PATCH", body: JSON.stringify({ machine: "local" }) });
+    expect(busy.status).toBe(409);
+    expect((await busy.json()).error.code).toBe("not_idle");
     await scene.server.api(`/api/conversations/${created.conversation.id}/interrupt`, { method: "POST", body: "{}" });
     const turn = await endedTurn(scene.server, created.turn.id);
     expect(turn.status).toBe("interrupted");
