@@ -15,6 +15,7 @@ import { acquireLock } from "./lib/store/lock";
 import { dataPaths, defaultHome } from "./lib/store/paths";
 import { Store } from "./lib/store/store";
 import { applySecurityHeaders } from "./lib/api/security-headers";
+import { routeMachineUpgrades } from "./lib/machines/machine-upgrade";
 
 export interface ServerOptions {
   home: string;
@@ -114,6 +115,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
         },
       );
     });
+    // Machines dial in over a WebSocket (DESIGN §10b); it authenticates by machine token, not the gate.
+    const machineLinks = routeMachineUpgrades(server, () => runtime.machines);
     await new Promise<void>((resolve, reject) => {
       server.once("error", reject);
       server.listen(options.port, options.host, () => resolve());
@@ -143,6 +146,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     log(`Sign in: ${signInUrl}`);
     const close = () => {
       closing ??= (async () => {
+        runtime.machines.closeAll();
+        machineLinks.close();
         server.closeAllConnections();
         await new Promise<void>((resolve) => server.close(() => resolve()));
         await runtime.stop();

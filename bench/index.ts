@@ -23,6 +23,7 @@ const ALL_FIGURES = [
   "model-stream.ts",
   "long-conversation.ts",
   "sandbox-cost.ts",
+  "machine-link.ts",
 ];
 
 /** BENCH_FIGURES: a comma-separated subset, by file name (the `.ts` may be left off). */

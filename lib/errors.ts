@@ -12,6 +12,8 @@ export type ErrorCode =
   | "payload_too_large"
   | "unsupported_media_type"
   | "missing_cwd"
+  | "cwd_outside_roots"
+  | "machine_offline"
   | "missing_model"
   | "missing_agent"
   | "compaction_failed"

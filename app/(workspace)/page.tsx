@@ -13,6 +13,7 @@ export default async function HomePage() {
       models={runtime.models.list()}
       defaultModel={runtime.config.defaultModel}
       defaultCwd={runtime.config.defaultCwd}
+      machines={runtime.machines.list()}
     />
   );
 }

@@ -7,6 +7,7 @@ import type { Approval } from "@/lib/events/entities";
 import { Button } from "@/components/ui/button";
 import { apiFetch, errorMessage, newRequestKey } from "@/components/shared/api-client";
 import { describeToolInput } from "@/components/shared/format";
+import { useApprovalMachine } from "@/components/machines/use-approval-machine";
 
 /** Approve or deny one pending tool call; the decision reaches every open tab as an event. */
 export function ApprovalPrompt({ approval, onDecided }: { approval: Approval; onDecided?: (approval: Approval) => void }) {
@@ -26,6 +27,7 @@ export function ApprovalPrompt({ approval, onDecided }: { approval: Approval; on
     }
   };
   const summary = describeToolInput(approval.toolName, approval.input);
+  const machine = useApprovalMachine(approval.conversationId);
   return (
     <div
       role="group"
@@ -36,7 +38,7 @@ export function ApprovalPrompt({ approval, onDecided }: { approval: Approval; on
         <ShieldAlertIcon className="mt-0.5 size-4 shrink-0 text-warning-foreground" />
         <div className="min-w-0">
           <p className="font-medium">
-            Allow <span className="font-mono">{approval.toolName}</span> to run?
+            Allow <span className="font-mono">{approval.toolName}</span> to run{machine && <> on <span className="font-medium">{machine}</span></>}?
           </p>
           {summary && <p className="mt-0.5 truncate font-mono text-xs text-muted-foreground">{summary}</p>}
         </div>

@@ -20,7 +20,8 @@ export function MissingBanner({
   const [cwd, setCwd] = useState("");
   const [model, setModel] = useState("");
   const [saving, setSaving] = useState(false);
-  const missing = conversation.missing;
+  // An offline machine has its own banner (MachineOfflineBanner).
+  const missing = conversation.missing.filter((part) => part !== "machine");
   if (missing.length === 0) return null;
 
   const save = async (patch: { cwd?: string; model?: string }) => {

@@ -5,6 +5,7 @@ import type { ModelInfo } from "@/lib/events/entities";
 import { ArchivedBanner, MissingBanner, ObjectiveBanner } from "./banners";
 import { useConversationContext } from "./conversation-provider";
 import { ResyncErrorBanner } from "./resync-error-banner";
+import { MachineOfflineBanner } from "@/components/machines/machine-offline-banner";
 import { setObjectiveStatus } from "./slash-command-actions";
 import { useConversationActions } from "./use-conversation-actions";
 
@@ -26,6 +27,7 @@ export function ConversationBanners({ models }: { models: ModelInfo[] }) {
           return updated !== null;
         }}
       />
+      <MachineOfflineBanner conversation={conversation} onPatch={async (patch) => (await patchConversation(patch, "Could not move the conversation")) !== null} />
       {conversation.archived && <ArchivedBanner onUnarchive={() => void archive(false)} />}
       {conversation.objective && <ObjectiveBanner objective={conversation.objective} onSetStatus={(status) => void setObjectiveStatus(id, status)} />}
     </>

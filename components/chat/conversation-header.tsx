@@ -13,6 +13,7 @@ import { ContextRing } from "@/components/context/context-ring";
 import { useConversationContext } from "./conversation-provider";
 import { ConversationMenu } from "./conversation-menu";
 import { ConversationTitle } from "./conversation-title";
+import { MachineBadge } from "@/components/machines/machine-badge";
 import { useConversationActions } from "./use-conversation-actions";
 
 const STATUS_LABEL: Record<Conversation["status"], string> = { idle: "Idle", running: "Running", waiting: "Waiting for you" };
@@ -35,6 +36,7 @@ export function ConversationHeader({ onFind }: { onFind: () => void }) {
             onSave={async (title) => (await patchConversation({ title }, "Could not rename")) !== null}
           />
           {!renaming && <StatusBadge status={conversation.status} />}
+          {!renaming && <MachineBadge machineId={conversation.machine} cwd={conversation.cwd} />}
           {connection !== "open" && !renaming && <ConnectionBadge connection={connection} />}
           {conversation.protected && !renaming && (
             <span title="Protected from deletion" className="text-muted-foreground">

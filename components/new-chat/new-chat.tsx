@@ -12,12 +12,17 @@ import { PageHeader } from "@/components/sidebar/page-header";
 import { apiFetch, errorMessage, newRequestKey } from "@/components/shared/api-client";
 import { clearDraft, newChatDraftKey } from "@/components/shared/drafts";
 import { AgentPicker, CwdPicker } from "./new-chat-options";
+import { MachinePicker } from "@/components/machines/machine-picker";
+import { useMachineChoice } from "@/components/machines/use-machine-choice";
+import type { Machine } from "@/lib/machines/machine-schema";
 
 interface NewChatProps {
   agents: Agent[];
   models: ModelInfo[];
   defaultModel: string;
   defaultCwd: string;
+  /** DESIGN §10b: where the machine work runs; absent: the built-in machine only. */
+  machines?: Machine[];
   /** The page header's title: "Atrium" on the home page, "New chat" on /new. */
   title?: string;
 }
@@ -28,17 +33,19 @@ interface CreateBody {
   model: string;
   effort?: Effort | null;
   cwd?: string;
+  machine?: string;
   attachments?: string[];
 }
 
 /** The new-chat composer, with agent, folder and model folded into it; nothing is saved until the first message is sent (DESIGN §9). */
-export function NewChat({ agents, models, defaultModel, defaultCwd, title = "New chat" }: NewChatProps) {
+export function NewChat({ agents, models, defaultModel, defaultCwd, machines: initialMachines, title = "New chat" }: NewChatProps) {
   const router = useRouter();
   const [agent, setAgent] = useState(agents.find((candidate) => candidate.name === "default")?.name ?? agents[0]?.name ?? "default");
   const agentInfo = agents.find((candidate) => candidate.name === agent);
   const [model, setModel] = useState(agentInfo?.model ?? defaultModel);
   const [effort, setEffort] = useState<Effort | null>(null);
   const [cwd, setCwd] = useState("");
+  const { machines, machine, setMachine, machineCwd } = useMachineChoice(initialMachines, defaultCwd);
   const [sending, setSending] = useState(false);
   const [failure, setFailure] = useState<{ message: string; body: CreateBody; requestKey: string } | null>(null);
   // One key per distinct request: a Retry of the same body reuses it, so the server creates one conversation.
@@ -65,7 +72,7 @@ export function NewChat({ agents, models, defaultModel, defaultCwd, title = "New
   };
 
   const submit = (text: string) => {
-    const body: CreateBody = { text, agent, model, ...(modelInfo?.effort ? { effort } : {}), ...(cwd.trim() ? { cwd: cwd.trim() } : {}), ...(attachments.ids.length ? { attachments: attachments.ids } : {}) };
+    const body: CreateBody = { text, agent, model, ...(modelInfo?.effort ? { effort } : {}), ...(cwd.trim() ? { cwd: cwd.trim() } : {}), ...(machine !== "local" ? { machine } : {}), ...(attachments.ids.length ? { attachments: attachments.ids } : {}) };
     const serialized = JSON.stringify(body);
     if (lastAttempt.current?.body !== serialized) lastAttempt.current = { key: newRequestKey(), body: serialized };
     return create(body, lastAttempt.current.key);
@@ -106,7 +113,8 @@ export function NewChat({ agents, models, defaultModel, defaultCwd, title = "New
                     if (chosen?.model) setModel(chosen.model);
                   }}
                 />
-                <CwdPicker value={cwd} defaultCwd={defaultCwd} onChange={setCwd} />
+                {machines.length > 1 && <MachinePicker machines={machines} value={machine} onChange={(next) => (setMachine(next), setCwd(""))} />}
+                <CwdPicker value={cwd} defaultCwd={machineCwd} onChange={setCwd} />
                 <ModelPicker models={models} value={model} onChange={setModel} />
                 {modelInfo?.effort && <EffortPicker value={effort} onChange={setEffort} />}
               </>

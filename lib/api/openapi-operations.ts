@@ -236,6 +236,19 @@ export const OPERATIONS: Record<string, Record<string, Operation>> = {
     },
     delete: { operationId: "endAllSignInSessions", summary: "Sign out everywhere: every browser session ends", answers: { 204: { description: "all sessions ended" } } },
   },
+  "/api/machines": {
+    get: { operationId: "listMachines", summary: "Machines, the built-in one first (DESIGN §10b)", answers: { 200: { description: "the machines", schema: object({ machines: arrayOf("Machine") }) } } },
+    post: {
+      operationId: "addMachine",
+      summary: "Add a machine; its token is in this answer only (a machine links with it at GET /api/machines/connect, a WebSocket)",
+      body: schemas.addMachineBody,
+      answers: { 201: { description: "added", schema: object({ machine: ref("Machine"), token: { type: "string" } }) } },
+    },
+  },
+  "/api/machines/{id}": {
+    get: { operationId: "getMachine", summary: "One machine", answers: { 200: { description: "the machine", schema: one("machine", "Machine") } } },
+    delete: { operationId: "removeMachine", summary: "Revoke a machine: its token stops working and its link is cut at once", answers: { 204: { description: "revoked" } } },
+  },
   "/api/agents": { get: { operationId: "listAgents", summary: "Agent definitions", answers: { 200: { description: "the agents", schema: object({ agents: arrayOf("Agent") }) } } } },
   "/api/tools": {
     get: {

@@ -14,6 +14,8 @@ const STATUS: Record<ErrorCode, number> = {
   payload_too_large: 413,
   unsupported_media_type: 415,
   missing_cwd: 422,
+  cwd_outside_roots: 400,
+  machine_offline: 409,
   missing_model: 422,
   missing_agent: 422,
   compaction_failed: 502,

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { idSchema } from "../store/ids";
+import { machineNameSchema } from "../machines/machine-schema";
 
 /** Request shapes of the HTTP API (DESIGN §8), shared by route handlers, server actions and the OpenAPI doc. */
 
@@ -16,6 +17,7 @@ export const createConversationBody = z.object({
   model: z.string().min(1).max(200).optional(),
   effort: effort.optional(),
   cwd: z.string().min(1).max(4096).optional(),
+  machine: z.string().min(1).max(64).optional(),
   requestKey,
 });
 
@@ -27,9 +29,16 @@ export const updateConversationBody = z
     model: z.string().min(1).max(200).optional(),
     effort: effort.optional(),
     cwd: z.string().min(1).max(4096).optional(),
+    machine: z.string().min(1).max(64).optional(),
     requestKey,
   })
   .strict();
+
+export const addMachineBody = z.object({
+  name: machineNameSchema,
+  roots: z.array(z.string().min(1).max(4096).refine((root) => root.startsWith("/"), "a root must be an absolute path")).max(64).optional(),
+  requestKey,
+});
 
 export const forkBody = z.object({ throughItemId: idSchema.optional(), requestKey });
 export const rewindBody = z.object({

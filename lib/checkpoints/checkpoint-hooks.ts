@@ -32,13 +32,17 @@ async function checkpoint(runner: TurnHandle, itemId: string | null, reason: Che
   const { actor, session } = runner;
   const checkpoints = actor.context.checkpoints;
   if (!checkpoints) return;
-  const cwd = actor.conversation().cwd;
+  const { cwd, machine } = actor.conversation();
+  // At a turn's start a linked machine's project files (AGENTS.md) are read again; its snapshots are taken there.
+  if (reason === "turn_start" && actor.context.machines && !actor.context.machines.isLocal(machine)) {
+    await untilAborted(actor.context.machines.refreshProject(machine, cwd), runner.signal);
+  }
   // A cwd inside Atrium's data directory is never snapshotted (the snapshots would contain themselves).
   if (isInside(cwd, actor.context.store.paths.home)) return;
   // The files as of now: an interrupted turn stops waiting, and the record may then come later.
   const takenAt = actor.context.store.now().toISOString();
   const work = (async () => {
-    const outcome = await checkpoints.snapshot(cwd);
+    const outcome = await checkpoints.snapshot(cwd, actor.id);
     if ("tree" in outcome) {
       await actor.recordCheckpoint({ turnId: runner.turn.id, itemId, cwd, tree: outcome.tree, reason, takenAt });
       return;

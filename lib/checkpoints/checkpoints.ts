@@ -9,7 +9,12 @@ import type { Store } from "../store/store";
 export interface CheckpointLedger {
   paths: Store["paths"];
   readMetadata: Store["readMetadata"];
+  /** The snapshots of a conversation whose files are on a linked machine (kept there, DESIGN §10b); null: this host's. */
+  snapshotsOf?(conversationId: string): SnapshotApi | null;
 }
+
+/** What checkpoints do with a working directory's files, wherever they are: SnapshotStore here, or a machine's over its link. */
+export type SnapshotApi = Pick<SnapshotStore, "snapshot" | "changes" | "changedPaths" | "restore">;
 
 export type CheckpointFields = { turnId: string | null; itemId: string | null; cwd: string; tree: string; reason: CheckpointReason; takenAt?: string };
 import { SnapshotStore, type ChangedFile, type SnapshotOutcome } from "./snapshot-store";
@@ -42,8 +47,14 @@ export class Checkpoints {
     this.snapshots = new SnapshotStore(path.join(store.paths.home, "snapshots"), maxFiles);
   }
 
-  snapshot(cwd: string): Promise<SnapshotOutcome> {
-    return this.snapshots.snapshot(cwd);
+  /** The snapshots of this conversation's working directory: on its machine when that is a linked one. */
+  storeFor(conversationId: string): SnapshotApi {
+    return this.store.snapshotsOf?.(conversationId) ?? this.snapshots;
+  }
+
+  /** Without conversationId: this host's snapshots. */
+  snapshot(cwd: string, conversationId?: string): Promise<SnapshotOutcome> {
+    return (conversationId ? this.storeFor(conversationId) : this.snapshots).snapshot(cwd);
   }
 
   /** Checkpoint work (snapshot and record) still running, by conversation. */
@@ -124,8 +135,8 @@ export class Checkpoints {
     }
     if (from.cwd !== to.cwd || from.tree === to.tree) return NO_CHANGES;
     try {
-      const changes: TurnChanges = await this.snapshots.changes(to.cwd, from.tree, to.tree);
-      if (!itemId) changes.items = await this.itemPaths(ofTurn);
+      const changes: TurnChanges = await this.storeFor(conversationId).changes(to.cwd, from.tree, to.tree);
+      if (!itemId) changes.items = await this.itemPaths(this.storeFor(conversationId), ofTurn);
       return changes;
     } catch {
       // The snapshot store is a cache: when it is gone, the turn simply shows no changes.
@@ -133,12 +144,12 @@ export class Checkpoints {
     }
   }
 
-  private async itemPaths(ofTurn: CheckpointRecord[]): Promise<Array<{ itemId: string; paths: string[] }>> {
+  private async itemPaths(snapshots: SnapshotApi, ofTurn: CheckpointRecord[]): Promise<Array<{ itemId: string; paths: string[] }>> {
     const items: Array<{ itemId: string; paths: string[] }> = [];
     for (let index = 1; index < ofTurn.length; index += 1) {
       const [previous, record] = [ofTurn[index - 1], ofTurn[index]];
       if (!record.itemId || previous.cwd !== record.cwd) continue;
-      const paths = await this.snapshots.changedPaths(record.cwd, previous.tree, record.tree);
+      const paths = await snapshots.changedPaths(record.cwd, previous.tree, record.tree);
       if (paths.length > 0) items.push({ itemId: record.itemId, paths });
     }
     return items;

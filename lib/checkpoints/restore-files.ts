@@ -33,7 +33,7 @@ export async function filesChangedSince(checkpoints: Checkpoints, conversationId
   const last = before && records.filter((record) => record.cwd === before.cwd).at(-1);
   if (!before || !last) return [];
   try {
-    return await checkpoints.snapshots.changedPaths(before.cwd, before.tree, last.tree);
+    return await checkpoints.storeFor(conversationId).changedPaths(before.cwd, before.tree, last.tree);
   } catch {
     return [];
   }
@@ -56,17 +56,18 @@ export async function restoreFilesBefore(
   const last = before && records.filter((record) => record.cwd === before.cwd).at(-1);
   if (!before || !last) return { restored: [], undo: async () => {} };
   const cwd = before.cwd;
+  const snapshots = checkpoints.storeFor(conversationId);
   let paths: string[];
   try {
-    paths = await checkpoints.snapshots.changedPaths(cwd, before.tree, last.tree);
+    paths = await snapshots.changedPaths(cwd, before.tree, last.tree);
   } catch {
     // The snapshots are a cache (not exported, maybe deleted): without them there is nothing known to restore.
     return { restored: [], undo: async () => {} };
   }
   if (paths.length === 0) return { restored: [], undo: async () => {} };
-  const now = await checkpoints.snapshot(cwd);
+  const now = await checkpoints.snapshot(cwd, conversationId);
   if ("off" in now) throw new AtriumError("bad_request", `files cannot be restored: checkpoints are off because ${now.off}`);
-  const outside = await checkpoints.snapshots.changedPaths(cwd, last.tree, now.tree, paths);
+  const outside = await snapshots.changedPaths(cwd, last.tree, now.tree, paths);
   if (outside.length > 0 && !options.force) {
     throw new AtriumError(
       "files_changed_outside",
@@ -76,17 +77,17 @@ export async function restoreFilesBefore(
   }
   await options.record({ turnId: null, itemId: null, cwd, tree: now.tree, reason: "before_restore" });
   const undo = async () => {
-    await checkpoints.snapshots.restore(cwd, now.tree, paths);
-    const back = await checkpoints.snapshot(cwd);
+    await snapshots.restore(cwd, now.tree, paths);
+    const back = await checkpoints.snapshot(cwd, conversationId);
     if ("tree" in back) await options.record({ turnId: null, itemId: null, cwd, tree: back.tree, reason: "after_restore" });
   };
   try {
-    await checkpoints.snapshots.restore(cwd, before.tree, paths);
+    await snapshots.restore(cwd, before.tree, paths);
   } catch (error) {
     await undo();
     throw error;
   }
-  const after = await checkpoints.snapshot(cwd);
+  const after = await checkpoints.snapshot(cwd, conversationId);
   if ("tree" in after) await options.record({ turnId: null, itemId: null, cwd, tree: after.tree, reason: "after_restore" });
   return { restored: paths, undo };
 }

@@ -14,6 +14,7 @@ const commands: Record<string, () => Promise<Command>> = {
   import: async () => (await import("./import")).runImport,
   token: async () => (await import("./token")).runToken,
   chat: async () => (await import("./chat")).runChat,
+  machine: async () => (await import("./machine")).runMachine,
 };
 
 export function findCommand(name: string): (() => Promise<Command>) | null {

@@ -11,7 +11,12 @@ Commands:
                           import an export or a conversation directory
   token                   print the access token, creating it if absent
   chat <id>               attach to a live conversation in the terminal
+  machine add <name> [--root DIR]... [--url U]
+                          add a machine to the running server; prints its token once
+  machine connect <gateway URL> [--name N] [--root DIR]... [--sandbox MODE]
+                          link this computer to a gateway as a machine (token from
+                          ATRIUM_MACHINE_TOKEN; roots default to the current directory)
   help                    show this help
 
-Environment: ATRIUM_HOME (data directory), ATRIUM_TOKEN, HOST, PORT.
+Environment: ATRIUM_HOME (data directory), ATRIUM_TOKEN, HOST, PORT, ATRIUM_MACHINE_TOKEN.
 Exit status: 0 done, 1 failed, 2 bad usage, 3 refused (lock held, id clash).`;

@@ -95,6 +95,8 @@ export const configSchema = z
     memoryBudgetTokens: nonNegativeInteger.default(2000),
     // Checkpoints of working directories (lib/checkpoints): a bigger cwd has them turned off.
     snapshots: z.strictObject({ maxFiles: positiveInteger.default(20000) }).prefault({}),
+    /** DESIGN §10b: `local: false` turns the built-in machine (this host) off. */
+    machines: z.strictObject({ local: z.boolean().default(true) }).prefault({}),
     skillCatalogTokens: nonNegativeInteger.default(1500),
     /** Tokens the MCP tools' full schemas may take in a request; beyond it they are offered as a catalog and load_tools. */
     toolSchemaTokens: nonNegativeInteger.default(8000),

@@ -60,12 +60,16 @@ export function nextRequest(actor: ConversationOwner, session: SessionState, rea
 /** The parts of the next request that do not depend on the history: what `fixedTokens` counts, without converting the history. */
 export function requestFrame(actor: ConversationOwner, session: SessionState): Pick<RequestShape, "system" | "tools"> & { catalogTokens?: { skills: number; tools: number } } {
   // Read once per frame: each read of the conversation is a copy, each agent lookup a look at its folder.
-  const cwd = actor.conversation().cwd;
+  const { cwd, machine } = actor.conversation();
   const agent = actor.context.agent(session.agent, cwd);
+  const machines = actor.context.machines;
+  // On a linked machine the project's files are the machine's, as it last reported them.
+  const remote = machines && !machines.isLocal(machine) ? (machines.projectFiles(machine, cwd) ?? { agentsFile: null }) : undefined;
   const base = {
     system: buildSystemPrompt({
       agent,
       cwd,
+      agentsFile: remote?.agentsFile,
       memories: selectMemories(
         readMemories(memoryFolder(actor.context.store.paths.home, session.agent)),
         lastUserText(session),

@@ -11,12 +11,14 @@ export function buildSystemPrompt(options: {
   cwd: string;
   objective?: { text: string; status: string; slices: number; sliceLimit: number } | null;
   memories?: ReadonlyArray<{ title: string; text: string }>;
+  /** AGENTS.md as a linked machine read it (DESIGN §10b); undefined: read it here, from cwd. */
+  agentsFile?: string | null;
 }): string {
   const sections = [
     options.agent?.instructions ?? DEFAULT_AGENT_INSTRUCTIONS,
     `You are the "${options.agent?.name ?? "default"}" agent in Atrium. Working directory: ${options.cwd}`,
   ];
-  const agentsFile = readAgentsFile(options.cwd);
+  const agentsFile = options.agentsFile !== undefined ? options.agentsFile : readAgentsFile(options.cwd);
   if (agentsFile) sections.push(`Project instructions from AGENTS.md:\n${agentsFile}`);
   if (options.memories?.length) {
     sections.push(`Your memories (save with remember, delete with forget):\n${options.memories.map((memory) => `- ${memory.title}: ${memory.text}`).join("\n")}`);

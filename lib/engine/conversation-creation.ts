@@ -20,6 +20,8 @@ export interface CreateConversationInput {
   model?: string;
   effort?: Effort;
   cwd?: string;
+  /** DESIGN §10b: where its machine work runs; default `local`. */
+  machine?: string;
   requestKey?: string;
 }
 
@@ -41,9 +43,10 @@ export async function stageNewConversation(
 ): Promise<StagedConversation> {
   const { store, config, models } = context;
   const agentName = input.agent ?? "default";
-  // The cwd first: its project agents (.atrium/agents) are part of the lookup.
-  const cwd = path.resolve(input.cwd ?? config.defaultCwd);
-  if (!isDirectory(cwd)) throw new AtriumError("missing_cwd", `the working directory ${cwd} does not exist`);
+  // The cwd first: its project agents (.atrium/agents) are part of the lookup. It is checked on its machine.
+  const machine = input.machine ?? "local";
+  const cwd = context.machines ? await context.machines.resolveCwd(machine, input.cwd) : path.resolve(input.cwd ?? config.defaultCwd);
+  if (!context.machines && !isDirectory(cwd)) throw new AtriumError("missing_cwd", `the working directory ${cwd} does not exist`);
   const agent: AgentDefinition | undefined = context.agent(agentName, cwd);
   if (!agent) throw new AtriumError("missing_agent", `no agent named "${agentName}" is defined`);
   const model = input.model ?? agent.model ?? config.defaultModel;
@@ -63,7 +66,7 @@ export async function stageNewConversation(
       model,
       effort,
       cwd,
-      executor: "local",
+      executor: machine,
       rootSessionId,
       forkedFrom: null,
       ...keyed,

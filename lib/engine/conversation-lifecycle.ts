@@ -7,6 +7,7 @@ import { discardNewConversation, stageNewConversation, type CreateConversationIn
 import type { ConversationPatch } from "./conversation-patch";
 import { replayCreation } from "./conversation-reads";
 import { IndexBehindError } from "../store/index-catch-up";
+import { checkMachinePatch } from "../machines/machine-move";
 import type { OwnerContext } from "./engine-owner";
 import { forkConversation } from "./fork";
 import type { OwnerCache } from "./owner-cache";
@@ -65,8 +66,11 @@ export class ConversationLifecycle {
     this.forget(actor);
   }
 
+  /** A move to another machine is checked on that machine first (its folder, its roots). */
   async update(conversationId: string, patch: ConversationPatch): Promise<Conversation> {
-    await this.owners.get(conversationId).execute({ type: "update_conversation", patch });
+    const actor = this.owners.get(conversationId);
+    const checked = await actor.track(checkMachinePatch(this.context.machines, actor.conversation(), patch));
+    await actor.execute({ type: "update_conversation", patch: checked });
     return this.reads.getConversation(conversationId);
   }
 

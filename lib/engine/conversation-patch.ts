@@ -12,6 +12,8 @@ export interface ConversationPatch {
   model?: string;
   effort?: Effort;
   cwd?: string;
+  /** DESIGN §10b: move an idle conversation to another machine; its cwd is then checked there first (machine-move). */
+  machine?: string;
 }
 
 /** What a PATCH actually changes, checked (a title, a configured model, an existing directory); empty when nothing does. */
@@ -19,8 +21,8 @@ export function conversationChanges(
   current: Omit<Conversation, "missing">,
   patch: ConversationPatch,
   models: ModelRegistry,
-): ConversationPatch & { titleSource?: "owner" } {
-  const changes: ConversationPatch & { titleSource?: "owner" } = {};
+): Omit<ConversationPatch, "machine"> & { titleSource?: "owner"; executor?: string } {
+  const changes: Omit<ConversationPatch, "machine"> & { titleSource?: "owner"; executor?: string } = {};
   if (patch.title !== undefined && patch.title !== current.title) {
     const title = patch.title.trim();
     if (title === "") throw new AtriumError("bad_request", "title must not be empty");
@@ -34,7 +36,12 @@ export function conversationChanges(
     changes.model = patch.model;
   }
   if (patch.effort !== undefined && patch.effort !== current.effort) changes.effort = patch.effort;
-  if (patch.cwd !== undefined && patch.cwd !== current.cwd) {
+  const machine = patch.machine ?? current.machine;
+  if (patch.machine !== undefined && patch.machine !== current.machine) changes.executor = patch.machine;
+  if (patch.cwd !== undefined && patch.cwd !== current.cwd && machine !== "local") {
+    // Already checked on that machine (machine-move.ts): the path is the machine's, not this host's.
+    changes.cwd = patch.cwd;
+  } else if (patch.cwd !== undefined && patch.cwd !== current.cwd) {
     const cwd = path.resolve(patch.cwd);
     if (!isDirectory(cwd)) throw new AtriumError("missing_cwd", `the working directory ${cwd} does not exist`);
     changes.cwd = cwd;
@@ -44,6 +51,9 @@ export function conversationChanges(
 
 /** Sending needs what the conversation names to exist on this machine (DESIGN §2, moving). */
 export function assertUsable(conversation: Conversation): void {
+  if (conversation.missing.includes("machine")) {
+    throw new AtriumError("machine_offline", `the machine of this conversation is offline; start \`atrium machine connect\` there or pick another machine`);
+  }
   if (conversation.missing.includes("cwd")) {
     throw new AtriumError("missing_cwd", `the working directory ${conversation.cwd} does not exist on this machine; pick another one`);
   }

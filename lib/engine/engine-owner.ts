@@ -5,13 +5,16 @@ import type { SessionState } from "../ports/session-state";
 import type { Store } from "../store/store";
 import type { OwnerRecords } from "./owner-records";
 import type { TurnReport } from "./turn-reports";
+import type { MachineRegistry } from "../machines/machine-registry";
 
 /**
  * The engine's side of the port: the owner and its context with the store's writes. Only
  * lib/engine holds these types; the neighbours get ConversationOwner, whose store only reads.
  */
-export interface OwnerContext extends Omit<EngineContext, "store"> {
+export interface OwnerContext extends Omit<EngineContext, "store" | "machines"> {
   store: Store;
+  /** The Runtime's machines: the port plus the registry's own API (list, add, revoke, links). */
+  machines?: MachineRegistry;
 }
 
 export interface EngineOwner extends Omit<ConversationOwner, "context"> {

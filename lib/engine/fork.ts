@@ -59,7 +59,7 @@ export async function forkConversation(context: OwnerContext, source: Conversati
       model: conversation.model,
       effort: conversation.effort,
       cwd: conversation.cwd,
-      executor: "local",
+      executor: conversation.machine,
       rootSessionId,
       forkedFrom: { conversationId: source.id, itemId: copied.length ? copied[copied.length - 1].id : null },
       ...options.keyed,

@@ -9,6 +9,9 @@ import { builtinFileAndShellTools } from "../tools/builtin-tools";
 import type { EventBus } from "../events/bus";
 import { engineTools } from "../tools/engine-tools";
 import type { TimelineNotes } from "./timeline-notes";
+import { machineRegistryFor } from "../machines/registry-for-store";
+import type { MachineRegistry } from "../machines/machine-registry";
+import { conversationRow } from "../store/queries";
 
 /** The parts of the Runtime its conversations are handed. */
 export interface RuntimeParts {
@@ -25,6 +28,7 @@ export interface RuntimeParts {
 /** The engine context of the Runtime: what its conversation owners and turns see of it. */
 export function buildEngineContext(parts: RuntimeParts): OwnerContext {
   const { agents, extensions, notes } = parts;
+  const machines = machineRegistryFor(parts.store, parts.bus, parts.config, parts.log);
   return {
     store: parts.store,
     bus: parts.bus,
@@ -38,12 +42,20 @@ export function buildEngineContext(parts: RuntimeParts): OwnerContext {
     engineTools,
     extensions,
     log: parts.log,
-    checkpoints: new Checkpoints(checkpointLedger(parts.store), parts.config.snapshots.maxFiles),
+    checkpoints: new Checkpoints(checkpointLedger(parts.store, machines), parts.config.snapshots.maxFiles),
     noteTimeline: (turnId, entry) => notes.note(turnId, entry),
+    machines,
   };
 }
 
-/** What checkpoints read of the store; their records are written by the owners. */
-function checkpointLedger(store: Store): CheckpointLedger {
-  return { paths: store.paths, readMetadata: (conversationId) => store.readMetadata(conversationId) };
+/** What checkpoints read of the store, and where a conversation's snapshots live; their records are written by the owners. */
+function checkpointLedger(store: Store, machines: MachineRegistry): CheckpointLedger {
+  return {
+    snapshotsOf: (conversationId) => {
+      const machine = conversationRow(store.index, conversationId)?.executor;
+      return machine && !machines.isLocal(machine) ? machines.snapshots(machine) : null;
+    },
+    paths: store.paths,
+    readMetadata: (conversationId) => store.readMetadata(conversationId),
+  };
 }

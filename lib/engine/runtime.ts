@@ -34,6 +34,7 @@ import { changeObjectiveRequest, openObjectiveRequest } from "./objective-reques
 import { buildEngineContext } from "./runtime-context";
 import { TimelineNotes } from "./timeline-notes";
 import { deliverGithubEvent, type GithubEvent } from "./webhooks";
+import type { MachineRegistry } from "../machines/machine-registry";
 
 export interface RuntimeOptions {
   store: Store;
@@ -129,6 +130,10 @@ export class Runtime {
     await Promise.race([this.context.checkpoints?.settle(), new Promise((resolve) => setTimeout(resolve, 10_000).unref())]);
     await this.extensions.stop();
     await this.store.close();
+  }
+
+  get machines(): MachineRegistry {
+    return this.context.machines!;
   }
 
   reloadAgents(log: (message: string) => void = this.context?.log ?? console.log): void {

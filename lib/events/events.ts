@@ -10,6 +10,7 @@ import {
   turnSchema,
   waitingSchema,
 } from "./entities";
+import { machineSchema } from "../machines/machine-schema";
 
 /**
  * The one event union (DESIGN §8): the bus publishes these, the SSE routes send them,
@@ -70,6 +71,8 @@ export const listEventSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("conversation.deleted"), conversationId: z.string() }),
   z.object({ type: z.literal("approval.requested"), conversationId: z.string(), approval: approvalSchema }),
   z.object({ type: z.literal("approval.decided"), conversationId: z.string(), approval: approvalSchema }),
+  /** DESIGN §10b: a machine was added, revoked, came online or went offline. */
+  z.object({ type: z.literal("machine.updated"), machine: machineSchema }),
 ]);
 export type ListEvent = z.infer<typeof listEventSchema>;
 

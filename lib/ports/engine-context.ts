@@ -7,6 +7,7 @@ import type { Store } from "../store/store";
 import type { AnyToolDefinition } from "../tools/tool";
 import type { RequestExtensions } from "../context/request-extensions";
 import type { EventBus } from "../events/bus";
+import type { MachinePort } from "./machine-port";
 
 /**
  * The store as the conversation's neighbours see it: reads, ids and paths. Its writes are
@@ -32,6 +33,8 @@ export interface EngineContext {
   log(message: string): void;
   /** Snapshots of working directories; absent in engine tests that build a context by hand. */
   checkpoints?: Checkpoints;
+  /** Where conversations' machine work runs (DESIGN §10b); absent in engine tests: everything is local. */
+  machines?: MachinePort;
   /** Timeline entries only this process saw (model-call retries), merged into GET /api/turns/:id. */
   noteTimeline(turnId: string, entry: TimelineEntry): void;
 }

@@ -28,6 +28,8 @@ export const conversationSchema = z.object({
   model: z.string(),
   effort: effortSchema,
   cwd: z.string(),
+  /** Where its machine work runs (DESIGN §10b): `local` or a linked machine's id; the record's `executor`. */
+  machine: z.string(),
   createdAt: z.string(),
   updatedAt: z.string(),
   forkedFrom: z.object({ conversationId: z.string(), itemId: z.string().nullable() }).nullable(),
@@ -35,7 +37,7 @@ export const conversationSchema = z.object({
   rootSessionId: z.string(),
   titleSource: z.enum(["auto", "owner"]),
   /** What is missing on this machine after a move (DESIGN §2); empty when nothing is. */
-  missing: z.array(z.enum(["cwd", "model", "agent"])),
+  missing: z.array(z.enum(["cwd", "model", "agent", "machine"])),
 });
 export type Conversation = z.infer<typeof conversationSchema>;
 

@@ -170,6 +170,7 @@ export class IndexWriter {
     if (record.model !== undefined) fields.model = record.model;
     if (record.effort !== undefined) fields.effort = record.effort;
     if (record.cwd !== undefined) fields.cwd = record.cwd;
+    if (record.executor !== undefined) fields.executor = record.executor;
     const names = Object.keys(fields);
     // Archiving and protecting are not activity: "Updated" (and the sidebar's order) stays put.
     const activity = names.some((name) => name !== "archived" && name !== "protected");

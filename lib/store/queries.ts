@@ -35,6 +35,7 @@ export function toConversation(row: ConversationRow, objective: Objective | null
     model: row.model,
     effort: row.effort as Conversation["effort"],
     cwd: row.cwd,
+    machine: row.executor,
     createdAt: row.createdAt,
     updatedAt: row.updatedAt,
     forkedFrom: row.forkedFromConversationId

@@ -122,6 +122,8 @@ export const metadataRecordSchema = z.discriminatedUnion("type", [
     model: z.string().optional(),
     effort: effortSchema.optional(),
     cwd: z.string().optional(),
+    /** The conversation moved to another machine (PATCH {machine, cwd}, DESIGN §10b). */
+    executor: z.string().optional(),
   }),
   z.object({ ...base, type: z.literal("conversation.deleted"), conversationId: idSchema }),
   z.object({

@@ -6,7 +6,7 @@ import { runTool, type ToolDefinition } from "./tool";
 import type { ConversationToolContext } from "./conversation-tool";
 import type { TurnHandle } from "../ports/owner-port";
 import { checkpointAfterTool } from "../checkpoints/checkpoint-hooks";
-import { toolEnvironment } from "./tool-environment";
+import { executeTool } from "./tool-executor";
 import { sandboxBackend } from "../sandbox/sandbox-policy";
 import { toolSandbox } from "../sandbox/tool-sandbox";
 
@@ -56,14 +56,7 @@ export async function handleToolCall(runner: TurnHandle, item: Item): Promise<vo
     }
   }
   await runner.markStarted(item);
-  const result = await runTool(definition, item.input, {
-    cwd: actor.conversation().cwd,
-    signal: runner.signal,
-    onOutput: (delta) => runner.appendOutput(item, delta),
-    env: toolEnvironment(context.config.shell.env),
-    agent: session.agent,
-    sandbox,
-  });
+  const result = await executeTool(runner, item, definition, sandbox);
   await checkpointAfterTool(runner, item);
   const limit = context.config.artifactBytes;
   if (Buffer.byteLength(result.output) > limit) {

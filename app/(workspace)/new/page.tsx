@@ -14,6 +14,7 @@ export default async function NewChatPage() {
       models={runtime.models.list()}
       defaultModel={runtime.config.defaultModel}
       defaultCwd={runtime.config.defaultCwd}
+      machines={runtime.machines.list()}
     />
   );
 }

@@ -19,6 +19,7 @@ const conversation: Conversation = {
   model: "offline",
   effort: null,
   cwd: "/tmp",
+  machine: "local",
   createdAt: "2026-01-01T00:00:00.000Z",
   updatedAt: "2026-01-01T00:00:00.000Z",
   forkedFrom: null,

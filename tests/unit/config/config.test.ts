@@ -33,6 +33,7 @@ describe("parseConfig", () => {
       defaultCwd: process.cwd(),
       memoryBudgetTokens: 2000,
       snapshots: { maxFiles: 20000 },
+      machines: { local: true },
       skillCatalogTokens: 1500,
       toolSchemaTokens: 8000,
       mcpServers: {},

@@ -1,0 +1,13 @@
+import { readJson } from "@/lib/api/request";
+import { json } from "@/lib/api/respond";
+import { apiRoute } from "@/lib/api/route";
+import { addMachineBody } from "@/lib/api/schemas";
+
+export const dynamic = "force-dynamic";
+
+export const GET = apiRoute(({ runtime }) => json({ machines: runtime.machines.list() }));
+
+export const POST = apiRoute(async ({ request, runtime }) => {
+  const body = await readJson(request, addMachineBody);
+  return json(runtime.machines.add(body.name, body.roots), 201);
+});

@@ -1,0 +1,188 @@
+import type { WebSocket } from "ws";
+import { MachineDisconnectedError, type MachineCall, type MachineCallIo } from "../ports/machine-port";
+import type { ToolResult } from "../tools/tool";
+import { machineMessageSchema, parseFrame, type GatewayMessage, type MachineMessage } from "./link-protocol";
+
+/** How often the gateway pings; a link that misses two pongs in a row is cut. */
+export const HEARTBEAT_MS = 10_000;
+/** After a cancel, how long the machine has to report the call's end before the gateway ends it itself. */
+const CANCEL_GRACE_MS = 5_000;
+
+interface PendingCall {
+  io: MachineCallIo;
+  resolve(result: ToolResult): void;
+  reject(error: Error): void;
+}
+
+type CwdAnswer = Extract<MachineMessage, { type: "cwd_checked" }>;
+type ProjectAnswer = Extract<MachineMessage, { type: "project" }>;
+type SnapshotAnswer = Extract<MachineMessage, { type: "snapshot_done" }>;
+type Answer = CwdAnswer | ProjectAnswer | SnapshotAnswer;
+export type SnapshotQuestion = Omit<Extract<GatewayMessage, { type: "snapshot_op" }>, "type" | "requestId">;
+/** A snapshot of a large tree takes a while: the machine has this long to answer. */
+const SNAPSHOT_TIMEOUT_MS = 120_000;
+
+/**
+ * The gateway's end of one machine's WebSocket: sends calls and cwd checks, routes the
+ * machine's output and results back to them, pings, and fails everything still open the
+ * moment the link is gone (the calls' effects are then unknown).
+ */
+export class GatewayLink {
+  private readonly calls = new Map<string, PendingCall>();
+  private readonly checks = new Map<string, (answer: Answer) => void>();
+  private readonly closedListeners: Array<() => void> = [];
+  private sequence = 0;
+  private answeredPing = true;
+  private closed = false;
+  private readonly heartbeat: NodeJS.Timeout;
+
+  constructor(
+    private readonly socket: WebSocket,
+    private readonly onSeen: () => void,
+    heartbeatMs = HEARTBEAT_MS,
+  ) {
+    socket.on("message", (data) => this.receive(data));
+    socket.on("pong", () => {
+      this.answeredPing = true;
+      this.onSeen();
+    });
+    socket.on("close", () => this.lost("the link to the machine closed"));
+    socket.on("error", () => this.lost("the link to the machine failed"));
+    this.heartbeat = setInterval(() => {
+      if (!this.answeredPing) {
+        socket.terminate();
+        this.lost("the machine stopped answering heartbeats");
+        return;
+      }
+      this.answeredPing = false;
+      socket.ping();
+    }, heartbeatMs);
+    this.heartbeat.unref();
+  }
+
+  get isOpen(): boolean {
+    return !this.closed;
+  }
+
+  onClosed(listener: () => void): void {
+    if (this.closed) listener();
+    else this.closedListeners.push(listener);
+  }
+
+  send(message: GatewayMessage): void {
+    if (this.closed) throw new MachineDisconnectedError("the machine is not connected");
+    this.socket.send(JSON.stringify(message));
+  }
+
+  call(call: MachineCall, io: MachineCallIo): Promise<ToolResult> {
+    const callId = this.nextId("call");
+    return new Promise<ToolResult>((resolve, reject) => {
+      let cancelTimer: NodeJS.Timeout | undefined;
+      const onAbort = () => {
+        if (!this.calls.has(callId)) return;
+        if (!this.closed) this.send({ type: "cancel", callId });
+        // The machine reports the interrupted result itself; this only bounds the wait for it.
+        cancelTimer = setTimeout(() => settle({ status: "interrupted", output: "interrupted (the machine did not confirm the stop)" }), CANCEL_GRACE_MS);
+      };
+      const finish = () => {
+        clearTimeout(cancelTimer);
+        io.signal.removeEventListener("abort", onAbort);
+        this.calls.delete(callId);
+      };
+      const settle = (result: ToolResult) => {
+        finish();
+        resolve(result);
+      };
+      this.calls.set(callId, { io, resolve: settle, reject: (error) => (finish(), reject(error)) });
+      io.signal.addEventListener("abort", onAbort, { once: true });
+      try {
+        this.send({ type: "call", callId, tool: call.tool, input: call.input, cwd: call.cwd });
+      } catch (error) {
+        finish();
+        reject(error);
+        return;
+      }
+      if (io.signal.aborted) onAbort();
+    });
+  }
+
+  checkCwd(cwd: string): Promise<CwdAnswer> {
+    return this.ask<CwdAnswer>((requestId) => ({ type: "check_cwd", requestId, cwd }));
+  }
+
+  readProject(cwd: string): Promise<ProjectAnswer> {
+    return this.ask<ProjectAnswer>((requestId) => ({ type: "read_project", requestId, cwd }));
+  }
+
+  snapshotOp(question: SnapshotQuestion): Promise<SnapshotAnswer> {
+    return this.ask<SnapshotAnswer>((requestId) => ({ type: "snapshot_op", requestId, ...question }), SNAPSHOT_TIMEOUT_MS);
+  }
+
+  private ask<T extends Answer>(question: (requestId: string) => GatewayMessage, timeoutMs = 10_000): Promise<T> {
+    const requestId = this.nextId("ask");
+    return new Promise<T>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.checks.delete(requestId);
+        reject(new MachineDisconnectedError("the machine did not answer in time"));
+      }, timeoutMs);
+      this.checks.set(requestId, (answer) => {
+        clearTimeout(timer);
+        this.checks.delete(requestId);
+        resolve(answer as T);
+      });
+      this.onClosed(() => {
+        clearTimeout(timer);
+        if (this.checks.delete(requestId)) reject(new MachineDisconnectedError("the link to the machine closed"));
+      });
+      this.send(question(requestId));
+    });
+  }
+
+  /** Cuts the link now (revocation, shutdown): a close frame with the reason, and the socket goes. */
+  cut(code: number, reason: string): void {
+    if (!this.closed) this.socket.close(code, reason);
+    // A close frame is a courtesy: the socket goes whether or not the machine answers it.
+    setTimeout(() => this.socket.terminate(), 200).unref();
+    this.lost(reason);
+  }
+
+  private receive(data: unknown): void {
+    this.onSeen();
+    const message = parseFrame(machineMessageSchema, data);
+    if (!message) return;
+    if (message.type === "output") this.calls.get(message.callId)?.io.onOutput(message.delta);
+    else if (message.type === "result") this.calls.get(message.callId)?.resolve(message.result);
+    else if (message.type !== "hello") this.checks.get(message.requestId)?.(message);
+  }
+
+  private lost(reason: string): void {
+    if (this.closed) return;
+    this.closed = true;
+    clearInterval(this.heartbeat);
+    for (const call of [...this.calls.values()]) call.reject(new MachineDisconnectedError(reason));
+    for (const listener of this.closedListeners.splice(0)) listener();
+  }
+
+  private nextId(prefix: string): string {
+    this.sequence += 1;
+    return `${prefix}-${this.sequence}`;
+  }
+}
+
+/** Reads the first frame of a fresh link, which must be the machine's hello. */
+export function waitForHello(socket: WebSocket, timeoutMs = 10_000): Promise<Extract<MachineMessage, { type: "hello" }>> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error("no hello within 10 s")), timeoutMs);
+    socket.once("message", (data) => {
+      clearTimeout(timer);
+      const message = parseFrame(machineMessageSchema, data);
+      if (message?.type === "hello") resolve(message);
+      else reject(new Error("the first frame was not a hello"));
+    });
+    socket.once("close", () => {
+      clearTimeout(timer);
+      reject(new Error("closed before its hello"));
+    });
+  });
+}
+

@@ -1,0 +1,74 @@
+import { z } from "zod";
+
+/**
+ * The messages of the machine link (one WebSocket, JSON text frames, DESIGN §10b). The
+ * machine dials out and says hello; the gateway answers welcome, then asks for tool calls
+ * and cwd checks. Both ends parse every frame with these schemas.
+ */
+export const LINK_PROTOCOL = 1;
+export const MACHINE_CONNECT_PATH = "/api/machines/connect";
+/** The close code a revoked machine's link is cut with: the machine stops instead of redialling. */
+export const REVOKED_CLOSE_CODE = 4403;
+
+const toolResultSchema = z.object({
+  status: z.enum(["completed", "failed", "interrupted"]),
+  output: z.string(),
+  exitCode: z.number().int().nullable().optional(),
+  sandbox: z.enum(["bwrap", "sandbox-exec", "off", "unavailable"]).optional(),
+});
+
+export const machineMessageSchema = z.discriminatedUnion("type", [
+  z.object({
+    type: z.literal("hello"),
+    protocol: z.number().int(),
+    name: z.string().max(64).nullable(),
+    hostname: z.string().max(255),
+    platform: z.string().max(64),
+    roots: z.array(z.string().max(4096)).max(64),
+    sandbox: z.string().max(64),
+  }),
+  z.object({ type: z.literal("output"), callId: z.string(), delta: z.string() }),
+  z.object({ type: z.literal("result"), callId: z.string(), result: toolResultSchema }),
+  z.object({
+    type: z.literal("cwd_checked"),
+    requestId: z.string(),
+    path: z.string().nullable(),
+    error: z.enum(["missing_cwd", "cwd_outside_roots"]).nullable(),
+    message: z.string().nullable(),
+  }),
+  z.object({ type: z.literal("project"), requestId: z.string(), agentsFile: z.string().nullable() }),
+  z.object({ type: z.literal("snapshot_done"), requestId: z.string(), result: z.unknown().optional(), error: z.string().nullable() }),
+]);
+export type MachineMessage = z.infer<typeof machineMessageSchema>;
+
+export const gatewayMessageSchema = z.discriminatedUnion("type", [
+  z.object({ type: z.literal("welcome"), machineId: z.string(), name: z.string(), roots: z.array(z.string()) }),
+  z.object({ type: z.literal("call"), callId: z.string(), tool: z.string(), input: z.unknown(), cwd: z.string() }),
+  z.object({ type: z.literal("cancel"), callId: z.string() }),
+  z.object({ type: z.literal("check_cwd"), requestId: z.string(), cwd: z.string() }),
+  /** The project files the gateway puts in each request (DESIGN §4), read from the machine's cwd. */
+  z.object({ type: z.literal("read_project"), requestId: z.string(), cwd: z.string() }),
+  /** Checkpoints of the machine's cwd: the snapshot git dirs live on the machine (its own data directory). */
+  z.object({
+    type: z.literal("snapshot_op"),
+    requestId: z.string(),
+    op: z.enum(["snapshot", "changes", "changed_paths", "restore"]),
+    cwd: z.string(),
+    from: z.string().optional(),
+    to: z.string().optional(),
+    paths: z.array(z.string()).optional(),
+  }),
+]);
+export type GatewayMessage = z.infer<typeof gatewayMessageSchema>;
+
+/** Parses one text frame; null when it is not JSON or not a message of this protocol. */
+export function parseFrame<T>(schema: z.ZodType<T>, data: unknown): T | null {
+  let value: unknown;
+  try {
+    value = JSON.parse(String(data));
+  } catch {
+    return null;
+  }
+  const parsed = schema.safeParse(value);
+  return parsed.success ? parsed.data : null;
+}

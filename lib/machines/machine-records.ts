@@ -1,0 +1,91 @@
+import crypto from "node:crypto";
+import fs from "node:fs";
+import path from "node:path";
+import { z } from "zod";
+
+const storedMachineSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  tokenHash: z.string(),
+  /** The roots the owner allowed when adding it; empty: whatever roots the machine offers. */
+  allowedRoots: z.array(z.string()),
+  createdAt: z.string(),
+  hostname: z.string().nullable(),
+  platform: z.string().nullable(),
+  roots: z.array(z.string()),
+  sandbox: z.string().nullable(),
+  lastSeenAt: z.string().nullable(),
+});
+export type StoredMachine = z.infer<typeof storedMachineSchema>;
+
+const fileSchema = z.object({ v: z.literal(1), machines: z.array(storedMachineSchema) });
+
+export function tokenHash(token: string): string {
+  return crypto.createHash("sha256").update(token).digest("hex");
+}
+
+/** A machine token: 32 random bytes, prefixed so a leaked one is recognisable. */
+export function newMachineToken(): string {
+  return `atrium_machine_${crypto.randomBytes(32).toString("base64url")}`;
+}
+
+/**
+ * The linked machines (DESIGN §10b) in `$ATRIUM_HOME/machines.json` (mode 0600, temp + rename,
+ * like sessions.json): names, roots and what each reported when it last connected, and the
+ * SHA-256 of its token — never the token. Read once at start, kept in memory.
+ */
+export class MachineRecords {
+  private readonly machines = new Map<string, StoredMachine>();
+
+  constructor(private readonly filePath: string) {
+    this.load();
+  }
+
+  all(): StoredMachine[] {
+    return [...this.machines.values()].sort((a, b) => (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : 0));
+  }
+
+  get(id: string): StoredMachine | undefined {
+    return this.machines.get(id);
+  }
+
+  byName(name: string): StoredMachine | undefined {
+    return [...this.machines.values()].find((machine) => machine.name === name);
+  }
+
+  /** The machine a presented token belongs to, compared in constant time. */
+  byToken(token: string): StoredMachine | undefined {
+    const presented = Buffer.from(tokenHash(token), "hex");
+    return [...this.machines.values()].find((machine) => crypto.timingSafeEqual(Buffer.from(machine.tokenHash, "hex"), presented));
+  }
+
+  put(machine: StoredMachine): void {
+    this.machines.set(machine.id, machine);
+    this.save();
+  }
+
+  remove(id: string): boolean {
+    const removed = this.machines.delete(id);
+    if (removed) this.save();
+    return removed;
+  }
+
+  private load(): void {
+    let text: string;
+    try {
+      text = fs.readFileSync(this.filePath, "utf8");
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "ENOENT") return;
+      throw error;
+    }
+    const parsed = fileSchema.safeParse(JSON.parse(text));
+    if (!parsed.success) throw new Error(`${this.filePath} is not a machines file this version can read`);
+    for (const machine of parsed.data.machines) this.machines.set(machine.id, machine);
+  }
+
+  private save(): void {
+    const temporary = path.join(path.dirname(this.filePath), `.machines-${process.pid}-${Date.now()}.json`);
+    fs.writeFileSync(temporary, `${JSON.stringify({ v: 1, machines: this.all() }, null, 1)}\n`, { mode: 0o600 });
+    fs.renameSync(temporary, this.filePath);
+  }
+}

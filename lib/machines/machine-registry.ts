@@ -1,0 +1,270 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import type { WebSocket } from "ws";
+import { AtriumError } from "../errors";
+import { MachineDisconnectedError, type MachineCall, type MachineCallIo, type MachinePort } from "../ports/machine-port";
+import type { ToolResult } from "../tools/tool";
+import { GatewayLink } from "./gateway-link";
+import { LINK_PROTOCOL, REVOKED_CLOSE_CODE, type MachineMessage } from "./link-protocol";
+import { MachineRecords, newMachineToken, tokenHash, type StoredMachine } from "./machine-records";
+import { LOCAL_MACHINE_ID, type Machine } from "./machine-schema";
+import { isWithinLexically, normalizeRoots } from "./roots";
+import { RemoteSnapshots } from "./remote-snapshots";
+
+export interface MachineRegistryOptions {
+  /** `$ATRIUM_HOME/machines.json`. */
+  file: string;
+  /** config `machines.local`. */
+  localEnabled: boolean;
+  /** How the gateway's own host confines tools (the built-in machine's `sandbox`). */
+  localSandbox: string;
+  defaultCwd: string;
+  now(): Date;
+  newId(): string;
+  /** `machine.updated` on /api/events. */
+  publish(machine: Machine): void;
+  log(message: string): void;
+  heartbeatMs?: number;
+}
+
+type Hello = Extract<MachineMessage, { type: "hello" }>;
+
+interface LiveLink {
+  link: GatewayLink;
+  connectedAt: string;
+  lastSeenAt: string;
+}
+
+
+/**
+ * The gateway's machines (DESIGN §10b): the built-in `local` and the linked ones, their links,
+ * and the MachinePort the engine and tools reach them through.
+ */
+export class MachineRegistry implements MachinePort {
+  private readonly records: MachineRecords;
+  private readonly links = new Map<string, LiveLink>();
+  private readonly startedAt: string;
+  /** Per machine and cwd, the project files its last answer carried (DESIGN §4 discovery on the machine). */
+  private readonly projects = new Map<string, { agentsFile: string | null }>();
+
+  constructor(private readonly options: MachineRegistryOptions) {
+    this.records = new MachineRecords(options.file);
+    this.startedAt = options.now().toISOString();
+  }
+
+  list(): Machine[] {
+    const linked = this.records.all().map((stored) => this.view(stored));
+    return this.options.localEnabled ? [this.localView(), ...linked] : linked;
+  }
+
+  get(machineId: string): Machine {
+    if (machineId === LOCAL_MACHINE_ID && this.options.localEnabled) return this.localView();
+    const stored = this.records.get(machineId);
+    if (!stored) throw new AtriumError("not_found", `machine ${machineId} was not found`);
+    return this.view(stored);
+  }
+
+  add(name: string, roots: readonly string[] | undefined): { machine: Machine; token: string } {
+    if (name === LOCAL_MACHINE_ID) throw new AtriumError("bad_request", `"${LOCAL_MACHINE_ID}" is the built-in machine's name`);
+    if (this.records.byName(name)) throw new AtriumError("bad_request", `a machine named "${name}" already exists`);
+    const token = newMachineToken();
+    const stored: StoredMachine = {
+      id: this.options.newId(),
+      name,
+      tokenHash: tokenHash(token),
+      allowedRoots: normalizeRoots(roots ?? []),
+      createdAt: this.options.now().toISOString(),
+      hostname: null,
+      platform: null,
+      roots: [],
+      sandbox: null,
+      lastSeenAt: null,
+    };
+    this.records.put(stored);
+    const machine = this.view(stored);
+    this.options.publish(machine);
+    return { machine, token };
+  }
+
+  /** Revokes a machine: its record (and so its token) goes, and its link is cut at once. */
+  remove(machineId: string): void {
+    if (machineId === LOCAL_MACHINE_ID) throw new AtriumError("bad_request", "the built-in machine cannot be removed; set machines.local to false in config.json");
+    const stored = this.records.get(machineId);
+    if (!stored) throw new AtriumError("not_found", `machine ${machineId} was not found`);
+    this.records.remove(machineId);
+    this.links.get(machineId)?.link.cut(REVOKED_CLOSE_CODE, "this machine was revoked");
+    this.links.delete(machineId);
+    this.options.publish({ ...this.view(stored), status: "offline" });
+  }
+
+  /** Who a presented machine token belongs to; undefined for an unknown or revoked one. */
+  authenticate(token: string): StoredMachine | undefined {
+    return token ? this.records.byToken(token) : undefined;
+  }
+
+  isLinked(machineId: string): boolean {
+    return this.links.get(machineId)?.link.isOpen === true;
+  }
+
+  /** A machine's link, after its hello: records what it reported and starts serving it. */
+  attach(machineId: string, socket: WebSocket, hello: Hello): void {
+    const stored = this.records.get(machineId);
+    if (!stored) {
+      socket.close(REVOKED_CLOSE_CODE, "this machine was revoked");
+      return;
+    }
+    const at = this.options.now().toISOString();
+    const roots = effectiveRoots(normalizeRoots(hello.roots), stored.allowedRoots);
+    const renamed = hello.name && hello.name !== stored.name && !this.records.byName(hello.name) && hello.name !== LOCAL_MACHINE_ID ? hello.name : stored.name;
+    const updated: StoredMachine = { ...stored, name: renamed, hostname: hello.hostname, platform: hello.platform, roots, sandbox: hello.sandbox, lastSeenAt: at };
+    this.records.put(updated);
+    const live: LiveLink = {
+      connectedAt: at,
+      lastSeenAt: at,
+      link: new GatewayLink(socket, () => (live.lastSeenAt = this.options.now().toISOString()), this.options.heartbeatMs),
+    };
+    this.links.set(machineId, live);
+    live.link.onClosed(() => this.detach(machineId, live));
+    live.link.send({ type: "welcome", machineId, name: updated.name, roots });
+    this.options.log(`machine ${updated.name} connected from ${hello.hostname} (${hello.platform}), roots ${roots.join(", ") || "(none)"}`);
+    if (hello.protocol !== LINK_PROTOCOL) this.options.log(`machine ${updated.name} speaks link protocol ${hello.protocol}, this gateway ${LINK_PROTOCOL}`);
+    this.options.publish(this.view(updated));
+  }
+
+  /** Cuts every link (the gateway is stopping); the machines redial. */
+  closeAll(): void {
+    for (const live of this.links.values()) live.link.cut(1001, "the gateway is stopping");
+  }
+
+  isLocal(machineId: string): boolean {
+    return machineId === LOCAL_MACHINE_ID;
+  }
+
+  isOnline(machineId: string): boolean {
+    if (machineId === LOCAL_MACHINE_ID) return this.options.localEnabled;
+    return this.isLinked(machineId);
+  }
+
+  nameOf(machineId: string): string {
+    if (machineId === LOCAL_MACHINE_ID) return LOCAL_MACHINE_ID;
+    return this.records.get(machineId)?.name ?? machineId;
+  }
+
+  async resolveCwd(machineId: string, cwd: string | undefined): Promise<string> {
+    if (machineId === LOCAL_MACHINE_ID) {
+      if (!this.options.localEnabled) throw new AtriumError("machine_offline", "the built-in machine is turned off (config machines.local); pick a linked machine");
+      const resolved = path.resolve(cwd ?? this.options.defaultCwd);
+      if (!isDirectory(resolved)) throw new AtriumError("missing_cwd", `the working directory ${resolved} does not exist`);
+      return resolved;
+    }
+    const machine = this.get(machineId);
+    const live = this.links.get(machineId);
+    if (!live?.link.isOpen) throw offline(machine.name);
+    const wanted = cwd ?? machine.roots[0];
+    if (!wanted) throw new AtriumError("cwd_outside_roots", `machine ${machine.name} offers no roots to work in`);
+    if (!path.posix.isAbsolute(wanted)) throw new AtriumError("bad_request", `cwd must be an absolute path on machine ${machine.name}`);
+    const normalized = path.posix.normalize(wanted);
+    if (!machine.roots.some((root) => isWithinLexically(normalized, root))) {
+      throw new AtriumError("cwd_outside_roots", `${wanted} is outside machine ${machine.name}'s roots (${machine.roots.join(", ")})`);
+    }
+    // The machine decides on the real path (symlinks followed): the gateway's lexical check is only the first gate.
+    const answer = await live.link.checkCwd(normalized).catch((error: unknown) => {
+      throw error instanceof MachineDisconnectedError ? offline(machine.name) : error;
+    });
+    if (answer.error) throw new AtriumError(answer.error, answer.message ?? `${wanted} cannot be used on machine ${machine.name}`);
+    const resolved = answer.path ?? normalized;
+    await this.refreshProject(machineId, resolved);
+    return resolved;
+  }
+
+  projectFiles(machineId: string, cwd: string): { agentsFile: string | null } | undefined {
+    return this.projects.get(`${machineId}\0${cwd}`);
+  }
+
+  async refreshProject(machineId: string, cwd: string): Promise<void> {
+    const live = this.links.get(machineId);
+    if (machineId === LOCAL_MACHINE_ID || !live?.link.isOpen) return;
+    try {
+      const answer = await live.link.readProject(cwd);
+      this.projects.set(`${machineId}\0${cwd}`, { agentsFile: answer.agentsFile });
+    } catch (error) {
+      // The last answer stays: a request is still built, with what the machine said before.
+      this.options.log(`machine ${this.nameOf(machineId)}: project files of ${cwd} not read (${error instanceof Error ? error.message : String(error)})`);
+    }
+  }
+
+  /** The checkpoints of a linked machine's working directories, kept on the machine. */
+  snapshots(machineId: string): RemoteSnapshots {
+    return new RemoteSnapshots(() => this.links.get(machineId)?.link);
+  }
+
+  run(machineId: string, call: MachineCall, io: MachineCallIo): Promise<ToolResult> {
+    const live = this.links.get(machineId);
+    if (!live?.link.isOpen) return Promise.reject(new MachineDisconnectedError(`machine ${this.nameOf(machineId)} is not connected`));
+    return live.link.call(call, io);
+  }
+
+  private detach(machineId: string, live: LiveLink): void {
+    if (this.links.get(machineId) !== live) return;
+    this.links.delete(machineId);
+    const stored = this.records.get(machineId);
+    if (!stored) return;
+    const updated = { ...stored, lastSeenAt: live.lastSeenAt };
+    this.records.put(updated);
+    this.options.log(`machine ${stored.name} disconnected`);
+    this.options.publish(this.view(updated));
+  }
+
+  private view(stored: StoredMachine): Machine {
+    const live = this.links.get(stored.id);
+    const online = live?.link.isOpen === true;
+    return {
+      id: stored.id,
+      name: stored.name,
+      builtin: false,
+      status: online ? "online" : "offline",
+      hostname: stored.hostname,
+      platform: stored.platform,
+      roots: stored.roots.length ? stored.roots : stored.allowedRoots,
+      sandbox: stored.sandbox ?? "unknown",
+      connectedAt: online ? live.connectedAt : null,
+      lastSeenAt: online ? live.lastSeenAt : stored.lastSeenAt,
+      createdAt: stored.createdAt,
+    };
+  }
+
+  private localView(): Machine {
+    return {
+      id: LOCAL_MACHINE_ID,
+      name: LOCAL_MACHINE_ID,
+      builtin: true,
+      status: "online",
+      hostname: os.hostname(),
+      platform: `${process.platform}-${process.arch}`,
+      roots: ["/"],
+      sandbox: this.options.localSandbox,
+      connectedAt: this.startedAt,
+      lastSeenAt: this.options.now().toISOString(),
+      createdAt: null,
+    };
+  }
+}
+
+function offline(name: string): AtriumError {
+  return new AtriumError("machine_offline", `machine ${name} is offline; start \`atrium machine connect\` there or pick another machine`);
+}
+
+/** The machine's own roots, narrowed to those the owner allowed when adding it (when any were given). */
+function effectiveRoots(offered: string[], allowed: readonly string[]): string[] {
+  if (allowed.length === 0) return offered;
+  return offered.filter((root) => allowed.some((permitted) => isWithinLexically(root, permitted)));
+}
+
+function isDirectory(directory: string): boolean {
+  try {
+    return fs.statSync(directory).isDirectory();
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,108 @@
+import path from "node:path";
+import type { WebSocket } from "ws";
+import { isTreeId, type SnapshotStore } from "../checkpoints/snapshot-store";
+import { builtinFileAndShellTools } from "../tools/builtin-tools";
+import { runTool, type ToolResult } from "../tools/tool";
+import { toolEnvironment } from "../tools/tool-environment";
+import type { ToolSandbox } from "../sandbox/sandbox-policy";
+import type { GatewayMessage, MachineMessage } from "./link-protocol";
+import type { MachineRoots } from "./machine-paths";
+import { OutputPump } from "./machine-output";
+
+type Call = Extract<GatewayMessage, { type: "call" }>;
+
+export interface WorkerSetup {
+  roots: MachineRoots;
+  sandbox: ToolSandbox;
+  /** The machine process's environment; tools see only its allowlist (DESIGN §5). */
+  env: Record<string, string | undefined>;
+  /** Checkpoints of its working directories, in the machine's own data directory. */
+  snapshots: SnapshotStore;
+}
+
+type SnapshotOp = Extract<GatewayMessage, { type: "snapshot_op" }>;
+
+/**
+ * The machine's side of one link: runs the calls the gateway sends with the same tool
+ * definitions the gateway's host uses, inside the roots and this machine's sandbox, streams
+ * their output, and stops a call (its process group) when the gateway cancels it. When the
+ * link goes, every running call is stopped: nobody is left to hear its result.
+ */
+export class MachineWorker {
+  private readonly running = new Map<string, AbortController>();
+
+  constructor(
+    private readonly socket: WebSocket,
+    private readonly setup: WorkerSetup,
+  ) {}
+
+  handle(message: GatewayMessage): void {
+    if (message.type === "call") void this.run(message);
+    else if (message.type === "cancel") this.running.get(message.callId)?.abort();
+    else if (message.type === "check_cwd") {
+      void this.setup.roots.checkCwd(message.cwd).then((answer) => this.send({ type: "cwd_checked", requestId: message.requestId, ...answer }));
+    } else if (message.type === "snapshot_op") {
+      void this.snapshotOp(message).then(
+        (result) => this.send({ type: "snapshot_done", requestId: message.requestId, result, error: null }),
+        (error: unknown) => this.send({ type: "snapshot_done", requestId: message.requestId, error: error instanceof Error ? error.message : String(error) }),
+      );
+    } else if (message.type === "read_project") {
+      void this.setup.roots.agentsFile(message.cwd).then((agentsFile) => this.send({ type: "project", requestId: message.requestId, agentsFile }));
+    }
+  }
+
+  stopAll(): void {
+    for (const controller of this.running.values()) controller.abort();
+    this.running.clear();
+  }
+
+  private async snapshotOp(message: SnapshotOp): Promise<unknown> {
+    const refusal = this.setup.roots.refusal(message.cwd, undefined);
+    if (refusal) throw new Error(refusal);
+    const { snapshots } = this.setup;
+    const { cwd, from, to, paths } = message;
+    if (message.op === "snapshot") return snapshots.snapshot(cwd);
+    if (!from || !isTreeId(from) || (message.op !== "restore" && (!to || !isTreeId(to)))) throw new Error("not a snapshot tree id");
+    if (message.op === "changes") return snapshots.changes(cwd, from, to!);
+    if (message.op === "changed_paths") return snapshots.changedPaths(cwd, from, to!, paths);
+    // Restored paths are the snapshot's own, relative to the cwd: none may step out of it.
+    if ((paths ?? []).some((entry) => path.isAbsolute(entry) || entry.split("/").includes(".."))) throw new Error("a restore path leaves the working directory");
+    await snapshots.restore(cwd, from, paths ?? []);
+    return null;
+  }
+
+  private async run(call: Call): Promise<void> {
+    const controller = new AbortController();
+    this.running.set(call.callId, controller);
+    const pump = new OutputPump(
+      (delta) => this.send({ type: "output", callId: call.callId, delta }),
+      () => this.socket.bufferedAmount,
+    );
+    let result: ToolResult;
+    try {
+      result = await this.execute(call, controller.signal, (delta) => pump.push(delta));
+    } finally {
+      this.running.delete(call.callId);
+    }
+    pump.flush();
+    this.send({ type: "result", callId: call.callId, result });
+  }
+
+  private execute(call: Call, signal: AbortSignal, onOutput: (delta: string) => void): Promise<ToolResult> {
+    const definition = builtinFileAndShellTools.find((tool) => tool.name === call.tool);
+    if (!definition) return Promise.resolve({ status: "failed", output: `this machine does not run the ${call.tool} tool` });
+    const refusal = this.setup.roots.refusal(call.cwd, call.input);
+    if (refusal) return Promise.resolve({ status: "failed", output: `Refused by the machine: ${refusal}` });
+    return runTool(definition, call.input, {
+      cwd: call.cwd,
+      signal,
+      onOutput,
+      env: toolEnvironment([], this.setup.env),
+      sandbox: this.setup.sandbox,
+    });
+  }
+
+  private send(message: MachineMessage): void {
+    if (this.socket.readyState === this.socket.OPEN) this.socket.send(JSON.stringify(message));
+  }
+}

@@ -1,0 +1,45 @@
+import type { ToolResult } from "../tools/tool";
+
+/** A tool call sent to a machine: the tool's name, the model's input as is, the conversation's cwd there. */
+export interface MachineCall {
+  tool: string;
+  input: unknown;
+  cwd: string;
+}
+
+export interface MachineCallIo {
+  signal: AbortSignal;
+  onOutput(delta: string): void;
+}
+
+/**
+ * Where a conversation's machine work runs (DESIGN §10b), as tools and the engine see it:
+ * `local` runs here; a linked machine runs the same tools on the other end of its link.
+ * The registry in lib/machines implements it; this file keeps lib/tools and lib/engine
+ * free of that module.
+ */
+export interface MachinePort {
+  /** Whether this machine's tool calls run in this process (the built-in `local`). */
+  isLocal(machineId: string): boolean;
+  isOnline(machineId: string): boolean;
+  /** Its name, for approvals and notices; the id when unknown. */
+  nameOf(machineId: string): string;
+  /** The cwd a conversation on this machine gets, checked there (missing_cwd, cwd_outside_roots, machine_offline). */
+  resolveCwd(machineId: string, cwd: string | undefined): Promise<string>;
+  /** What a linked machine last said of its cwd's project files (AGENTS.md); undefined for `local` or before it answered. */
+  projectFiles(machineId: string, cwd: string): { agentsFile: string | null } | undefined;
+  /** Asks the machine for them again (at a turn's start, after a call that may have changed files); never throws. */
+  refreshProject(machineId: string, cwd: string): Promise<void>;
+  /** Runs one tool call on a linked machine; rejects with a `machine_disconnected` error when the link is lost. */
+  run(machineId: string, call: MachineCall, io: MachineCallIo): Promise<ToolResult>;
+}
+
+/** The link to a machine was lost (or was never there) while a call needed it. */
+export class MachineDisconnectedError extends Error {
+  readonly code = "machine_disconnected";
+}
+
+/** By shape: Next's bundles may hold another copy of the class. */
+export function isMachineDisconnected(error: unknown): error is MachineDisconnectedError {
+  return error instanceof Error && (error as { code?: unknown }).code === "machine_disconnected";
+}

@@ -1,0 +1,51 @@
+import fs from "node:fs";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createOn, endedTurn, linkMachine, startGateway, type Scene } from "./machine-fixture";
+
+let scene: Scene;
+let laptop: Awaited<ReturnType<typeof linkMachine>>;
+
+beforeAll(async () => {
+  scene = await startGateway();
+  laptop = await linkMachine(scene, "laptop");
+}, 90_000);
+
+afterAll(async () => {
+  await laptop?.process.stop();
+  await scene?.cleanup();
+});
+
+function tool(name: string, input: Record<string, unknown>): string {
+  return `[[tool:${name} ${JSON.stringify(input)}]]`;
+}
+
+describe("checkpoints on the machine (DESIGN §10b)", () => {
+  it("a turn's changes and a rewind with restoreFiles act on the machine's files, with the snapshots kept there", async () => {
+    const created = await (await createOn(scene.server, { text: tool("write_file", { path: "plan.txt", content: "one\n" }), machine: laptop.id })).json();
+    const id = created.conversation.id;
+    expect((await endedTurn(scene.server, created.turn.id)).status).toBe("completed");
+    const second = await (
+      await scene.server.api(`/api/conversations/${id}/messages`, { method: "POST", body: JSON.stringify({ text: tool("edit_file", { path: "plan.txt", old: "one", new: "two" }) }) })
+    ).json();
+    expect((await endedTurn(scene.server, second.turn.id)).status).toBe("completed");
+    expect(fs.readFileSync(path.join(laptop.root, "plan.txt"), "utf8")).toBe("two\n");
+
+    const changes = await (await scene.server.api(`/api/turns/${second.turn.id}/changes`)).json();
+    expect(changes.files).toEqual([{ path: "plan.txt", status: "modified", additions: 1, deletions: 1 }]);
+    expect(changes.diff).toContain("+two");
+
+    const rewound = await scene.server.api(`/api/conversations/${id}/rewind`, { method: "POST", body: JSON.stringify({ itemId: second.message.id, restoreFiles: true }) });
+    expect(rewound.status).toBe(201);
+    const body = await rewound.json();
+    expect(body.restored).toEqual(["plan.txt"]);
+    expect(body.conversation.machine).toBe(laptop.id);
+    expect(fs.readFileSync(path.join(laptop.root, "plan.txt"), "utf8")).toBe("one\n");
+
+    // The snapshot git dirs are in the machine's own data directory, none in the gateway's.
+    const machineSnapshots = path.join(laptop.process.home, ".local", "share", "atrium", "snapshots");
+    expect(fs.readdirSync(machineSnapshots).some((entry) => entry.endsWith(".git"))).toBe(true);
+    const gatewaySnapshots = path.join(scene.gatewayHome, "snapshots");
+    expect(fs.existsSync(gatewaySnapshots) ? fs.readdirSync(gatewaySnapshots) : []).toEqual([]);
+  });
+});
