@@ -29,7 +29,7 @@ export default function RootLayout({ children }: { children: React.ReactNode }) 
         <ThemeProvider>
           <TooltipProvider>
             {children}
-            <Toaster position="bottom-right" />
+            <Toaster position="top-center" offset={{ top: 64 }} mobileOffset={{ top: 64 }} />
             <HydrationMarker />
           </TooltipProvider>
         </ThemeProvider>

@@ -19,17 +19,30 @@ export function ApprovalPrompt({ approval, onDecided }: { approval: Approval; on
         body: { decision, requestKey: newRequestKey() },
       });
       onDecided?.(body.approval);
+      focusAfterDecision(approval.id);
     } catch (error) {
       toast.error(`Could not ${decision}: ${errorMessage(error)}`);
     } finally {
       setDeciding(null);
     }
   };
+  return <ApprovalPromptView approval={approval} deciding={deciding} decide={(decision) => void decide(decision)} />;
+}
+
+/** Keyboard users go on from where they were: to the next pending approval on the page, else back to the composer. */
+function focusAfterDecision(decidedId: string) {
+  const next = Array.from(document.querySelectorAll<HTMLElement>("[data-approval-id]")).find((element) => element.dataset.approvalId !== decidedId);
+  const target = next?.querySelector<HTMLElement>("[data-approval-action=approve]") ?? document.querySelector<HTMLElement>('textarea[aria-label="Message"]');
+  target?.focus();
+}
+
+function ApprovalPromptView({ approval, deciding, decide }: { approval: Approval; deciding: "approve" | "deny" | null; decide: (decision: "approve" | "deny") => void }) {
   const summary = describeToolInput(approval.toolName, approval.input);
   return (
     <div
       role="group"
       aria-label={`Approval for ${approval.toolName}`}
+      data-approval-id={approval.id}
       className="flex flex-col gap-3 rounded-lg border border-warning/50 bg-warning/10 p-3 sm:flex-row sm:items-center"
     >
       <div className="flex min-w-0 flex-1 items-start gap-2 text-sm">
@@ -46,7 +59,7 @@ export function ApprovalPrompt({ approval, onDecided }: { approval: Approval; on
           {deciding === "deny" ? <Loader2Icon className="animate-spin" /> : <XIcon />}
           Deny
         </Button>
-        <Button size="sm" disabled={deciding !== null} onClick={() => decide("approve")}>
+        <Button size="sm" data-approval-action="approve" disabled={deciding !== null} onClick={() => decide("approve")}>
           {deciding === "approve" ? <Loader2Icon className="animate-spin" /> : <CheckIcon />}
           Approve
         </Button>

@@ -12,6 +12,7 @@ import { Input } from "@/components/ui/input";
 import { ThemeToggle } from "@/components/theme/theme-toggle";
 import { apiFetch, errorMessage } from "@/components/shared/api-client";
 import { clearAllDrafts } from "@/components/shared/drafts";
+import { announceSignOut } from "@/components/shared/session-signal";
 import { relativeTime } from "@/components/shared/format";
 import { StatusDot } from "./status-dot";
 
@@ -137,6 +138,7 @@ export function SidebarPanel({ conversations, pendingApprovals, inSheet = false 
           action="/auth/signout"
           onSubmit={() => {
             clearAllDrafts();
+            announceSignOut();
           }}
         >
           <Button type="submit" variant="ghost" size="sm" className="text-muted-foreground">
