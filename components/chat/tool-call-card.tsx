@@ -85,12 +85,12 @@ export function ToolCallCard({ item, approval, question }: ToolCallCardProps) {
           <div className="grid gap-2 border-t bg-muted/30 px-3 py-2">
             {editsFile && <ToolCallDiff item={item} />}
             {showInput && (
-              <pre className="max-h-48 overflow-auto font-mono text-xs whitespace-pre-wrap text-muted-foreground">
+              <pre className="max-h-48 overflow-auto font-mono text-[13px] leading-relaxed whitespace-pre-wrap text-muted-foreground">
                 {JSON.stringify(item.input, null, 2)}
               </pre>
             )}
             {hasOutput ? (
-              <pre aria-label={`${name} output`} className={cn("max-h-96 overflow-auto font-mono text-xs whitespace-pre-wrap", running && "text-foreground")}>
+              <pre aria-label={`${name} output`} className={cn("max-h-96 overflow-auto font-mono text-[13px] leading-relaxed whitespace-pre-wrap", running && "text-foreground")}>
                 {item.output}
               </pre>
             ) : (
