@@ -1,4 +1,6 @@
 import { NewChat } from "@/components/new-chat/new-chat";
+import { recentProjects } from "@/lib/store/projects";
+import { checkProjectFolder } from "./new/actions";
 import { signedInRuntime } from "./workspace-data";
 
 export const dynamic = "force-dynamic";
@@ -13,6 +15,8 @@ export default async function HomePage() {
       models={runtime.models.list()}
       defaultModel={runtime.config.defaultModel}
       defaultCwd={runtime.config.defaultCwd}
+      projects={recentProjects(runtime.store.index, { machine: "local" })}
+      checkFolder={checkProjectFolder}
     />
   );
 }

@@ -13,6 +13,7 @@ import { ContextRing } from "@/components/context/context-ring";
 import { useConversationContext } from "./conversation-provider";
 import { ConversationMenu } from "./conversation-menu";
 import { ConversationTitle } from "./conversation-title";
+import { ProjectLabel } from "./project-label";
 import { useConversationActions } from "./use-conversation-actions";
 
 const STATUS_LABEL: Record<Conversation["status"], string> = { idle: "Idle", running: "Running", waiting: "Waiting for you" };
@@ -39,6 +40,7 @@ export function ConversationHeader({ onFind }: { onFind: () => void }) {
             onSave={async (title) => (await patchConversation({ title }, "Could not rename")) !== null}
           />
           {!renaming && <StatusBadge status={conversation.status} />}
+          {!renaming && <ProjectLabel cwd={conversation.cwd} />}
           {connection !== "open" && !renaming && <ConnectionBadge connection={connection} />}
           {conversation.protected && !renaming && (
             <span title="Protected from deletion" className="text-muted-foreground">

@@ -2,8 +2,9 @@
 
 import { AlertCircleIcon, Loader2Icon, RotateCwIcon } from "lucide-react";
 import { useRouter } from "next/navigation";
-import { useRef, useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import type { Agent, Conversation, ModelInfo } from "@/lib/events/entities";
+import type { Project } from "@/lib/store/projects";
 import { Button } from "@/components/ui/button";
 import { Composer } from "@/components/chat/composer";
 import { AttachButton, AttachmentChips, useAttachmentTray } from "@/components/attachments/attachments";
@@ -11,13 +12,17 @@ import { EffortPicker, ModelPicker, type Effort } from "@/components/chat/model-
 import { PageHeader } from "@/components/sidebar/page-header";
 import { apiFetch, errorMessage, newRequestKey } from "@/components/shared/api-client";
 import { clearDraft, newChatDraftKey } from "@/components/shared/drafts";
-import { AgentPicker, CwdPicker } from "./new-chat-options";
+import { AgentPicker } from "./new-chat-options";
+import { ProjectPicker, type CheckFolder } from "./project-picker";
 
 interface NewChatProps {
   agents: Agent[];
   models: ModelInfo[];
   defaultModel: string;
   defaultCwd: string;
+  /** Recent projects on this machine, the last used first (GET /api/projects). */
+  projects: Project[];
+  checkFolder: CheckFolder;
   /** The page header's title: "Atrium" on the home page, "New chat" on /new. */
   title?: string;
 }
@@ -32,13 +37,32 @@ interface CreateBody {
 }
 
 /** The new-chat composer, with agent, folder and model folded into it; nothing is saved until the first message is sent (DESIGN §9). */
-export function NewChat({ agents, models, defaultModel, defaultCwd, title = "New chat" }: NewChatProps) {
+const LAST_PROJECT_KEY = "atrium:last-project";
+
+/** The folder a new chat starts in: the one last picked in this browser, else the last used anywhere, else the server's. */
+function useProjectChoice(projects: Project[]) {
+  const [cwd, setCwd] = useState(projects[0]?.path ?? "");
+  useEffect(() => {
+    const remembered = window.localStorage.getItem(LAST_PROJECT_KEY);
+    if (remembered) setCwd(remembered);
+  }, []);
+  const choose = (next: string) => {
+    setCwd(next);
+    if (next.trim()) window.localStorage.setItem(LAST_PROJECT_KEY, next.trim());
+  };
+  return [cwd, choose] as const;
+}
+
+/** A server message may lack its full stop ("… does not exist"); the alert reads as sentences. */
+const sentence = (message: string) => (/[.!?]$/.test(message.trim()) ? message.trim() : `${message.trim()}.`).replace(/^\w/, (first) => first.toUpperCase());
+
+export function NewChat({ agents, models, defaultModel, defaultCwd, projects, checkFolder, title = "New chat" }: NewChatProps) {
   const router = useRouter();
   const [agent, setAgent] = useState(agents.find((candidate) => candidate.name === "default")?.name ?? agents[0]?.name ?? "default");
   const agentInfo = agents.find((candidate) => candidate.name === agent);
   const [model, setModel] = useState(agentInfo?.model ?? defaultModel);
   const [effort, setEffort] = useState<Effort | null>(null);
-  const [cwd, setCwd] = useState("");
+  const [cwd, setCwd] = useProjectChoice(projects);
   const [sending, setSending] = useState(false);
   const [failure, setFailure] = useState<{ message: string; body: CreateBody; requestKey: string } | null>(null);
   // One key per distinct request: a Retry of the same body reuses it, so the server creates one conversation.
@@ -80,18 +104,7 @@ export function NewChat({ agents, models, defaultModel, defaultCwd, title = "New
             <h2 className="text-2xl font-semibold tracking-tight">What should we work on?</h2>
             <p className="text-sm text-muted-foreground">Type and press Enter. Nothing is saved until you send; the turn keeps running on the server when you close the tab.</p>
           </div>
-          {failure && (
-            <div role="alert" className="flex items-start gap-2 rounded-xl border border-destructive/40 bg-destructive/5 px-3 py-2 text-sm">
-              <AlertCircleIcon className="mt-0.5 size-4 shrink-0 text-destructive" />
-              <p className="min-w-0 flex-1">
-                <span className="font-medium text-destructive">The conversation was not created.</span> {failure.message} Your message is kept below.
-              </p>
-              <Button size="xs" variant="outline" disabled={sending} onClick={() => void create(failure.body, failure.requestKey)}>
-                {sending ? <Loader2Icon className="animate-spin" /> : <RotateCwIcon />}
-                Retry
-              </Button>
-            </div>
-          )}
+          {failure && <CreateFailure message={failure.message} sending={sending} onRetry={() => void create(failure.body, failure.requestKey)} />}
           <AttachmentChips tray={attachments} />
           <Composer
             toolbar={
@@ -106,7 +119,17 @@ export function NewChat({ agents, models, defaultModel, defaultCwd, title = "New
                     if (chosen?.model) setModel(chosen.model);
                   }}
                 />
-                <CwdPicker value={cwd} defaultCwd={defaultCwd} onChange={setCwd} />
+                <ProjectPicker
+                  projects={projects}
+                  value={cwd}
+                  defaultCwd={defaultCwd}
+                  checkFolder={checkFolder}
+                  onChange={(next) => {
+                    setCwd(next);
+                    // The error was about the folder given then; a new choice makes it stale.
+                    setFailure(null);
+                  }}
+                />
                 <ModelPicker models={models} value={model} onChange={setModel} />
                 {modelInfo?.effort && <EffortPicker value={effort} onChange={setEffort} />}
               </>
@@ -125,6 +148,21 @@ export function NewChat({ agents, models, defaultModel, defaultCwd, title = "New
           )}
         </div>
       </div>
+    </div>
+  );
+}
+
+function CreateFailure({ message, sending, onRetry }: { message: string; sending: boolean; onRetry: () => void }) {
+  return (
+    <div role="alert" className="flex items-start gap-2 rounded-xl border border-destructive/40 bg-destructive/5 px-3 py-2 text-sm">
+      <AlertCircleIcon className="mt-0.5 size-4 shrink-0 text-destructive" />
+      <p className="min-w-0 flex-1">
+        <span className="font-medium text-destructive">The conversation was not created.</span> {sentence(message)} Your message is kept below.
+      </p>
+      <Button size="xs" variant="outline" disabled={sending} onClick={onRetry}>
+        {sending ? <Loader2Icon className="animate-spin" /> : <RotateCwIcon />}
+        Retry
+      </Button>
     </div>
   );
 }

@@ -237,6 +237,14 @@ export const OPERATIONS: Record<string, Record<string, Operation>> = {
     delete: { operationId: "endAllSignInSessions", summary: "Sign out everywhere: every browser session ends", answers: { 204: { description: "all sessions ended" } } },
   },
   "/api/agents": { get: { operationId: "listAgents", summary: "Agent definitions", answers: { 200: { description: "the agents", schema: object({ agents: arrayOf("Agent") }) } } } },
+  "/api/projects": {
+    get: {
+      operationId: "listProjects",
+      summary: "Recent projects (a folder on a machine), the last used first; ?machine= keeps one machine's",
+      query: schemas.projectsQuery,
+      answers: { 200: { description: "the recent projects", schema: list("projects", "Project") } },
+    },
+  },
   "/api/tools": {
     get: {
       operationId: "listTools",

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { projectSchema } from "../store/projects";
 import * as entities from "../events/entities";
 import { conversationEventSchema, listEventSchema } from "../events/events";
 import { SESSION_COOKIE } from "../auth/token";
@@ -108,6 +109,7 @@ export function openApiDocument(serverUrl = "http://127.0.0.1:3000"): Record<str
     Approval: jsonSchema(entities.approvalSchema),
     Question: jsonSchema(entities.questionSchema),
     Agent: jsonSchema(entities.agentSchema),
+    Project: jsonSchema(projectSchema),
     Tools: jsonSchema(entities.toolsOverviewSchema),
     Model: jsonSchema(entities.modelInfoSchema),
     Attachment: jsonSchema(entities.attachmentSchema),

@@ -123,3 +123,7 @@ export const questionsQuery = z.strictObject({
   status: z.enum(["pending", "answered", "cancelled"]).optional(),
   conversation: idSchema.optional(),
 });
+
+export const projectsQuery = z.strictObject({
+  machine: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, "machine must be a machine id").optional(),
+});

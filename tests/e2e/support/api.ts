@@ -17,6 +17,12 @@ export class AtriumApi {
     return ((await response.json()) as { conversation: Conversation }).conversation;
   }
 
+  /** A GET of any route with the bearer token: status and parsed body. */
+  async get(url: string): Promise<{ status: number; body: unknown }> {
+    const response = await this.request.get(url, { headers: this.headers() });
+    return { status: response.status(), body: await response.json() };
+  }
+
   async getConversation(id: string): Promise<Conversation> {
     const response = await this.request.get(`/api/conversations/${id}`, { headers: this.headers() });
     if (!response.ok()) throw new Error(`reading conversation ${id} answered ${response.status()}`);
