@@ -20,6 +20,7 @@ import { describeToolInput } from "@/components/shared/format";
 import { cn } from "@/lib/utils";
 import { ShellChangesLink, ToolCallDiff } from "@/components/checkpoints/tool-call-diff";
 import { ApprovalPrompt } from "./approval-prompt";
+import { AllowRuleLabel } from "./allow-rule-label";
 import { SandboxLabel } from "@/components/shared/sandbox-label";
 import { ItemStatusBadge } from "./item-status-badge";
 import { QuestionPrompt } from "./question-prompt";
@@ -77,6 +78,7 @@ export function ToolCallCard({ item, approval, question }: ToolCallCardProps) {
               )}
             </span>
           )}
+          <AllowRuleLabel allowedBy={item.allowedBy} />
           <SandboxLabel sandbox={item.sandbox} />
           <ItemStatusBadge status={item.status} />
           <ChevronRightIcon className="shrink-0 text-muted-foreground transition-transform group-data-[state=open]/tool:rotate-90" />

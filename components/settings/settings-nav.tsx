@@ -7,6 +7,7 @@ import { cn } from "@/lib/utils";
 const SECTIONS = [
   { href: "/settings", label: "General" },
   { href: "/settings/tools", label: "Tools" },
+  { href: "/settings/approvals", label: "Approvals" },
 ];
 
 /** The sections of Settings, as tabs under the page header. */

@@ -74,6 +74,8 @@ export const itemSchema = z.object({
   exitCode: z.number().int().nullable().optional(),
   /** How a tool process ran: confined by "bwrap" or "sandbox-exec", or not ("off", "unavailable"). */
   sandbox: z.enum(["bwrap", "sandbox-exec", "off", "unavailable"]).optional(),
+  /** Tool calls run without asking because of an "always allow in this project" rule. */
+  allowedBy: z.object({ ruleId: z.string(), tool: z.string(), commandPrefix: z.string().nullable() }).optional(),
   artifactId: z.string().optional(),
   origin: z.string().optional(),
   fromSessionId: z.string().optional(),

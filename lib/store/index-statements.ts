@@ -135,7 +135,7 @@ function itemStatements(client: Database.Database) {
       WHERE id = @id`),
     completeItem: client.prepare(`
       UPDATE items SET status = @status, text = coalesce(@text, text), output = coalesce(@output, output),
-        exit_code = coalesce(@exitCode, exit_code), sandbox = coalesce(@sandbox, sandbox), artifact_id = coalesce(@artifactId, artifact_id),
+        exit_code = coalesce(@exitCode, exit_code), sandbox = coalesce(@sandbox, sandbox), allowed_by = coalesce(@allowedBy, allowed_by), artifact_id = coalesce(@artifactId, artifact_id),
         provider_metadata = coalesce(@providerMetadata, provider_metadata)
       WHERE id = @id`),
     itemForSearch: client.prepare(`SELECT rowid, kind, text, conversation_id FROM items WHERE id = ?`),

@@ -283,6 +283,7 @@ export class IndexWriter {
           output: record.output ?? null,
           exitCode: record.exitCode ?? null,
           sandbox: record.sandbox ?? null,
+          allowedBy: record.allowedBy ? JSON.stringify(record.allowedBy) : null,
           artifactId: record.artifactId ?? null,
           providerMetadata: record.providerMetadata ? JSON.stringify(record.providerMetadata) : null,
         });

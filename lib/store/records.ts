@@ -281,6 +281,8 @@ export const sessionRecordSchema = z.discriminatedUnion("type", [
     output: z.string().optional(),
     exitCode: z.number().int().nullable().optional(),
     sandbox: z.enum(["bwrap", "sandbox-exec", "off", "unavailable"]).optional(),
+    /** The "always allow" rule that let this call run without asking (DESIGN §6). */
+    allowedBy: z.object({ ruleId: z.string(), tool: z.string(), commandPrefix: z.string().nullable() }).optional(),
     artifactId: idSchema.optional(),
     providerMetadata: z.record(z.string(), z.unknown()).optional(),
   }),

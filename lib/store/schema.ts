@@ -88,6 +88,7 @@ export const items = sqliteTable(
     output: text("output"),
     exitCode: integer("exit_code"),
     sandbox: text("sandbox"),
+    allowedBy: text("allowed_by"),
     artifactId: text("artifact_id"),
     origin: text("origin"),
     fromSessionId: text("from_session_id"),
