@@ -1,6 +1,6 @@
 "use client";
 
-import { ArchiveRestoreIcon, GitForkIcon } from "lucide-react";
+import { ArchiveRestoreIcon, GitForkIcon, RotateCcwIcon } from "lucide-react";
 import Link from "next/link";
 import type { Approval, Item, Question, Turn } from "@/lib/events/entities";
 import { Collapsible, CollapsibleContent, CollapsibleTrigger } from "@/components/ui/collapsible";
@@ -109,13 +109,13 @@ export function ItemView({
   }
 }
 
-export function ForkNotice({ forkedFrom }: { forkedFrom: { conversationId: string; parent: { id: string; title: string } | null } }) {
+export function ForkNotice({ forkedFrom }: { forkedFrom: { conversationId: string; parent: { id: string; title: string } | null; restart?: boolean } }) {
   return (
     <div role="note" className="flex items-start gap-2 rounded-lg border border-dashed px-3 py-2 text-sm text-muted-foreground">
-      <GitForkIcon className="mt-0.5 size-4 shrink-0" />
+      {forkedFrom.restart ? <RotateCcwIcon className="mt-0.5 size-4 shrink-0" /> : <GitForkIcon className="mt-0.5 size-4 shrink-0" />}
       {forkedFrom.parent ? (
         <p>
-          Forked from{" "}
+          {forkedFrom.restart ? "Restarted from" : "Forked from"}{" "}
           <Link href={`/c/${forkedFrom.parent.id}`} prefetch={false} className="font-medium text-foreground underline underline-offset-2">
             {forkedFrom.parent.title}
           </Link>
@@ -123,7 +123,7 @@ export function ForkNotice({ forkedFrom }: { forkedFrom: { conversationId: strin
         </p>
       ) : (
         <p>
-          Forked from a conversation that is not on this machine (<span className="font-mono text-xs">{forkedFrom.conversationId}</span>). Any older
+          {forkedFrom.restart ? "Restarted" : "Forked"} from a conversation that is not on this machine (<span className="font-mono text-xs">{forkedFrom.conversationId}</span>). Any older
           history kept only there cannot be shown.
         </p>
       )}

@@ -18,7 +18,7 @@ export interface HistoryControls {
 type ScrollTarget = { itemId: string; nonce: number } | null;
 
 interface HistoryPaneProps {
-  forkedFrom: { conversationId: string; parent: { id: string; title: string } | null } | null;
+  forkedFrom: { conversationId: string; parent: { id: string; title: string } | null; restart?: boolean } | null;
   restartingItemId: string | null;
   onRestart: (item: Item) => void;
   findOpen: boolean;

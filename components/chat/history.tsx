@@ -20,7 +20,7 @@ export interface HistoryProps {
   questions: Record<string, Question>;
   openTurn: Turn | null;
   retry: RetryNoticeState | null;
-  forkedFrom: { conversationId: string; parent: { id: string; title: string } | null } | null;
+  forkedFrom: { conversationId: string; parent: { id: string; title: string } | null; restart?: boolean } | null;
   restartingItemId: string | null;
   onRestart: (item: Item) => void;
 }

@@ -31,6 +31,8 @@ export const conversationSchema = z.object({
   createdAt: z.string(),
   updatedAt: z.string(),
   forkedFrom: z.object({ conversationId: z.string(), itemId: z.string().nullable() }).nullable(),
+  /** A restart: the parent's message it restarts (forkedFrom names the parent); null for a fork or an original. */
+  restartOf: z.string().nullable().optional(),
   objective: objectiveSchema.nullable(),
   rootSessionId: z.string(),
   titleSource: z.enum(["auto", "owner"]),

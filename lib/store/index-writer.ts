@@ -154,6 +154,7 @@ export class IndexWriter {
       protected: record.protected ? 1 : 0,
       forkedFromConversationId: record.forkedFrom?.conversationId ?? null,
       forkedFromItemId: record.forkedFrom?.itemId ?? null,
+      restartOfItemId: record.forkedFrom?.restartOf ?? null,
       at: record.at,
     });
     tally?.conversationCreated();

@@ -40,6 +40,7 @@ export function toConversation(row: ConversationRow, objective: Objective | null
     forkedFrom: row.forkedFromConversationId
       ? { conversationId: row.forkedFromConversationId, itemId: row.forkedFromItemId }
       : null,
+    restartOf: row.restartOfItemId,
     objective,
     rootSessionId: row.rootSessionId,
   };

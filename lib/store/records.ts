@@ -86,7 +86,8 @@ export type Usage = z.infer<typeof usageSchema>;
 export const turnErrorSchema = z.object({ code: z.string(), message: z.string() });
 export type TurnError = z.infer<typeof turnErrorSchema>;
 
-export const forkedFromSchema = z.object({ conversationId: idSchema, itemId: idSchema.nullable() });
+/** `restartOf`: a restart ("Restart from here") names the parent's message it restarts; a plain fork has none. */
+export const forkedFromSchema = z.object({ conversationId: idSchema, itemId: idSchema.nullable(), restartOf: idSchema.optional() });
 
 const requestKeyFields = {
   requestKey: z.string().max(200).optional(),

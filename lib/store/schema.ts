@@ -22,6 +22,7 @@ export const conversations = sqliteTable(
     status: text("status").notNull().default("idle"),
     forkedFromConversationId: text("forked_from_conversation_id"),
     forkedFromItemId: text("forked_from_item_id"),
+    restartOfItemId: text("restart_of_item_id"),
     createdAt: text("created_at").notNull(),
     updatedAt: text("updated_at").notNull(),
     metadataSeq: integer("metadata_seq").notNull().default(0),
