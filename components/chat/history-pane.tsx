@@ -124,6 +124,7 @@ export function HistoryPane({ forkedFrom, restartingItemId, onRestart, findOpen,
           <VirtualHistory
             scroller={container}
             items={state.items}
+            objective={state.conversation.objective}
             turns={state.turns}
             approvals={state.approvals}
             questions={state.questions}

@@ -7,7 +7,7 @@ test("a restart links to its origin, and a restarted message shows ‹ n/m › t
   await api.waitUntilIdle(created.id);
   await api.sendMessage(created.id, "second message");
   await api.waitUntilIdle(created.id);
-  const items = (await api.items(created.id)) as Array<{ id: string; kind: string; text?: string }>;
+  const items = await api.items(created.id);
   const message = items.find((item) => item.kind === "user_message" && item.text === "second message")!;
 
   const original = await ConversationPage.open(app.page, created.id);

@@ -35,9 +35,9 @@ export class AtriumApi {
     return ((await response.json()) as { conversation: Conversation }).conversation;
   }
 
-  async items(id: string): Promise<Array<{ kind: string; text?: string; status: string }>> {
+  async items(id: string): Promise<Array<{ id: string; kind: string; text?: string; status: string }>> {
     const response = await this.request.get(`/api/conversations/${id}/items?limit=500`, { headers: this.headers() });
-    return ((await response.json()) as { items: Array<{ kind: string; text?: string; status: string }> }).items;
+    return ((await response.json()) as { items: Array<{ id: string; kind: string; text?: string; status: string }> }).items;
   }
 
   async sendMessage(id: string, text: string): Promise<void> {
