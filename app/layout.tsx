@@ -3,6 +3,7 @@ import { HydrationMarker } from "@/components/theme/hydration-marker";
 import { ThemeProvider, themeBootScript } from "@/components/theme/theme-provider";
 import { Toaster } from "@/components/ui/sonner";
 import { TooltipProvider } from "@/components/ui/tooltip";
+import "react-diff-view/style/index.css";
 import "./globals.css";
 
 export const metadata: Metadata = {

@@ -96,7 +96,7 @@ export function ToolCallCard({ item, approval, question }: ToolCallCardProps) {
                 {item.output}
               </pre>
             ) : (
-              <p className="text-xs text-muted-foreground">{running ? "Waiting for output…" : "No output."}</p>
+              <p className="text-xs text-muted-foreground">{running ? "Waiting for output…" : item.status === "waiting" ? "Not run yet." : "No output."}</p>
             )}
             {item.artifactId && <p className="text-xs text-muted-foreground">The full output is stored as artifact {item.artifactId}; this is a preview.</p>}
           </div>
