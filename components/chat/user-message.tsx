@@ -41,6 +41,7 @@ export function UserMessage({ item, onRestart, restarting }: { item: Item; onRes
           className="text-muted-foreground"
           disabled={restarting}
           onClick={() => onRestart(item)}
+          data-restart-item={item.id}
           title="Start a new conversation from just before this message, with its text in the composer"
         >
           <RotateCcwIcon />
