@@ -16,6 +16,7 @@ export type CheckFolder = (folder: string) => Promise<FolderCheck>;
 
 const PILL = "h-8 max-w-[14rem] gap-1.5 rounded-full border-transparent bg-muted/60 px-3 text-xs font-normal shadow-none hover:bg-muted";
 const CHECK_PAUSE_MS = 250;
+const SHOWN_PROJECTS = 10;
 
 interface ProjectPickerProps {
   projects: Project[];
@@ -59,7 +60,9 @@ function RecentProjects({ choices, selected, onPick }: { choices: Project[]; sel
   return (
     <div role="group" aria-label="Recent projects" className="grid gap-0.5">
       <p className="px-1 pb-1 text-xs font-medium text-muted-foreground">Recent projects on local</p>
-      {choices.map((project) => (
+      {/* Long lists scroll inside the popover, so the folder field below always stays on screen. */}
+      <div className="grid max-h-56 gap-0.5 overflow-y-auto">
+      {choices.slice(0, SHOWN_PROJECTS).map((project) => (
         <button
           key={project.path}
           type="button"
@@ -76,6 +79,7 @@ function RecentProjects({ choices, selected, onPick }: { choices: Project[]; sel
           <CheckIcon className={cn("size-3.5 shrink-0", project.path !== selected && "invisible")} />
         </button>
       ))}
+      </div>
     </div>
   );
 }

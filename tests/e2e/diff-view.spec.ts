@@ -28,6 +28,8 @@ test("a pending edit shows its diff against the real file — real line numbers,
   await card.getByRole("button", { name: "Approve once" }).click();
   await expect(conversation.lastReply).toContainText("Tool edit_file returned");
   await conversation.send(tool("write_file", { path: "added.txt", content: "brand new\n" }) + tool("edit_file", { path: "notes.txt", old: "six", new: "SIX" }));
+  // The turn has started (its first approval shows) before the API decides what it asks.
+  await expect(conversation.history.getByRole("group", { name: "Approval for write_file" })).toBeVisible();
   await api.decideUntilIdle(created.id, "approve");
 
   const changes = conversation.history.getByRole("button", { name: "2 files changed +2 −1" });

@@ -1,11 +1,11 @@
 import type { Locator, Page } from "@playwright/test";
 import { ConversationPage, expect, test, unique } from "./support/fixtures";
 
-/** Presses Tab until the target has focus: the target is reachable in the page's tab order. */
-async function tabTo(page: Page, target: Locator, limit = 60): Promise<void> {
+/** Presses Tab (or Shift+Tab) until the target has focus: the target is reachable in the page's tab order. */
+async function tabTo(page: Page, target: Locator, key: "Tab" | "Shift+Tab" = "Tab", limit = 400): Promise<void> {
   for (let presses = 0; presses < limit; presses += 1) {
     if (await target.evaluate((element) => element === document.activeElement)) return;
-    await page.keyboard.press("Tab");
+    await page.keyboard.press(key);
   }
   await expect(target).toBeFocused();
 }
@@ -24,7 +24,9 @@ test("keyboard only: new chat → approve → restart from here → archive, wit
 
   const approve = conversation.history.getByRole("button", { name: "Approve once" });
   await expect(approve).toBeVisible();
-  await tabTo(page, approve);
+  // From the composer, where the page put focus, back up to the approval above it.
+  await expect(conversation.composer).toBeFocused();
+  await tabTo(page, approve, "Shift+Tab");
   // The focused control shows a ring (focus-visible).
   await expect(approve).toHaveCSS("box-shadow", /0px 0px 0px 3px/);
   await page.keyboard.press("Enter");
@@ -33,7 +35,7 @@ test("keyboard only: new chat → approve → restart from here → archive, wit
 
   // Restart from here: reachable by Tab, the dialog takes Escape and Enter.
   const restart = conversation.userMessages.first().getByRole("button", { name: "Restart from here" });
-  await tabTo(page, restart);
+  await tabTo(page, restart, "Shift+Tab");
   await page.keyboard.press("Enter");
   const dialog = page.getByRole("alertdialog", { name: "Restart from here" });
   await expect(dialog).toBeVisible();
@@ -51,7 +53,7 @@ test("keyboard only: new chat → approve → restart from here → archive, wit
 
   // Archive from the conversation menu with arrows and Enter.
   const menuButton = page.getByRole("button", { name: "Conversation actions" });
-  await tabTo(page, menuButton);
+  await tabTo(page, menuButton, "Shift+Tab");
   await page.keyboard.press("Enter");
   const menu = page.getByRole("menu");
   await expect(menu).toBeVisible();
