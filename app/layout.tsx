@@ -3,6 +3,7 @@ import { HydrationMarker } from "@/components/theme/hydration-marker";
 import { ThemeProvider, themeBootScript } from "@/components/theme/theme-provider";
 import { Toaster } from "@/components/ui/sonner";
 import { TooltipProvider } from "@/components/ui/tooltip";
+import "react-diff-view/style/index.css";
 import "./globals.css";
 
 export const metadata: Metadata = {
@@ -29,7 +30,7 @@ export default function RootLayout({ children }: { children: React.ReactNode }) 
         <ThemeProvider>
           <TooltipProvider>
             {children}
-            <Toaster position="bottom-right" />
+            <Toaster position="top-center" offset={{ top: 64 }} mobileOffset={{ top: 64 }} />
             <HydrationMarker />
           </TooltipProvider>
         </ThemeProvider>

@@ -1,4 +1,6 @@
 import { NewChat } from "@/components/new-chat/new-chat";
+import { recentProjects } from "@/lib/store/projects";
+import { checkProjectFolder } from "./new/actions";
 import { signedInRuntime } from "./workspace-data";
 
 export const dynamic = "force-dynamic";
@@ -14,6 +16,8 @@ export default async function HomePage() {
       defaultModel={runtime.config.defaultModel}
       defaultCwd={runtime.config.defaultCwd}
       machines={runtime.machines.list()}
+      projects={recentProjects(runtime.store.index, {})}
+      checkFolder={checkProjectFolder}
     />
   );
 }

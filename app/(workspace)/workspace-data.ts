@@ -6,6 +6,8 @@ import type { Conversation, Item, Turn } from "@/lib/events/entities";
 import { getAuthContext, getRuntime } from "@/lib/engine/runtime-registry";
 import type { Runtime } from "@/lib/engine/runtime";
 import { isId } from "@/lib/store/ids";
+import { restartsOf, type RestartLink } from "@/lib/store/lineage";
+import type { Lineage } from "@/components/chat/lineage";
 
 /** Reads for the workspace pages (React Server Components and server actions), through the one Runtime. */
 
@@ -102,5 +104,22 @@ export async function loadConversationPage(id: string) {
     waiting: runtime.listWaiting(conversation.id).filter((entry) => entry.sessionId === conversation.rootSessionId),
     models: runtime.models.list(),
     parent,
+    lineage: loadLineage(runtime, conversation),
   };
+}
+
+/**
+ * Versions of a restarted message (‹ n/m ›): this conversation's messages that were restarted,
+ * each with its restarts; and, for a restart, its place among the versions of the parent's message.
+ */
+export function loadLineage(runtime: Runtime, conversation: Conversation): Lineage {
+  const versionsOf = (from: { id: string; title: string }, messageId: string, restarts: RestartLink[]) => [
+    { id: from.id, title: from.title },
+    ...restarts.filter((restart) => restart.restartOf === messageId).map((restart) => ({ id: restart.id, title: restart.title })),
+  ];
+  const own = restartsOf(runtime.store.index, conversation.id);
+  const restarted = Object.fromEntries([...new Set(own.map((restart) => restart.restartOf))].map((messageId) => [messageId, versionsOf(conversation, messageId, own)]));
+  const parent = conversation.forkedFrom && conversation.restartOf ? findConversation(runtime, conversation.forkedFrom.conversationId) : null;
+  const siblings = parent && conversation.restartOf ? versionsOf(parent, conversation.restartOf, restartsOf(runtime.store.index, parent.id)) : null;
+  return { restarted, siblings };
 }

@@ -1,7 +1,7 @@
 "use client";
 
 import { useCallback, useEffect, useReducer } from "react";
-import type { Conversation, Item, Session, Turn } from "@/lib/events/entities";
+import type { Approval, Conversation, Item, Session, Turn } from "@/lib/events/entities";
 import type { ConversationEvent } from "@/lib/events/events";
 import { apiFetch } from "@/components/shared/api-client";
 import { useLiveConversation } from "@/components/live/use-live";
@@ -21,15 +21,17 @@ export function useSubagentSession(conversation: Conversation, session: Session)
     void Promise.all([
       apiFetch<{ items: Item[] }>(`/api/conversations/${id}/items?session=${encodeURIComponent(session.id)}&limit=500`),
       apiFetch<{ turns: Turn[] }>(`/api/conversations/${id}/turns`),
+      // Approvals asked before the panel opened: decided here too, not only in the main timeline.
+      apiFetch<{ approvals: Approval[] }>(`/api/approvals?status=pending`),
     ]).then(
-      ([itemsBody, turnsBody]) => {
+      ([itemsBody, turnsBody, approvalsBody]) => {
         dispatch({
           type: "resync",
           data: {
             conversation: { ...conversation, rootSessionId: session.id },
             items: itemsBody.items,
             turns: turnsBody.turns.filter((turn) => turn.sessionId === session.id),
-            approvals: [],
+            approvals: approvalsBody.approvals.filter((approval) => approval.conversationId === id && approval.sessionId === session.id),
             questions: [],
           },
         });

@@ -72,7 +72,11 @@ export function ArchiveTable({ initialPage, models }: ArchiveTableProps) {
           <ArchivePagination page={page} total={total} pagination={pagination} onPaginationChange={archive.setPagination} />
         </div>
       </div>
-      <ArchiveDeleteDialog selectedIds={selectedIds} actions={actions} />
+      <ArchiveDeleteDialog
+        selectedIds={selectedIds}
+        protectedTitles={page.conversations.filter((conversation) => conversation.protected && rowSelection[conversation.id]).map((conversation) => conversation.title)}
+        actions={actions}
+      />
     </div>
   );
 }

@@ -47,7 +47,12 @@ export function ArchiveToolbar({ search, onSearchChange, models, model, onModelC
           </SelectContent>
         </Select>
       </div>
-      {selectedIds.length > 0 && <SelectionBar selectedIds={selectedIds} actions={actions} onClearSelection={onClearSelection} />}
+      {selectedIds.length > 0 ? (
+        <SelectionBar selectedIds={selectedIds} actions={actions} onClearSelection={onClearSelection} />
+      ) : (
+        // Holds the bar's place, so selecting a row moves nothing below it.
+        <p className="flex h-12 items-center px-3 text-sm text-muted-foreground">Select conversations to unarchive or delete them together.</p>
+      )}
     </>
   );
 }
@@ -55,7 +60,7 @@ export function ArchiveToolbar({ search, onSearchChange, models, model, onModelC
 function SelectionBar({ selectedIds, actions, onClearSelection }: Pick<ArchiveToolbarProps, "selectedIds" | "actions" | "onClearSelection">) {
   const { working } = actions;
   return (
-    <div role="toolbar" aria-label="Selected conversations" className="flex flex-wrap items-center gap-2 rounded-lg border bg-muted/50 px-3 py-2 text-sm">
+    <div role="toolbar" aria-label="Selected conversations" className="flex min-h-12 flex-wrap items-center gap-2 rounded-lg border bg-muted/50 px-3 py-1.5 text-sm">
       <span className="font-medium">{selectedIds.length} selected</span>
       <div className="ml-auto flex gap-2">
         <Button size="sm" variant="outline" disabled={working !== null} onClick={() => void actions.unarchive(selectedIds)}>

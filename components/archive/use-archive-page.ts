@@ -18,7 +18,7 @@ export function useArchivePage(initialPage: ArchivePage) {
   const [page, setPage] = useState<ArchivePage>(initialPage);
   const [loading, setLoading] = useState(false);
   const [loadError, setLoadError] = useState<string | null>(null);
-  const [sorting, setSorting] = useState<SortingState>([{ id: "updated", desc: true }]);
+  const [sorting, setSorting] = useRememberedSort();
   const [pagination, setPagination] = useState<PaginationState>({ pageIndex: 0, pageSize: ARCHIVE_PAGE_SIZE });
   const [search, setSearch] = useState("");
   const [query, setQuery] = useState("");
@@ -77,6 +77,26 @@ export function useArchivePage(initialPage: ArchivePage) {
   };
 
   return { page, loading, loadError, sorting, setSorting, pagination, setPagination, search, setSearch, query, model, filterByModel, reload };
+}
+
+const SORT_STORAGE_KEY = "atrium:archive-sort";
+const SORTABLE = new Set(["title", "model", "created", "updated"]);
+
+/** The archive's sort, kept in this browser so coming back to the archive finds it sorted as it was left. */
+function useRememberedSort() {
+  const [sorting, setSorting] = useState<SortingState>([{ id: "updated", desc: true }]);
+  const restored = useRef(false);
+  useEffect(() => {
+    if (!restored.current) {
+      restored.current = true;
+      const [id, direction] = (window.localStorage.getItem(SORT_STORAGE_KEY) ?? "").split(":");
+      if (SORTABLE.has(id) && (id !== "updated" || direction !== "desc")) setSorting([{ id, desc: direction === "desc" }]);
+      return;
+    }
+    const current = sorting[0];
+    if (current) window.localStorage.setItem(SORT_STORAGE_KEY, `${current.id}:${current.desc ? "desc" : "asc"}`);
+  }, [sorting]);
+  return [sorting, setSorting] as const;
 }
 
 export type ArchivePageState = ReturnType<typeof useArchivePage>;

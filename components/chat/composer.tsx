@@ -5,7 +5,7 @@ import { useId, useRef } from "react";
 import { Button } from "@/components/ui/button";
 import { cn } from "@/lib/utils";
 import { CommandMenu } from "./command-menu";
-import { SEND_MODES, SendModeToggle, useSendMode, type SendMode } from "./send-mode";
+import { SendModeToggle, sendModeInfo, useSendMode, type SendMode, type SendModeState } from "./send-mode";
 import { parseCommand, type SlashCommandName } from "./slash-commands";
 import { useCommandMenu, type CommandMenuState } from "./use-command-menu";
 import { useComposerDraft } from "./use-composer-draft";
@@ -76,7 +76,8 @@ export function Composer(props: ComposerProps) {
   const listId = useId();
   const draft = useComposerDraft(draftKey, props.injected, area);
   const { text } = draft;
-  const { mode, chooseMode } = useSendMode(draftKey);
+  const sendMode = useSendMode(draftKey);
+  const { mode } = sendMode;
   const menu = useCommandMenu(text, slashCommands);
   const disabled = Boolean(disabledReason);
 
@@ -95,6 +96,7 @@ export function Composer(props: ComposerProps) {
       return;
     }
     if (clearOn === "submit") update("");
+    if (chosen !== "auto") sendMode.afterSend();
     const sent = await onSubmit(value, chosen);
     if (sent && clearOn === "success") draft.clearIfUnchanged(value);
   };
@@ -144,14 +146,12 @@ export function Composer(props: ComposerProps) {
           aria-autocomplete={slashCommands ? "list" : undefined}
           className="field-sizing-content block max-h-[40vh] min-h-[52px] w-full resize-none bg-transparent px-4 pt-3.5 pb-1 text-[15px] outline-none placeholder:text-muted-foreground disabled:cursor-not-allowed"
         />
-        <ComposerActions {...props} mode={mode} onModeChange={chooseMode} sendDisabled={disabled || sending || text.trim() === ""} />
+        <ComposerActions {...props} sendMode={sendMode} sendDisabled={disabled || sending || text.trim() === ""} />
       </form>
       <ComposerHint busy={busy} mode={mode} slashCommands={slashCommands} />
     </div>
   );
 }
-
-const activeMode = (mode: SendMode) => SEND_MODES.find((candidate) => candidate.mode === mode) ?? SEND_MODES[0];
 
 function ComposerActions({
   busy,
@@ -159,23 +159,25 @@ function ComposerActions({
   onInterrupt,
   interrupting = false,
   sending = false,
-  mode,
-  onModeChange,
+  sendMode,
   sendDisabled,
-}: ComposerProps & { mode: SendMode; onModeChange: (value: string) => void; sendDisabled: boolean }) {
+}: ComposerProps & { sendMode: SendModeState; sendDisabled: boolean }) {
+  const active = sendModeInfo(sendMode.mode);
   return (
     <div className="flex flex-wrap items-center gap-2 px-2 pt-1 pb-2">
       <div className={cn("flex min-w-0 flex-1 flex-wrap items-center gap-1.5", busy && "max-sm:basis-full")}>{toolbar}</div>
-      {busy && <SendModeToggle mode={mode} onChange={onModeChange} />}
+      {busy && <SendModeToggle sendMode={sendMode} />}
       {busy && onInterrupt && (
         <Button type="button" variant="outline" size="sm" className="h-8 rounded-full" onClick={onInterrupt} disabled={interrupting} title="Interrupt (Esc)">
           {interrupting ? <Loader2Icon className="animate-spin" /> : <SquareIcon className="fill-current" />}
           <span className="sr-only sm:not-sr-only">Interrupt</span>
         </Button>
       )}
-      <Button type="submit" size="sm" className="h-8 rounded-full" disabled={sendDisabled} title={busy ? `Send: ${activeMode(mode).hint.toLowerCase()}` : "Send (Enter)"}>
-        {sending ? <Loader2Icon className="animate-spin" /> : <ArrowUpIcon />}
-        <span className="sr-only sm:not-sr-only">Send</span>
+      <Button type="submit" size="sm" className="h-8 rounded-full" disabled={sendDisabled} title={busy ? `${active.label}: ${active.hint.toLowerCase()} (Enter)` : "Send (Enter)"}
+        aria-label={busy ? `Send: ${active.label}` : "Send"}
+      >
+        {sending ? <Loader2Icon className="animate-spin" /> : busy ? active.icon : <ArrowUpIcon />}
+        <span className="sr-only sm:not-sr-only">{busy ? active.label : "Send"}</span>
       </Button>
     </div>
   );
@@ -184,7 +186,7 @@ function ComposerActions({
 function ComposerHint({ busy, mode, slashCommands }: { busy: boolean; mode: SendMode; slashCommands: boolean }) {
   return (
     <p className={cn("mt-1.5 px-2 text-center text-[11px] text-muted-foreground", busy ? "block" : "hidden sm:block")}>
-      Enter to {busy ? activeMode(mode).label.toLowerCase() : "send"}
+      {busy ? sendModeInfo(mode).enter : "Enter to send"}
       <span className="hidden sm:inline"> · Shift+Enter for a new line</span>
       {busy ? " · Esc to interrupt" : ""}
       <span className="hidden sm:inline">{slashCommands ? " · / for commands" : ""}</span>

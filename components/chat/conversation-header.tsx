@@ -1,7 +1,7 @@
 "use client";
 
 import { SearchIcon, ShieldIcon } from "lucide-react";
-import { useState } from "react";
+import { useEffect, useState } from "react";
 import type { Conversation } from "@/lib/events/entities";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
@@ -24,6 +24,10 @@ export function ConversationHeader({ onFind }: { onFind: () => void }) {
   const { conversation } = state;
   const { patchConversation, archive, protect, fork, remove } = useConversationActions();
   const [renaming, setRenaming] = useState(false);
+  // The page's metadata is rendered once on the server; a rename (here or in another tab) must reach the tab title too.
+  useEffect(() => {
+    document.title = `${conversation.title} · Atrium`;
+  }, [conversation.title]);
 
   return (
     <PageHeader
@@ -67,11 +71,11 @@ function StatusBadge({ status }: { status: Conversation["status"] }) {
   return (
     <Badge
       variant="outline"
-      className={`shrink-0 gap-1.5 text-muted-foreground ${status === "idle" ? "hidden sm:inline-flex" : "inline-flex"}`}
+      className={`shrink-0 gap-1.5 text-muted-foreground max-sm:px-1.5 ${status === "idle" ? "hidden sm:inline-flex" : "inline-flex"}`}
       aria-label={`Status: ${STATUS_LABEL[status]}`}
     >
       <StatusDot status={status} />
-      {STATUS_LABEL[status]}
+      <span className="max-sm:sr-only">{STATUS_LABEL[status]}</span>
     </Badge>
   );
 }

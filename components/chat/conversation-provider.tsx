@@ -10,6 +10,11 @@ export function ConversationProvider({ store, children }: { store: ConversationS
   return <ConversationContext value={store}>{children}</ConversationContext>;
 }
 
+/** The id of the conversation around, if any (parts also shown outside a conversation page use it). */
+export function useOptionalConversationId(): string | null {
+  return useContext(ConversationContext)?.id ?? null;
+}
+
 /** The conversation the surrounding ConversationProvider holds. */
 export function useConversationContext(): ConversationStore {
   const store = useContext(ConversationContext);

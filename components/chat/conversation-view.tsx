@@ -10,6 +10,7 @@ import { ConversationComposer } from "./conversation-composer";
 import { ConversationHeader } from "./conversation-header";
 import { ConversationProvider, useConversationContext } from "./conversation-provider";
 import { HistoryPane, type HistoryControls } from "./history-pane";
+import { LineageProvider, type Lineage } from "./lineage";
 import { OutgoingMessages } from "./outgoing-messages";
 import { useConversation, type ConversationInitialData } from "./use-conversation";
 import { useOutgoingMessages } from "./use-outgoing-messages";
@@ -19,13 +20,16 @@ interface ConversationViewProps extends ConversationInitialData {
   models: ModelInfo[];
   /** undefined: not a fork; null: forked from a conversation not on this machine. */
   parent: { id: string; title: string } | null | undefined;
+  lineage: Lineage;
 }
 
-export function ConversationView({ models, parent, ...initial }: ConversationViewProps) {
+export function ConversationView({ models, parent, lineage, ...initial }: ConversationViewProps) {
   const store = useConversation(initial.conversation.id, initial);
   return (
     <ConversationProvider store={store}>
-      <ConversationLayout models={models} parent={parent} />
+      <LineageProvider lineage={lineage}>
+        <ConversationLayout models={models} parent={parent} />
+      </LineageProvider>
     </ConversationProvider>
   );
 }
@@ -41,7 +45,7 @@ function ConversationLayout({ models, parent }: Pick<ConversationViewProps, "mod
   const restart = useRestartFromHere(id);
   const draftKey = conversationDraftKey(id);
   const { outgoing, deliver, forget } = useOutgoingMessages(id, draftKey, state.items, state.waiting);
-  const forkedFrom = conversation.forkedFrom && parent !== undefined ? { conversationId: conversation.forkedFrom.conversationId, parent } : null;
+  const forkedFrom = conversation.forkedFrom && parent !== undefined ? { conversationId: conversation.forkedFrom.conversationId, parent, restart: Boolean(conversation.restartOf) } : null;
 
   return (
     <div className="flex min-h-0 flex-1 flex-col">

@@ -1,21 +1,26 @@
 "use client";
 
-import { ArchiveRestoreIcon, GitForkIcon } from "lucide-react";
+import { ArchiveRestoreIcon, GitForkIcon, RotateCcwIcon } from "lucide-react";
 import Link from "next/link";
-import type { Approval, Item, Question, Turn } from "@/lib/events/entities";
+import type { Approval, Item, Objective, Question, Turn } from "@/lib/events/entities";
 import { Collapsible, CollapsibleContent, CollapsibleTrigger } from "@/components/ui/collapsible";
 import { SubagentReport } from "@/components/agents/subagent-report";
 import { TurnChangesLine } from "@/components/checkpoints/turn-changes-line";
 import { AssistantMessage } from "./assistant-message";
 import { Markdown } from "./markdown";
 import { NoticeLine } from "./notice-line";
+import { isFirstSlice, ObjectiveEndRow, SliceMarker } from "./objective-rows";
 import { ReasoningBlock } from "./reasoning-block";
 import { ToolCallCard } from "./tool-call-card";
 import { TurnError } from "./turn-error";
 import { UserMessage } from "./user-message";
 
 /** One row of the history: an item, a failed turn's error after its last item, or a turn's file changes. */
-export type Entry = { key: string; item: Item } | { key: string; failedTurn: Turn } | { key: string; changesOfTurn: string };
+export type Entry =
+  | { key: string; item: Item; slice?: { number: number | null; limit: number | null } }
+  | { key: string; failedTurn: Turn }
+  | { key: string; changesOfTurn: string }
+  | { key: string; objectiveEnd: Objective };
 
 /** Tools whose steps are checkpointed (lib/engine/checkpoint-hooks.ts). */
 function changesFiles(item: Item): boolean {
@@ -23,19 +28,37 @@ function changesFiles(item: Item): boolean {
   return item.kind === "tool_call" && (name === "shell" || name === "write_file" || name === "edit_file" || name.startsWith("mcp__"));
 }
 
-export function historyEntries(items: Item[], turns: Record<string, Turn>, openTurnId: string | null): Entry[] {
+/** Slices are numbered from their objective's first slice in the loaded window (unknown when it is not loaded). */
+function sliceNumbers(items: Item[]): Map<string, number | null> {
+  const numbers = new Map<string, number | null>();
+  let current: number | null = null;
+  for (const item of items) {
+    if (item.kind !== "user_message" || item.origin !== "objective") continue;
+    current = isFirstSlice(item) ? 1 : current === null ? null : current + 1;
+    numbers.set(item.id, current);
+  }
+  return numbers;
+}
+
+export function historyEntries(items: Item[], turns: Record<string, Turn>, openTurnId: string | null, objective: Objective | null = null): Entry[] {
   const lastItemOfTurn = new Map<string, string>();
   for (const item of items) if (item.turnId) lastItemOfTurn.set(item.turnId, item.id);
   const changingTurns = new Set(items.filter(changesFiles).map((item) => item.turnId));
+  const slices = sliceNumbers(items);
+  const lastSlice = [...slices.keys()].at(-1);
+  const lastSliceTurn = items.find((item) => item.id === lastSlice)?.turnId ?? null;
   const list: Entry[] = [];
   for (const item of items) {
-    list.push({ key: item.id, item });
+    const slice = slices.has(item.id) ? { number: slices.get(item.id) ?? null, limit: objective?.sliceLimit ?? null } : undefined;
+    list.push({ key: item.id, item, ...(slice ? { slice } : {}) });
     const turn = item.turnId ? turns[item.turnId] : undefined;
     const last = item.turnId !== null && lastItemOfTurn.get(item.turnId) === item.id;
     if (turn?.status === "failed" && last) list.push({ key: `error-${turn.id}`, failedTurn: turn });
     if (last && item.turnId && changingTurns.has(item.turnId) && item.turnId !== openTurnId) {
       list.push({ key: `changes-${item.turnId}`, changesOfTurn: item.turnId });
     }
+    const endsObjective = objective && objective.status !== "open" && (lastSliceTurn ? last && item.turnId === lastSliceTurn && item.turnId !== openTurnId : item.id === lastSlice);
+    if (endsObjective) list.push({ key: `objective-${objective.id}`, objectiveEnd: objective });
   }
   return list;
 }
@@ -50,6 +73,8 @@ export interface EntryContext {
 export function EntryView({ entry, context }: { entry: Entry; context: EntryContext }) {
   if ("failedTurn" in entry) return <TurnError turn={entry.failedTurn} />;
   if ("changesOfTurn" in entry) return <TurnChangesLine turnId={entry.changesOfTurn} />;
+  if ("objectiveEnd" in entry) return <ObjectiveEndRow objective={entry.objectiveEnd} />;
+  if (entry.slice) return <SliceMarker item={entry.item} slice={entry.slice.number} sliceLimit={entry.slice.limit} />;
   return (
     <ItemView
       item={entry.item}
@@ -109,13 +134,13 @@ export function ItemView({
   }
 }
 
-export function ForkNotice({ forkedFrom }: { forkedFrom: { conversationId: string; parent: { id: string; title: string } | null } }) {
+export function ForkNotice({ forkedFrom }: { forkedFrom: { conversationId: string; parent: { id: string; title: string } | null; restart?: boolean } }) {
   return (
     <div role="note" className="flex items-start gap-2 rounded-lg border border-dashed px-3 py-2 text-sm text-muted-foreground">
-      <GitForkIcon className="mt-0.5 size-4 shrink-0" />
+      {forkedFrom.restart ? <RotateCcwIcon className="mt-0.5 size-4 shrink-0" /> : <GitForkIcon className="mt-0.5 size-4 shrink-0" />}
       {forkedFrom.parent ? (
         <p>
-          Forked from{" "}
+          {forkedFrom.restart ? "Restarted from" : "Forked from"}{" "}
           <Link href={`/c/${forkedFrom.parent.id}`} prefetch={false} className="font-medium text-foreground underline underline-offset-2">
             {forkedFrom.parent.title}
           </Link>
@@ -123,7 +148,7 @@ export function ForkNotice({ forkedFrom }: { forkedFrom: { conversationId: strin
         </p>
       ) : (
         <p>
-          Forked from a conversation that is not on this machine (<span className="font-mono text-xs">{forkedFrom.conversationId}</span>). Any older
+          {forkedFrom.restart ? "Restarted" : "Forked"} from a conversation that is not on this machine (<span className="font-mono text-xs">{forkedFrom.conversationId}</span>). Any older
           history kept only there cannot be shown.
         </p>
       )}

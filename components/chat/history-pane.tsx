@@ -18,7 +18,7 @@ export interface HistoryControls {
 type ScrollTarget = { itemId: string; nonce: number } | null;
 
 interface HistoryPaneProps {
-  forkedFrom: { conversationId: string; parent: { id: string; title: string } | null } | null;
+  forkedFrom: { conversationId: string; parent: { id: string; title: string } | null; restart?: boolean } | null;
   restartingItemId: string | null;
   onRestart: (item: Item) => void;
   findOpen: boolean;
@@ -124,6 +124,7 @@ export function HistoryPane({ forkedFrom, restartingItemId, onRestart, findOpen,
           <VirtualHistory
             scroller={container}
             items={state.items}
+            objective={state.conversation.objective}
             turns={state.turns}
             approvals={state.approvals}
             questions={state.questions}

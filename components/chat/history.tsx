@@ -6,6 +6,7 @@ import type { Approval, Item, Question, Turn } from "@/lib/events/entities";
 import { Button } from "@/components/ui/button";
 import { ToolCallCard } from "./tool-call-card";
 import type { RetryNotice as RetryNoticeState } from "./conversation-state";
+import { SubagentApprovalLabel } from "@/components/agents/subagent-approval-label";
 import { EntryView, ForkNotice, historyEntries, placeholderItem } from "./history-items";
 import { RetryNotice } from "./retry-notice";
 import { TurnActivity } from "./turn-activity";
@@ -20,7 +21,7 @@ export interface HistoryProps {
   questions: Record<string, Question>;
   openTurn: Turn | null;
   retry: RetryNoticeState | null;
-  forkedFrom: { conversationId: string; parent: { id: string; title: string } | null } | null;
+  forkedFrom: { conversationId: string; parent: { id: string; title: string } | null; restart?: boolean } | null;
   restartingItemId: string | null;
   onRestart: (item: Item) => void;
 }
@@ -73,7 +74,10 @@ export function HistoryTail({
   return (
     <>
       {orphanApprovals.map((approval) => (
-        <ToolCallCard key={approval.id} item={placeholderItem(approval.itemId, approval.toolName, approval.input)} approval={approval} question={undefined} />
+        <div key={approval.id} className="grid gap-1">
+          <SubagentApprovalLabel approval={approval} />
+          <ToolCallCard item={placeholderItem(approval.itemId, approval.toolName, approval.input)} approval={approval} question={undefined} />
+        </div>
       ))}
       {orphanQuestions.map((question) => (
         <ToolCallCard key={question.id} item={placeholderItem(question.itemId, "ask_user", { question: question.question })} approval={undefined} question={question} />

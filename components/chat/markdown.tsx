@@ -4,6 +4,7 @@ import { memo, useRef } from "react";
 import ReactMarkdown, { defaultUrlTransform, type Components } from "react-markdown";
 import rehypeHighlight from "rehype-highlight";
 import remarkGfm from "remark-gfm";
+import type { Element } from "hast";
 import { cn } from "@/lib/utils";
 import { CopyButton } from "./copy-button";
 
@@ -16,19 +17,33 @@ function safeUrl(url: string): string {
   return defaultUrlTransform(url.trim());
 }
 
-function CodeBlock({ children, ...props }: React.ComponentProps<"pre">) {
+/** The fence's language (```ts → "ts"), read from the class remark gives the inner <code>. */
+function fenceLanguage(node: Element | undefined): string | null {
+  const code = node?.children.find((child): child is Element => child.type === "element" && child.tagName === "code");
+  const classes = code?.properties.className;
+  const names = Array.isArray(classes) ? classes.map(String) : [];
+  const language = names.find((name) => name.startsWith("language-"));
+  return language ? language.slice("language-".length) : null;
+}
+
+/** A cell holding a sentence rather than a value gets room to read it (the others keep to their content). */
+function isProse(node: Element | undefined): boolean {
+  const text = (node?.children ?? []).map((child) => (child.type === "text" ? child.value : "")).join("");
+  return text.length > 40;
+}
+
+function CodeBlock({ children, language, ...props }: React.ComponentProps<"pre"> & { language: string | null }) {
   const ref = useRef<HTMLPreElement>(null);
   return (
-    <div className="group/code relative">
+    <figure className="code-block group/code" data-language={language ?? undefined}>
+      <figcaption className="flex h-8 items-center justify-between gap-2 border-b pr-1 pl-3 font-sans text-xs text-muted-foreground">
+        <span>{language ?? "text"}</span>
+        <CopyButton label="Copy code" getText={() => ref.current?.textContent ?? ""} className="opacity-60 transition-opacity group-hover/code:opacity-100 focus-visible:opacity-100" />
+      </figcaption>
       <pre ref={ref} {...props}>
         {children}
       </pre>
-      <CopyButton
-        label="Copy code"
-        getText={() => ref.current?.textContent ?? ""}
-        className="absolute top-1.5 right-1.5 bg-background/80 opacity-0 backdrop-blur transition-opacity group-hover/code:opacity-100 focus-visible:opacity-100"
-      />
-    </div>
+    </figure>
   );
 }
 
@@ -56,8 +71,11 @@ const components: Components = {
       </a>
     );
   },
-  pre({ node: _node, ...props }) {
-    return <CodeBlock {...props} />;
+  td({ node, ...props }) {
+    return <td {...props} className={cn(props.className, isProse(node) && "prose-cell")} />;
+  },
+  pre({ node, ...props }) {
+    return <CodeBlock language={fenceLanguage(node)} {...props} />;
   },
 };
 

@@ -20,6 +20,7 @@ import { describeToolInput } from "@/components/shared/format";
 import { cn } from "@/lib/utils";
 import { ShellChangesLink, ToolCallDiff } from "@/components/checkpoints/tool-call-diff";
 import { ApprovalPrompt } from "./approval-prompt";
+import { AllowRuleLabel } from "./allow-rule-label";
 import { SandboxLabel } from "@/components/shared/sandbox-label";
 import { ItemStatusBadge } from "./item-status-badge";
 import { QuestionPrompt } from "./question-prompt";
@@ -77,6 +78,7 @@ export function ToolCallCard({ item, approval, question }: ToolCallCardProps) {
               )}
             </span>
           )}
+          <AllowRuleLabel allowedBy={item.allowedBy} />
           <SandboxLabel sandbox={item.sandbox} />
           <ItemStatusBadge status={item.status} />
           <ChevronRightIcon className="shrink-0 text-muted-foreground transition-transform group-data-[state=open]/tool:rotate-90" />
@@ -85,16 +87,16 @@ export function ToolCallCard({ item, approval, question }: ToolCallCardProps) {
           <div className="grid gap-2 border-t bg-muted/30 px-3 py-2">
             {editsFile && <ToolCallDiff item={item} />}
             {showInput && (
-              <pre className="max-h-48 overflow-auto font-mono text-xs whitespace-pre-wrap text-muted-foreground">
+              <pre className="max-h-48 overflow-auto font-mono text-[13px] leading-relaxed whitespace-pre-wrap text-muted-foreground">
                 {JSON.stringify(item.input, null, 2)}
               </pre>
             )}
             {hasOutput ? (
-              <pre aria-label={`${name} output`} className={cn("max-h-96 overflow-auto font-mono text-xs whitespace-pre-wrap", running && "text-foreground")}>
+              <pre aria-label={`${name} output`} className={cn("max-h-96 overflow-auto font-mono text-[13px] leading-relaxed whitespace-pre-wrap", running && "text-foreground")}>
                 {item.output}
               </pre>
             ) : (
-              <p className="text-xs text-muted-foreground">{running ? "Waiting for output…" : "No output."}</p>
+              <p className="text-xs text-muted-foreground">{running ? "Waiting for output…" : item.status === "waiting" ? "Not run yet." : "No output."}</p>
             )}
             {item.artifactId && <p className="text-xs text-muted-foreground">The full output is stored as artifact {item.artifactId}; this is a preview.</p>}
           </div>

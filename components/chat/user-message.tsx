@@ -6,6 +6,7 @@ import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { MessageAttachments } from "@/components/attachments/attachments";
 import { CopyButton } from "./copy-button";
+import { VersionSwitcher } from "./lineage";
 import { Markdown } from "./markdown";
 
 const ORIGIN_LABEL: Record<string, string> = {
@@ -29,6 +30,8 @@ export function UserMessage({ item, onRestart, restarting }: { item: Item; onRes
         <Markdown text={text} />
         {item.attachments && item.attachments.length > 0 && <MessageAttachments attachments={item.attachments} />}
       </div>
+      <div className="flex items-center gap-1">
+        <VersionSwitcher item={item} />
       <div className="flex items-center gap-0.5 opacity-100 transition-opacity md:opacity-0 md:group-focus-within/user:opacity-100 md:group-hover/user:opacity-100">
         <CopyButton label="Copy message" getText={() => text} />
         <Button
@@ -38,11 +41,13 @@ export function UserMessage({ item, onRestart, restarting }: { item: Item; onRes
           className="text-muted-foreground"
           disabled={restarting}
           onClick={() => onRestart(item)}
+          data-restart-item={item.id}
           title="Start a new conversation from just before this message, with its text in the composer"
         >
           <RotateCcwIcon />
           <span className="sr-only sm:not-sr-only">Restart from here</span>
         </Button>
+      </div>
       </div>
     </div>
   );

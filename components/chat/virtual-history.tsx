@@ -3,6 +3,7 @@
 import { useVirtualizer, type Virtualizer } from "@tanstack/react-virtual";
 import { ChevronUpIcon, Loader2Icon } from "lucide-react";
 import { useEffect, useLayoutEffect, useMemo, useRef, useState, type RefObject } from "react";
+import type { Objective } from "@/lib/events/entities";
 import { Button } from "@/components/ui/button";
 import { HistoryTail, type HistoryProps } from "./history";
 import { EntryView, ForkNotice, historyEntries, type Entry, type EntryContext } from "./history-items";
@@ -15,6 +16,8 @@ const FIRST_PAINT_ROWS = 10;
 
 interface VirtualHistoryProps extends HistoryProps {
   scroller: RefObject<HTMLDivElement | null>;
+  /** The conversation's latest objective: where it ended shows as a row after its last slice. */
+  objective?: Objective | null;
   hasOlder: boolean;
   hasNewer: boolean;
   loadingOlder: boolean;
@@ -42,7 +45,8 @@ function estimateSize(entry: Entry | undefined): number {
 export function VirtualHistory(props: VirtualHistoryProps) {
   const { scroller, items, turns, approvals, questions, openTurn, hasOlder, hasNewer, target, hit } = props;
   const openTurnId = openTurn?.id ?? null;
-  const entries = useMemo(() => historyEntries(items, turns, openTurnId), [items, turns, openTurnId]);
+  const objective = props.objective ?? null;
+  const entries = useMemo(() => historyEntries(items, turns, openTurnId, objective), [items, turns, openTurnId, objective]);
   const approvalByItem = useMemo(() => new Map(Object.values(approvals).map((approval) => [approval.itemId, approval])), [approvals]);
   const questionByItem = useMemo(() => new Map(Object.values(questions).map((question) => [question.itemId, question])), [questions]);
   const context = { approvalByItem, questionByItem, restartingItemId: props.restartingItemId, onRestart: props.onRestart };

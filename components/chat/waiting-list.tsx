@@ -7,7 +7,8 @@ import type { Waiting } from "@/lib/events/entities";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { Textarea } from "@/components/ui/textarea";
-import { apiFetch, errorMessage } from "@/components/shared/api-client";
+import { Tooltip, TooltipContent, TooltipTrigger } from "@/components/ui/tooltip";
+import { apiFetch, errorMessage, newRequestKey } from "@/components/shared/api-client";
 
 const MODE_LABEL: Record<Waiting["mode"], string> = { steer: "steer", queue: "queued", jump: "jump" };
 
@@ -83,11 +84,32 @@ function WaitingRow({ conversationId, entry }: { conversationId: string; entry: 
               setEditing(true);
             }}
             onRequest={(init, failure) => void run(() => apiFetch(base, init), failure)}
+            onWithdraw={() => void run(() => apiFetch(base, { method: "DELETE" }), "Could not withdraw").then((done) => done && offerUndo(conversationId, entry))}
           />
         </div>
       )}
     </li>
   );
+}
+
+/**
+ * Withdrawing takes the message out at once (it must not start meanwhile); Undo sends its text again
+ * the same way (a jump comes back queued, so Undo never interrupts), at the end of the list.
+ */
+function offerUndo(conversationId: string, entry: Waiting) {
+  if (entry.origin !== "owner") return;
+  const preview = entry.text.length > 40 ? `${entry.text.slice(0, 40)}…` : entry.text;
+  toast(`Withdrawn: “${preview}”`, {
+    action: {
+      label: "Undo",
+      onClick: () => {
+        apiFetch(`/api/conversations/${conversationId}/messages`, {
+          method: "POST",
+          body: { text: entry.text, mode: entry.mode === "jump" ? "queue" : entry.mode, session: entry.sessionId, requestKey: newRequestKey() },
+        }).catch((error: unknown) => toast.error(`Could not put it back: ${errorMessage(error)}`));
+      },
+    },
+  });
 }
 
 interface WaitingEditFormProps {
@@ -149,32 +171,39 @@ interface WaitingRowActionsProps {
   busy: boolean;
   onEdit: () => void;
   onRequest: (init: { method: string; body?: unknown }, failure: string) => void;
+  onWithdraw: () => void;
 }
 
-function WaitingRowActions({ entry, busy, onEdit, onRequest }: WaitingRowActionsProps) {
+/** Each action says what it does in words (beside its icon from phone width up; as a tooltip always). */
+function RowAction({ label, title, icon, busy, onClick }: { label: string; title: string; icon: React.ReactNode; busy: boolean; onClick: () => void }) {
   return (
-    <div className="flex shrink-0 items-center">
-      {entry.origin === "owner" && (
-        <Button variant="ghost" size="icon-xs" aria-label="Edit" title="Edit" disabled={busy} onClick={onEdit}>
-          <PencilIcon />
+    <Tooltip>
+      <TooltipTrigger asChild>
+        <Button variant="ghost" size="xs" className="max-sm:size-7" aria-label={label} disabled={busy} onClick={onClick}>
+          {icon}
+          <span className="max-sm:sr-only">{label}</span>
         </Button>
-      )}
+      </TooltipTrigger>
+      <TooltipContent>{title}</TooltipContent>
+    </Tooltip>
+  );
+}
+
+function WaitingRowActions({ entry, busy, onEdit, onRequest, onWithdraw }: WaitingRowActionsProps) {
+  return (
+    <div className="flex shrink-0 flex-wrap items-center justify-end">
+      {entry.origin === "owner" && <RowAction label="Edit" title="Edit the text before it is taken" icon={<PencilIcon />} busy={busy} onClick={onEdit} />}
       {MODE_ACTIONS.filter((action) => action.mode !== entry.mode).map((action) => (
-        <Button
+        <RowAction
           key={action.mode}
-          variant="ghost"
-          size="icon-xs"
-          aria-label={action.label}
+          label={action.label}
           title={action.title}
-          disabled={busy}
+          icon={action.icon}
+          busy={busy}
           onClick={() => onRequest({ method: "PATCH", body: { mode: action.mode } }, action.failure)}
-        >
-          {action.icon}
-        </Button>
+        />
       ))}
-      <Button variant="ghost" size="icon-xs" aria-label="Withdraw" title="Withdraw" disabled={busy} onClick={() => onRequest({ method: "DELETE" }, "Could not withdraw")}>
-        <XIcon />
-      </Button>
+      <RowAction label="Withdraw" title="Take it out of the list (Undo puts it back)" icon={<XIcon />} busy={busy} onClick={onWithdraw} />
     </div>
   );
 }

@@ -1,6 +1,6 @@
 "use client";
 
-import { useEffect, useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import type { Item } from "@/lib/events/entities";
 import {
   AlertDialog,
@@ -38,6 +38,9 @@ export function RestartDialog({ conversationId, item, busy, outside, onCancel, o
   const [problem, setProblem] = useState<string | null>(null);
   const [restoreFiles, setRestoreFiles] = useState(false);
   const itemId = item?.id ?? null;
+  // Opened from a message's button rather than a Radix trigger, so closing would drop focus to <body>: it goes back to that button.
+  const lastItemId = useRef<string | null>(null);
+  if (itemId) lastItemId.current = itemId;
 
   useEffect(() => {
     setFiles(null);
@@ -56,7 +59,14 @@ export function RestartDialog({ conversationId, item, busy, outside, onCancel, o
 
   return (
     <AlertDialog open={item !== null} onOpenChange={(open) => !open && onCancel()}>
-      <AlertDialogContent>
+      <AlertDialogContent
+        onCloseAutoFocus={(event) => {
+          const button = document.querySelector<HTMLElement>(`[data-restart-item="${lastItemId.current}"]`);
+          if (!button) return;
+          event.preventDefault();
+          button.focus();
+        }}
+      >
         <AlertDialogHeader>
           <AlertDialogTitle>Restart from here</AlertDialogTitle>
           <AlertDialogDescription>

@@ -2,7 +2,9 @@
 
 import { createTwoFilesPatch } from "diff";
 import { FileDiffIcon } from "lucide-react";
-import { useMemo } from "react";
+import { useEffect, useMemo, useState } from "react";
+import { previewToolCall } from "@/app/(workspace)/c/[id]/actions";
+import { useOptionalConversationId } from "@/components/chat/conversation-provider";
 import type { Item } from "@/lib/events/entities";
 import { Button } from "@/components/ui/button";
 import { DiffView } from "./diff-view";
@@ -38,9 +40,34 @@ export function ToolCallDiff({ item }: { item: Item }) {
     }
     return null;
   }, [name, item.input, filePath]);
-  const diff = recorded && recorded.diff !== "" ? recorded.diff : fromInput;
+  const preview = usePendingPreview(item);
+  const diff = recorded && recorded.diff !== "" ? recorded.diff : item.status === "waiting" ? (preview === undefined ? null : (preview ?? fromInput)) : fromInput;
   if (!diff) return null;
   return <DiffView diff={stripIndexLine(diff)} label={`Diff of ${filePath}`} />;
+}
+
+/**
+ * A call still waiting (for approval) shows what it would do to the file as it is now, with real
+ * line numbers, asked of the server; undefined while it answers, null when it cannot say.
+ */
+function usePendingPreview(item: Item): string | null | undefined {
+  const conversationId = useOptionalConversationId();
+  const [preview, setPreview] = useState<{ key: string; diff: string | null } | null>(null);
+  const key = `${item.id}:${item.status}`;
+  const waiting = item.status === "waiting" && conversationId !== null;
+  useEffect(() => {
+    if (!waiting || !conversationId) return;
+    let current = true;
+    previewToolCall(conversationId, item.id).then(
+      (diff) => current && setPreview({ key, diff }),
+      () => current && setPreview({ key, diff: null }),
+    );
+    return () => {
+      current = false;
+    };
+  }, [waiting, conversationId, item.id, key]);
+  if (!waiting) return null;
+  return preview?.key === key ? preview.diff : undefined;
 }
 
 /** Under a shell call that changed files: which ones, and a link to the turn's changes. */

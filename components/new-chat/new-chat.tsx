@@ -2,8 +2,9 @@
 
 import { AlertCircleIcon, Loader2Icon, RotateCwIcon } from "lucide-react";
 import { useRouter } from "next/navigation";
-import { useRef, useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import type { Agent, Conversation, ModelInfo } from "@/lib/events/entities";
+import type { Project } from "@/lib/store/projects";
 import { Button } from "@/components/ui/button";
 import { Composer } from "@/components/chat/composer";
 import { AttachButton, AttachmentChips, useAttachmentTray } from "@/components/attachments/attachments";
@@ -11,7 +12,8 @@ import { EffortPicker, ModelPicker, type Effort } from "@/components/chat/model-
 import { PageHeader } from "@/components/sidebar/page-header";
 import { apiFetch, errorMessage, newRequestKey } from "@/components/shared/api-client";
 import { clearDraft, newChatDraftKey } from "@/components/shared/drafts";
-import { AgentPicker, CwdPicker } from "./new-chat-options";
+import { AgentPicker } from "./new-chat-options";
+import { ProjectPicker, type CheckFolder } from "./project-picker";
 import { MachinePicker } from "@/components/machines/machine-picker";
 import { useMachineChoice } from "@/components/machines/use-machine-choice";
 import type { Machine } from "@/lib/machines/machine-schema";
@@ -23,6 +25,9 @@ interface NewChatProps {
   defaultCwd: string;
   /** DESIGN §10b: where the machine work runs; absent: the built-in machine only. */
   machines?: Machine[];
+  /** Recent projects on every machine, the last used first (GET /api/projects). */
+  projects: Project[];
+  checkFolder: CheckFolder;
   /** The page header's title: "Atrium" on the home page, "New chat" on /new. */
   title?: string;
 }
@@ -38,13 +43,32 @@ interface CreateBody {
 }
 
 /** The new-chat composer, with agent, folder and model folded into it; nothing is saved until the first message is sent (DESIGN §9). */
-export function NewChat({ agents, models, defaultModel, defaultCwd, machines: initialMachines, title = "New chat" }: NewChatProps) {
+const LAST_PROJECT_KEY = "atrium:last-project";
+
+/** The folder a new chat starts in: the one last picked in this browser, else the last used anywhere, else the server's. */
+function useProjectChoice(projects: Project[]) {
+  const [cwd, setCwd] = useState(projects[0]?.path ?? "");
+  useEffect(() => {
+    const remembered = window.localStorage.getItem(LAST_PROJECT_KEY);
+    if (remembered) setCwd(remembered);
+  }, []);
+  const choose = (next: string) => {
+    setCwd(next);
+    if (next.trim()) window.localStorage.setItem(LAST_PROJECT_KEY, next.trim());
+  };
+  return [cwd, choose] as const;
+}
+
+/** A server message may lack its full stop ("… does not exist"); the alert reads as sentences. */
+const sentence = (message: string) => (/[.!?]$/.test(message.trim()) ? message.trim() : `${message.trim()}.`).replace(/^\w/, (first) => first.toUpperCase());
+
+export function NewChat({ agents, models, defaultModel, defaultCwd, machines: initialMachines, projects, checkFolder, title = "New chat" }: NewChatProps) {
   const router = useRouter();
   const [agent, setAgent] = useState(agents.find((candidate) => candidate.name === "default")?.name ?? agents[0]?.name ?? "default");
   const agentInfo = agents.find((candidate) => candidate.name === agent);
   const [model, setModel] = useState(agentInfo?.model ?? defaultModel);
   const [effort, setEffort] = useState<Effort | null>(null);
-  const [cwd, setCwd] = useState("");
+  const [cwd, setCwd] = useProjectChoice(projects);
   const { machines, machine, setMachine, machineCwd } = useMachineChoice(initialMachines, defaultCwd);
   const [sending, setSending] = useState(false);
   const [failure, setFailure] = useState<{ message: string; body: CreateBody; requestKey: string } | null>(null);
@@ -87,18 +111,7 @@ export function NewChat({ agents, models, defaultModel, defaultCwd, machines: in
             <h2 className="text-2xl font-semibold tracking-tight">What should we work on?</h2>
             <p className="text-sm text-muted-foreground">Type and press Enter. Nothing is saved until you send; the turn keeps running on the server when you close the tab.</p>
           </div>
-          {failure && (
-            <div role="alert" className="flex items-start gap-2 rounded-xl border border-destructive/40 bg-destructive/5 px-3 py-2 text-sm">
-              <AlertCircleIcon className="mt-0.5 size-4 shrink-0 text-destructive" />
-              <p className="min-w-0 flex-1">
-                <span className="font-medium text-destructive">The conversation was not created.</span> {failure.message} Your message is kept below.
-              </p>
-              <Button size="xs" variant="outline" disabled={sending} onClick={() => void create(failure.body, failure.requestKey)}>
-                {sending ? <Loader2Icon className="animate-spin" /> : <RotateCwIcon />}
-                Retry
-              </Button>
-            </div>
-          )}
+          {failure && <CreateFailure message={failure.message} sending={sending} onRetry={() => void create(failure.body, failure.requestKey)} />}
           <AttachmentChips tray={attachments} />
           <Composer
             toolbar={
@@ -114,7 +127,17 @@ export function NewChat({ agents, models, defaultModel, defaultCwd, machines: in
                   }}
                 />
                 {machines.length > 1 && <MachinePicker machines={machines} value={machine} onChange={(next) => (setMachine(next), setCwd(""))} />}
-                <CwdPicker value={cwd} defaultCwd={machineCwd} onChange={setCwd} />
+                <ProjectPicker
+                  projects={projects.filter((project) => project.machine === machine)}
+                  value={cwd}
+                  defaultCwd={machineCwd}
+                  checkFolder={checkFolder}
+                  onChange={(next) => {
+                    setCwd(next);
+                    // The error was about the folder given then; a new choice makes it stale.
+                    setFailure(null);
+                  }}
+                />
                 <ModelPicker models={models} value={model} onChange={setModel} />
                 {modelInfo?.effort && <EffortPicker value={effort} onChange={setEffort} />}
               </>
@@ -133,6 +156,21 @@ export function NewChat({ agents, models, defaultModel, defaultCwd, machines: in
           )}
         </div>
       </div>
+    </div>
+  );
+}
+
+function CreateFailure({ message, sending, onRetry }: { message: string; sending: boolean; onRetry: () => void }) {
+  return (
+    <div role="alert" className="flex items-start gap-2 rounded-xl border border-destructive/40 bg-destructive/5 px-3 py-2 text-sm">
+      <AlertCircleIcon className="mt-0.5 size-4 shrink-0 text-destructive" />
+      <p className="min-w-0 flex-1">
+        <span className="font-medium text-destructive">The conversation was not created.</span> {sentence(message)} Your message is kept below.
+      </p>
+      <Button size="xs" variant="outline" disabled={sending} onClick={onRetry}>
+        {sending ? <Loader2Icon className="animate-spin" /> : <RotateCwIcon />}
+        Retry
+      </Button>
     </div>
   );
 }

@@ -8,6 +8,7 @@ const SECTIONS = [
   { href: "/settings", label: "General" },
   { href: "/settings/tools", label: "Tools" },
   { href: "/settings/machines", label: "Machines" },
+  { href: "/settings/approvals", label: "Approvals" },
 ];
 
 /** The sections of Settings, as tabs under the page header. */

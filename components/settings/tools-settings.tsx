@@ -1,4 +1,7 @@
+import Link from "next/link";
 import type { ToolsOverview } from "@/lib/events/entities";
+import { folderName } from "@/components/shared/format";
+import { cn } from "@/lib/utils";
 import { Badge } from "@/components/ui/badge";
 import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from "@/components/ui/table";
 import { PageHeader } from "@/components/sidebar/page-header";
@@ -69,7 +72,7 @@ function ServersTable({ servers }: { servers: Server[] }) {
 }
 
 /** Settings → Tools: what agents can use, where it comes from, and whether it asks first. */
-export function ToolsSettings({ overview, defaultCwd }: { overview: ToolsOverview; defaultCwd: string }) {
+export function ToolsSettings({ overview, cwd, projects }: { overview: ToolsOverview; cwd: string; projects: string[] }) {
   const builtin = overview.tools.filter((tool) => tool.source === "builtin");
   const mcp = overview.tools.filter((tool) => tool.source === "mcp");
   return (
@@ -84,7 +87,8 @@ export function ToolsSettings({ overview, defaultCwd }: { overview: ToolsOvervie
           <Section title="MCP servers" description="Started with Atrium; a failing server is retried with backoff.">
             <ServersTable servers={overview.mcpServers} />
           </Section>
-          <Section title="Skills" description={`From $ATRIUM_HOME/skills and ${defaultCwd}/.atrium/skills (the project's wins).`}>
+          <ProjectChoice cwd={cwd} projects={projects} />
+          <Section title="Skills" description={`From $ATRIUM_HOME/skills and ${cwd}/.atrium/skills (the project's wins).`}>
             {overview.skills.length === 0 ? (
               <Empty text="No skills found. Add a folder with a SKILL.md under $ATRIUM_HOME/skills." />
             ) : (
@@ -137,5 +141,26 @@ export function ToolsSettings({ overview, defaultCwd }: { overview: ToolsOvervie
         </div>
       </main>
     </div>
+  );
+}
+
+/** Whose project skills the page shows: the recent projects, as links. */
+function ProjectChoice({ cwd, projects }: { cwd: string; projects: string[] }) {
+  if (projects.length < 2) return null;
+  return (
+    <nav aria-label="Project" className="-mb-6 flex flex-wrap items-center gap-1.5 text-xs">
+      <span className="text-muted-foreground">Skills of the project</span>
+      {projects.map((path) => (
+        <Link
+          key={path}
+          href={`/settings/tools?cwd=${encodeURIComponent(path)}`}
+          aria-current={path === cwd ? "page" : undefined}
+          title={path}
+          className={cn("rounded-full border px-2.5 py-0.5", path === cwd ? "border-primary bg-primary text-primary-foreground" : "text-muted-foreground hover:text-foreground")}
+        >
+          {folderName(path)}
+        </Link>
+      ))}
+    </nav>
   );
 }

@@ -1,3 +1,5 @@
+import { reportSessionEnded } from "./session-signal";
+
 /** Client-side calls to Atrium's HTTP API (same origin; the HttpOnly cookie authenticates). */
 
 export class ApiError extends Error {
@@ -38,6 +40,7 @@ export async function apiFetch<T>(path: string, init: { method?: string; body?: 
   if (!response.ok) {
     const error = (body as { error?: { code?: string; message?: string; [field: string]: unknown } } | null)?.error;
     if (response.status === 401) {
+      reportSessionEnded();
       throw new ApiError(401, "unauthorized", "Your session has ended. Sign in again.");
     }
     throw new ApiError(response.status, error?.code ?? "http_error", error?.message ?? `The server answered ${response.status}.`, error ?? {});

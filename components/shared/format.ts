@@ -31,3 +31,8 @@ export function describeToolInput(toolName: string | undefined, input: unknown):
   if (input === undefined || input === null) return "";
   return JSON.stringify(input);
 }
+
+/** The last segment of a folder path ("/home/me/atrium" → "atrium"); the path itself for "/". */
+export function folderName(folder: string): string {
+  return folder.split(/[\\/]/).filter(Boolean).at(-1) ?? folder;
+}

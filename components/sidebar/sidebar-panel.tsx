@@ -1,6 +1,6 @@
 "use client";
 
-import { ArchiveIcon, LogOutIcon, MessageSquarePlusIcon, SearchIcon, SettingsIcon, ShieldCheckIcon, XIcon } from "lucide-react";
+import { ArchiveIcon, GitForkIcon, LogOutIcon, MessageSquarePlusIcon, RotateCcwIcon, SearchIcon, SettingsIcon, ShieldCheckIcon, XIcon } from "lucide-react";
 import Link from "next/link";
 import { usePathname } from "next/navigation";
 import { useEffect, useState } from "react";
@@ -12,6 +12,7 @@ import { Input } from "@/components/ui/input";
 import { ThemeToggle } from "@/components/theme/theme-toggle";
 import { apiFetch, errorMessage } from "@/components/shared/api-client";
 import { clearAllDrafts } from "@/components/shared/drafts";
+import { announceSignOut } from "@/components/shared/session-signal";
 import { relativeTime } from "@/components/shared/format";
 import { StatusDot } from "./status-dot";
 
@@ -137,6 +138,7 @@ export function SidebarPanel({ conversations, pendingApprovals, inSheet = false 
           action="/auth/signout"
           onSubmit={() => {
             clearAllDrafts();
+            announceSignOut();
           }}
         >
           <Button type="submit" variant="ghost" size="sm" className="text-muted-foreground">
@@ -194,9 +196,22 @@ function ConversationLink({ conversation, active }: { conversation: Conversation
     >
       <StatusDot status={conversation.status} />
       <span className={cn("min-w-0 flex-1 truncate", active && "font-medium")}>{conversation.title}</span>
+      <LineageIcon conversation={conversation} />
       <time dateTime={conversation.updatedAt} className="shrink-0 text-[11px] text-muted-foreground tabular-nums" suppressHydrationWarning>
         {conversation.archived ? "archived" : relativeTime(conversation.updatedAt)}
       </time>
     </Link>
+  );
+}
+
+/** A restart or a fork says so beside its title, so it can be told from its original. */
+function LineageIcon({ conversation }: { conversation: Conversation }) {
+  if (!conversation.forkedFrom) return null;
+  const restart = Boolean(conversation.restartOf);
+  const Icon = restart ? RotateCcwIcon : GitForkIcon;
+  return (
+    <span title={restart ? "Restarted from another conversation" : "Forked from another conversation"} className="shrink-0 text-muted-foreground">
+      <Icon className="size-3.5" aria-label={restart ? "Restart" : "Fork"} />
+    </span>
   );
 }

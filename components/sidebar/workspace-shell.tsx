@@ -8,6 +8,7 @@ import { apiFetch } from "@/components/shared/api-client";
 import { clearConversationDraft } from "@/components/shared/drafts";
 import { useDesktopNotifications } from "@/components/notifications/use-desktop-notifications";
 import { useLiveList } from "@/components/live/use-live";
+import { SessionEndedNotice } from "@/components/auth/session-ended-notice";
 import { SidebarContext } from "./sidebar-context";
 import { SidebarPanel } from "./sidebar-panel";
 
@@ -104,6 +105,7 @@ export function WorkspaceShell({ initialConversations, initialPendingApprovals, 
           </SheetContent>
         </Sheet>
         <main className="flex min-w-0 flex-1 flex-col">{children}</main>
+        <SessionEndedNotice />
       </div>
     </SidebarContext.Provider>
   );

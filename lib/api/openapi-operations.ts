@@ -163,7 +163,24 @@ export const OPERATIONS: Record<string, Record<string, Operation>> = {
     get: { operationId: "listApprovals", summary: "Approvals", query: schemas.approvalsQuery, answers: { 200: { description: "the approvals", schema: list("approvals", "Approval") } } },
   },
   "/api/approvals/{id}": {
-    post: { operationId: "decideApproval", summary: "Approve or deny", body: schemas.decisionBody, answers: { 200: { description: "the approval", schema: one("approval", "Approval") } }, errors: [409] },
+    post: {
+      operationId: "decideApproval",
+      summary: "Approve or deny; `remember` with approve also stores an \"always allow in this project\" rule, returned as `rule`",
+      body: schemas.decisionBody,
+      answers: { 200: { description: "the approval (and the rule made)", schema: object({ approval: ref("Approval"), rule: ref("ApprovalRule") }, ["approval"]) } },
+      errors: [409],
+    },
+  },
+  "/api/approval-rules": {
+    get: {
+      operationId: "listApprovalRules",
+      summary: "Rules made by \"Always allow in this project\" (?machine=&path= narrow them to one project)",
+      query: schemas.approvalRulesQuery,
+      answers: { 200: { description: "the rules", schema: list("rules", "ApprovalRule") } },
+    },
+  },
+  "/api/approval-rules/{id}": {
+    delete: { operationId: "deleteApprovalRule", summary: "Remove a rule: matching calls ask again", answers: { 204: { description: "removed" } } },
   },
   "/api/questions": {
     get: { operationId: "listQuestions", summary: "Questions (?status=pending&conversation=)", query: schemas.questionsQuery, answers: { 200: { description: "the questions", schema: list("questions", "Question") } } },
@@ -250,6 +267,14 @@ export const OPERATIONS: Record<string, Record<string, Operation>> = {
     delete: { operationId: "removeMachine", summary: "Revoke a machine: its token stops working and its link is cut at once", answers: { 204: { description: "revoked" } } },
   },
   "/api/agents": { get: { operationId: "listAgents", summary: "Agent definitions", answers: { 200: { description: "the agents", schema: object({ agents: arrayOf("Agent") }) } } } },
+  "/api/projects": {
+    get: {
+      operationId: "listProjects",
+      summary: "Recent projects (a folder on a machine), the last used first; ?machine= keeps one machine's",
+      query: schemas.projectsQuery,
+      answers: { 200: { description: "the recent projects", schema: list("projects", "Project") } },
+    },
+  },
   "/api/tools": {
     get: {
       operationId: "listTools",

@@ -1,5 +1,7 @@
 import { z } from "zod";
 import { machineSchema } from "../machines/machine-schema";
+import { projectSchema } from "../store/projects";
+import { approvalRuleSchema } from "../tools/approval-rules";
 import * as entities from "../events/entities";
 import { conversationEventSchema, listEventSchema } from "../events/events";
 import { SESSION_COOKIE } from "../auth/token";
@@ -110,6 +112,8 @@ export function openApiDocument(serverUrl = "http://127.0.0.1:3000"): Record<str
     Question: jsonSchema(entities.questionSchema),
     Agent: jsonSchema(entities.agentSchema),
     Machine: jsonSchema(machineSchema),
+    Project: jsonSchema(projectSchema),
+    ApprovalRule: jsonSchema(approvalRuleSchema),
     Tools: jsonSchema(entities.toolsOverviewSchema),
     Model: jsonSchema(entities.modelInfoSchema),
     Attachment: jsonSchema(entities.attachmentSchema),

@@ -78,7 +78,9 @@ export const updateWaitingBody = z
   .refine((body) => body.text !== undefined || body.mode !== undefined, "give text or mode");
 
 export const interruptBody = z.object({ session: idSchema.optional(), requestKey });
-export const decisionBody = z.object({ decision: z.enum(["approve", "deny"]), requestKey });
+/** `remember` (with approve): "always allow in this project" — the tool, and for shell optionally a command prefix (DESIGN §6). */
+export const rememberRule = z.strictObject({ tool: z.string().min(1).max(200), commandPrefix: z.string().trim().min(1).max(500).optional() });
+export const decisionBody = z.object({ decision: z.enum(["approve", "deny"]), remember: rememberRule.optional(), requestKey });
 export const answerBody = z.object({ text: z.string().max(20_000), requestKey });
 
 /** Whole numbers as query strings: at most 15 digits, so they stay exact doubles and SQLite integers. */
@@ -131,4 +133,13 @@ export const objectivePatchBody = z.object({
 export const questionsQuery = z.strictObject({
   status: z.enum(["pending", "answered", "cancelled"]).optional(),
   conversation: idSchema.optional(),
+});
+
+export const projectsQuery = z.strictObject({
+  machine: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, "machine must be a machine id").optional(),
+});
+
+export const approvalRulesQuery = z.strictObject({
+  machine: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, "machine must be a machine id").optional(),
+  path: z.string().refine((value) => value.startsWith("/"), "path must be an absolute path").optional(),
 });

@@ -61,7 +61,11 @@ export async function forkConversation(context: OwnerContext, source: Conversati
       cwd: conversation.cwd,
       executor: conversation.machine,
       rootSessionId,
-      forkedFrom: { conversationId: source.id, itemId: copied.length ? copied[copied.length - 1].id : null },
+      forkedFrom: {
+        conversationId: source.id,
+        itemId: copied.length ? copied[copied.length - 1].id : null,
+        ...(options.beforeItemId !== undefined ? { restartOf: options.beforeItemId } : {}),
+      },
       ...options.keyed,
     });
     await staging.appendMetadata({ type: "session.created", sessionId: rootSessionId, agent: read.agent, model: read.model, parentSessionId: null, depth: 0 });

@@ -97,6 +97,7 @@ export interface ItemCompletion {
   output?: string;
   exitCode?: number | null;
   sandbox?: Item["sandbox"];
+  allowedBy?: Item["allowedBy"];
   artifactId?: string;
   providerMetadata?: Record<string, unknown>;
 }

@@ -33,6 +33,8 @@ export const conversationSchema = z.object({
   createdAt: z.string(),
   updatedAt: z.string(),
   forkedFrom: z.object({ conversationId: z.string(), itemId: z.string().nullable() }).nullable(),
+  /** A restart: the parent's message it restarts (forkedFrom names the parent); null for a fork or an original. */
+  restartOf: z.string().nullable().optional(),
   objective: objectiveSchema.nullable(),
   rootSessionId: z.string(),
   titleSource: z.enum(["auto", "owner"]),
@@ -76,6 +78,8 @@ export const itemSchema = z.object({
   exitCode: z.number().int().nullable().optional(),
   /** How a tool process ran: confined by "bwrap" or "sandbox-exec", or not ("off", "unavailable"). */
   sandbox: z.enum(["bwrap", "sandbox-exec", "off", "unavailable"]).optional(),
+  /** Tool calls run without asking because of an "always allow in this project" rule. */
+  allowedBy: z.object({ ruleId: z.string(), tool: z.string(), commandPrefix: z.string().nullable() }).optional(),
   artifactId: z.string().optional(),
   origin: z.string().optional(),
   fromSessionId: z.string().optional(),

@@ -28,9 +28,9 @@ function conversationStatements(client: Database.Database) {
     insertConversation: client.prepare(`
       INSERT OR REPLACE INTO conversations (id, title, title_source, agent, model, effort, cwd, executor,
         root_session_id, archived, protected, status, forked_from_conversation_id, forked_from_item_id,
-        created_at, updated_at, metadata_seq, metadata_bytes)
+        restart_of_item_id, created_at, updated_at, metadata_seq, metadata_bytes)
       VALUES (@id, @title, @titleSource, @agent, @model, @effort, @cwd, @executor, @rootSessionId, 0,
-        @protected, 'idle', @forkedFromConversationId, @forkedFromItemId, @at, @at, 0, 0)`),
+        @protected, 'idle', @forkedFromConversationId, @forkedFromItemId, @restartOfItemId, @at, @at, 0, 0)`),
     touchConversation: client.prepare(
       `UPDATE conversations SET updated_at = max(updated_at, @at) WHERE id = @id`,
     ),
@@ -135,7 +135,7 @@ function itemStatements(client: Database.Database) {
       WHERE id = @id`),
     completeItem: client.prepare(`
       UPDATE items SET status = @status, text = coalesce(@text, text), output = coalesce(@output, output),
-        exit_code = coalesce(@exitCode, exit_code), sandbox = coalesce(@sandbox, sandbox), artifact_id = coalesce(@artifactId, artifact_id),
+        exit_code = coalesce(@exitCode, exit_code), sandbox = coalesce(@sandbox, sandbox), allowed_by = coalesce(@allowedBy, allowed_by), artifact_id = coalesce(@artifactId, artifact_id),
         provider_metadata = coalesce(@providerMetadata, provider_metadata)
       WHERE id = @id`),
     itemForSearch: client.prepare(`SELECT rowid, kind, text, conversation_id FROM items WHERE id = ?`),

@@ -154,6 +154,7 @@ export class IndexWriter {
       protected: record.protected ? 1 : 0,
       forkedFromConversationId: record.forkedFrom?.conversationId ?? null,
       forkedFromItemId: record.forkedFrom?.itemId ?? null,
+      restartOfItemId: record.forkedFrom?.restartOf ?? null,
       at: record.at,
     });
     tally?.conversationCreated();
@@ -284,6 +285,7 @@ export class IndexWriter {
           output: record.output ?? null,
           exitCode: record.exitCode ?? null,
           sandbox: record.sandbox ?? null,
+          allowedBy: record.allowedBy ? JSON.stringify(record.allowedBy) : null,
           artifactId: record.artifactId ?? null,
           providerMetadata: record.providerMetadata ? JSON.stringify(record.providerMetadata) : null,
         });

@@ -41,6 +41,7 @@ export function toConversation(row: ConversationRow, objective: Objective | null
     forkedFrom: row.forkedFromConversationId
       ? { conversationId: row.forkedFromConversationId, itemId: row.forkedFromItemId }
       : null,
+    restartOf: row.restartOfItemId,
     objective,
     rootSessionId: row.rootSessionId,
   };
@@ -137,6 +138,7 @@ export function toItem(row: ItemRow): Item {
   if (row.output !== null) item.output = row.output;
   if (row.exitCode !== null) item.exitCode = row.exitCode;
   if (row.sandbox !== null) item.sandbox = row.sandbox as Item["sandbox"];
+  if (row.allowedBy !== null) item.allowedBy = JSON.parse(row.allowedBy);
   if (row.artifactId !== null) item.artifactId = row.artifactId;
   if (row.origin !== null) item.origin = row.origin;
   if (row.fromSessionId !== null) item.fromSessionId = row.fromSessionId;

@@ -86,7 +86,8 @@ export type Usage = z.infer<typeof usageSchema>;
 export const turnErrorSchema = z.object({ code: z.string(), message: z.string() });
 export type TurnError = z.infer<typeof turnErrorSchema>;
 
-export const forkedFromSchema = z.object({ conversationId: idSchema, itemId: idSchema.nullable() });
+/** `restartOf`: a restart ("Restart from here") names the parent's message it restarts; a plain fork has none. */
+export const forkedFromSchema = z.object({ conversationId: idSchema, itemId: idSchema.nullable(), restartOf: idSchema.optional() });
 
 const requestKeyFields = {
   requestKey: z.string().max(200).optional(),
@@ -285,6 +286,8 @@ export const sessionRecordSchema = z.discriminatedUnion("type", [
     output: z.string().optional(),
     exitCode: z.number().int().nullable().optional(),
     sandbox: z.enum(["bwrap", "sandbox-exec", "off", "unavailable"]).optional(),
+    /** The "always allow" rule that let this call run without asking (DESIGN §6). */
+    allowedBy: z.object({ ruleId: z.string(), tool: z.string(), commandPrefix: z.string().nullable() }).optional(),
     artifactId: idSchema.optional(),
     providerMetadata: z.record(z.string(), z.unknown()).optional(),
   }),

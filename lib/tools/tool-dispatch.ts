@@ -2,6 +2,7 @@ import type { Item } from "../events/entities";
 import { artifactPreview, writeArtifact } from "../context/artifacts";
 import { canonicalJson } from "../store/canonical-json";
 import { askWithoutSandbox, resolveApprovalPolicy } from "./approval-policy";
+import { ApprovalRules } from "./approval-rules";
 import { runTool, type ToolDefinition } from "./tool";
 import type { ConversationToolContext } from "./conversation-tool";
 import type { TurnHandle } from "../ports/owner-port";
@@ -47,7 +48,12 @@ export async function handleToolCall(runner: TurnHandle, item: Item): Promise<vo
     await actor.completeItem(session, item, { status: "denied", output: `The ${name} tool is not allowed for this agent.` });
     return;
   }
-  if (policy === "ask") {
+  // An "always allow in this project" rule (DESIGN §6) answers for the owner; the sandbox still confines the call,
+  // and where there is no sandbox a shell call asks whatever the rules say (DESIGN §5).
+  const ruleMayAnswer = policy === "ask" && !(name === "shell" && sandboxBackend(sandbox) === "unavailable");
+  const rule = ruleMayAnswer ? new ApprovalRules(context.store.paths.home).match({ machine: "local", path: actor.conversation().cwd, toolName: name, input: item.input }) : null;
+  const allowedBy = rule ? { ruleId: rule.id, tool: rule.tool, commandPrefix: rule.commandPrefix } : undefined;
+  if (policy === "ask" && !rule) {
     const decision = await waitForApproval(runner, item);
     if (decision === "aborted" || decision === "refused") return;
     if (decision === "deny") {
@@ -68,6 +74,7 @@ export async function handleToolCall(runner: TurnHandle, item: Item): Promise<vo
       output: artifactPreview(result.output, artifactId),
       exitCode: result.exitCode ?? null,
       ...(result.sandbox ? { sandbox: result.sandbox } : {}),
+      ...(allowedBy ? { allowedBy } : {}),
       artifactId,
     });
     return;
@@ -77,6 +84,7 @@ export async function handleToolCall(runner: TurnHandle, item: Item): Promise<vo
     output: result.output,
     exitCode: result.exitCode ?? null,
     ...(result.sandbox ? { sandbox: result.sandbox } : {}),
+    ...(allowedBy ? { allowedBy } : {}),
   });
 }
 

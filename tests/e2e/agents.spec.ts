@@ -41,3 +41,20 @@ test("a subagent appears live in the Agents tab, streams there, and the owner ca
   await expect(history.locator('[data-item-kind="assistant_message"]').filter({ hasText: "hello child" }).first()).toBeVisible({ timeout: 30_000 });
   await app.page.screenshot({ path: "test-results/screens/agents-messaged.png" });
 });
+
+test("a subagent's approval names its agent in the main timeline and can be decided in the Agents panel", async ({ app, api }) => {
+  const task = JSON.stringify({ task: 'child [[tool:shell {"command":"echo from child"}]]' });
+  const created = await api.createConversation(`${unique("sub approval")} [[tool:spawn_agent ${task}]]`);
+  const conversation = await ConversationPage.open(app.page, created.id);
+  const label = conversation.history.locator("[data-subagent-approval]");
+  await expect(label).toContainText("From subagent default");
+  await expect(conversation.history.getByRole("group", { name: "Approval for shell" })).toBeVisible();
+
+  await app.page.getByRole("banner").getByRole("button", { name: "Agents" }).click();
+  const panel = app.page.getByRole("dialog", { name: "Agents" });
+  await panel.getByRole("listbox", { name: "Sessions" }).getByRole("option", { name: /^Subagent / }).click();
+  const section = panel.getByRole("region", { name: /^Subagent / });
+  await section.getByRole("group", { name: "Approval for shell" }).getByRole("button", { name: "Approve once" }).click();
+  await expect(section.getByRole("log").locator('[data-item-kind="assistant_message"]').last()).toHaveText("Tool shell returned: from child", { timeout: 30_000 });
+  await expect(label).toHaveCount(0);
+});

@@ -20,8 +20,8 @@ test("file edits show as diffs, the turn shows its changed files, and Restart fr
 
     const conversation = await ConversationPage.open(app.page, created.id);
     const editDiff = conversation.history.getByLabel("Diff of notes.txt");
-    await expect(editDiff).toContainText("-beta");
-    await expect(editDiff).toContainText("+BETA");
+    await expect(editDiff.locator(".diff-code-delete")).toHaveText("beta");
+    await expect(editDiff.locator(".diff-code-insert")).toHaveText("BETA");
     await editDiff.scrollIntoViewIfNeeded();
     await app.page.screenshot({ path: "test-results/checkpoints-edit-card.png" });
 
@@ -30,7 +30,7 @@ test("file edits show as diffs, the turn shows its changed files, and Restart fr
     await conversation.history.getByRole("button", { name: "Changed 1 file: see the turn's changes" }).click();
     await expect(changed).toHaveAttribute("aria-expanded", "true");
     const turnDiff = conversation.history.getByLabel("Diff of the turn's changes");
-    await expect(turnDiff).toContainText("+new");
+    await expect(turnDiff.getByRole("region", { name: "Changes to made.txt" }).locator(".diff-code-insert")).toHaveText("new");
     await expect(conversation.history.getByRole("list", { name: "Changed files" })).toContainText("made.txt");
     await app.page.screenshot({ path: "test-results/checkpoints-diffs.png", fullPage: false });
 

@@ -27,3 +27,25 @@ test("Esc interrupts the running turn", async ({ app, api }) => {
   await conversation.expectIdle();
   await expect(conversation.lastReply).toHaveAttribute("data-status", "interrupted");
 });
+
+test("Stop holds the owner's queue: the next waiting message does not start until the owner runs it", async ({ app, api }) => {
+  const created = await api.createConversation(`${unique("hold")} [[delay:400]] [[stream:200]]`);
+  const conversation = await ConversationPage.open(app.page, created.id);
+  await conversation.expectRunning();
+  await conversation.send("wait for me", "Queue");
+  await expect(conversation.waitingMessage("wait for me")).toContainText("queued");
+
+  await conversation.interruptButton.click();
+  await conversation.expectIdle();
+  await expect(conversation.waitingList).toContainText("paused after your interrupt");
+  // The page and the server agree that nothing started: one message in the history, the queued one still waiting, the conversation idle.
+  await conversation.reload();
+  await expect(conversation.waitingMessage("wait for me")).toBeVisible();
+  await expect(conversation.userMessages).toHaveCount(1);
+  await expect(conversation.interruptButton).toBeHidden();
+  expect((await api.getConversation(created.id)).status).toBe("idle");
+
+  await conversation.waitingMessage("wait for me").getByRole("button", { name: "Jump now" }).click();
+  await expect(conversation.lastReply).toHaveText("You said: wait for me", { timeout: 30_000 });
+  await expect(conversation.waitingList).toBeHidden();
+});

@@ -1,4 +1,5 @@
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { E2E_TOKEN } from "./support/environment";
 import { ConversationPage, expect, test, unique } from "./support/fixtures";
@@ -69,4 +70,23 @@ test("the Tools page lists skills, and the context ring shows what the catalogs 
   const popover = app.page.getByRole("dialog", { name: "Context usage" });
   await expect(popover.getByTestId("context-catalogs")).toHaveText(/^skills [1-9][\d,]* · tools 0$/);
   await popover.screenshot({ path: "test-results/context-catalogs.png" });
+});
+
+test("Settings → Tools shows the skills of the project in use, and of another recent project when picked", async ({ app, api }) => {
+  const project = fs.mkdtempSync(path.join(os.tmpdir(), "atrium-e2e-skills-"));
+  const folder = path.join(project, ".atrium", "skills", "e2e-project-skill");
+  fs.mkdirSync(folder, { recursive: true });
+  fs.writeFileSync(path.join(folder, "SKILL.md"), "---\nname: e2e-project-skill\ndescription: Only in this project.\n---\nSteps.\n");
+  const other = fs.mkdtempSync(path.join(os.tmpdir(), "atrium-e2e-noskills-"));
+  await api.waitUntilIdle((await api.createConversation(unique("other project"), { cwd: other })).id);
+  await api.waitUntilIdle((await api.createConversation(unique("skills project"), { cwd: project })).id);
+
+  await visit(app.page, "/settings/tools");
+  const skills = app.page.getByRole("table", { name: "Skills" });
+  await expect(skills.getByRole("row").filter({ hasText: "e2e-project-skill" })).toContainText("Only in this project.");
+  const choice = app.page.getByRole("navigation", { name: "Project" });
+  await expect(choice.getByRole("link", { name: path.basename(project) })).toHaveAttribute("aria-current", "page");
+  await choice.getByRole("link", { name: path.basename(other) }).click();
+  await expect(choice.getByRole("link", { name: path.basename(other) })).toHaveAttribute("aria-current", "page");
+  await expect(app.page.getByRole("row").filter({ hasText: "e2e-project-skill" })).toHaveCount(0);
 });

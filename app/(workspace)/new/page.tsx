@@ -1,6 +1,8 @@
 import type { Metadata } from "next";
 import { NewChat } from "@/components/new-chat/new-chat";
+import { recentProjects } from "@/lib/store/projects";
 import { signedInRuntime } from "../workspace-data";
+import { checkProjectFolder } from "./actions";
 
 export const metadata: Metadata = { title: "New chat" };
 
@@ -15,6 +17,8 @@ export default async function NewChatPage() {
       defaultModel={runtime.config.defaultModel}
       defaultCwd={runtime.config.defaultCwd}
       machines={runtime.machines.list()}
+      projects={recentProjects(runtime.store.index, {})}
+      checkFolder={checkProjectFolder}
     />
   );
 }

@@ -17,6 +17,12 @@ export class AtriumApi {
     return ((await response.json()) as { conversation: Conversation }).conversation;
   }
 
+  /** A GET of any route with the bearer token: status and parsed body. */
+  async get(url: string): Promise<{ status: number; body: unknown }> {
+    const response = await this.request.get(url, { headers: this.headers() });
+    return { status: response.status(), body: await response.json() };
+  }
+
   async getConversation(id: string): Promise<Conversation> {
     const response = await this.request.get(`/api/conversations/${id}`, { headers: this.headers() });
     if (!response.ok()) throw new Error(`reading conversation ${id} answered ${response.status()}`);
@@ -29,9 +35,9 @@ export class AtriumApi {
     return ((await response.json()) as { conversation: Conversation }).conversation;
   }
 
-  async items(id: string): Promise<Array<{ kind: string; text?: string; status: string }>> {
+  async items(id: string): Promise<Array<{ id: string; kind: string; text?: string; status: string }>> {
     const response = await this.request.get(`/api/conversations/${id}/items?limit=500`, { headers: this.headers() });
-    return ((await response.json()) as { items: Array<{ kind: string; text?: string; status: string }> }).items;
+    return ((await response.json()) as { items: Array<{ id: string; kind: string; text?: string; status: string }> }).items;
   }
 
   async sendMessage(id: string, text: string): Promise<void> {

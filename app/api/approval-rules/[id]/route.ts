@@ -1,0 +1,14 @@
+import { AtriumError } from "@/lib/errors";
+import { noContent } from "@/lib/api/respond";
+import { apiRoute } from "@/lib/api/route";
+import { idSchema } from "@/lib/store/ids";
+import { ApprovalRules } from "@/lib/tools/approval-rules";
+
+export const dynamic = "force-dynamic";
+
+export const DELETE = apiRoute<{ id: string }>(({ params, runtime }) => {
+  const id = idSchema.safeParse(params.id);
+  if (!id.success) throw new AtriumError("bad_request", "malformed rule id");
+  if (!new ApprovalRules(runtime.store.paths.home).remove(id.data)) throw new AtriumError("not_found", `no approval rule ${id.data}`);
+  return noContent();
+});

@@ -1,0 +1,1 @@
+ALTER TABLE `conversations` ADD `restart_of_item_id` text;

@@ -1,0 +1,29 @@
+import path from "node:path";
+import { desc, eq, max, sql } from "drizzle-orm";
+import { z } from "zod";
+import type { IndexDatabase } from "./database";
+import * as tables from "./schema";
+
+/** A project is a folder on a machine (DESIGN §9); its recency is that of the newest conversation held there. */
+export const projectSchema = z.object({
+  machine: z.string(),
+  path: z.string(),
+  name: z.string(),
+  lastUsedAt: z.string(),
+});
+export type Project = z.infer<typeof projectSchema>;
+
+export const RECENT_PROJECTS_LIMIT = 20;
+
+/** The folders conversations were held in, the most recently used first (archived conversations count too). */
+export function recentProjects(db: IndexDatabase, filter: { machine?: string; limit?: number } = {}): Project[] {
+  const lastUsedAt = max(tables.conversations.updatedAt);
+  const query = db
+    .select({ machine: tables.conversations.executor, path: tables.conversations.cwd, lastUsedAt })
+    .from(tables.conversations)
+    .where(filter.machine === undefined ? sql`1 = 1` : eq(tables.conversations.executor, filter.machine))
+    .groupBy(tables.conversations.executor, tables.conversations.cwd)
+    .orderBy(desc(lastUsedAt), tables.conversations.cwd)
+    .limit(filter.limit ?? RECENT_PROJECTS_LIMIT);
+  return query.all().map((row) => ({ machine: row.machine, path: row.path, name: path.basename(row.path) || row.path, lastUsedAt: row.lastUsedAt ?? "" }));
+}

@@ -1,0 +1,155 @@
+import type { Locator, Page } from "@playwright/test";
+import { ConversationPage, expect, test, unique } from "./support/fixtures";
+import { visit } from "./support/pages";
+
+const SHELL = '[[tool:shell {"command":"echo hi"}]]';
+
+async function box(locator: Locator) {
+  const found = await locator.boundingBox();
+  if (!found) throw new Error("not laid out");
+  return found;
+}
+
+const overlaps = (a: { x: number; y: number; width: number; height: number }, b: typeof a) =>
+  a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height;
+
+test("the browser tab's title follows a rename, here and in another tab", async ({ app, api }) => {
+  const created = await api.createConversation(unique("old title"));
+  await api.waitUntilIdle(created.id);
+  const conversation = await ConversationPage.open(app.page, created.id);
+  await expect(app.page).toHaveTitle(`${created.title} · Atrium`);
+  const other = await app.page.context().newPage();
+  await ConversationPage.open(other, created.id);
+
+  await conversation.menuAction("Rename");
+  const renamed = unique("new title");
+  await app.page.getByRole("textbox", { name: "Conversation title" }).fill(renamed);
+  await app.page.getByRole("textbox", { name: "Conversation title" }).press("Enter");
+  await expect(app.page).toHaveTitle(`${renamed} · Atrium`);
+  await expect(other).toHaveTitle(`${renamed} · Atrium`);
+  await other.close();
+});
+
+test("a toast never covers the composer's Send button", async ({ app, api }) => {
+  const created = await api.createConversation(unique("toast"));
+  await api.waitUntilIdle(created.id);
+  const conversation = await ConversationPage.open(app.page, created.id);
+  await conversation.menuAction("Fork");
+  const toast = app.page.getByText("Forked: you are now in the copy");
+  await expect(toast).toBeVisible();
+  const send = app.page.getByRole("button", { name: "Send", exact: true });
+  expect(overlaps(await box(toast), await box(send))).toBe(false);
+  expect(overlaps(await box(toast), await box(conversation.composer))).toBe(false);
+});
+
+test.describe("at phone width", () => {
+  test.use({ viewport: { width: 390, height: 844 } });
+  test("a running conversation keeps a readable title beside its status", async ({ app, api }) => {
+    const created = await api.createConversation(`Refactor the session loader ${unique("")} [[delay:300]] [[stream:100]]`);
+    const conversation = await ConversationPage.open(app.page, created.id);
+    await expect(app.page.getByRole("banner").getByLabel("Status: Running")).toBeVisible();
+    expect((await box(conversation.title)).width).toBeGreaterThanOrEqual(100);
+    await conversation.interruptButton.click();
+    await conversation.expectIdle();
+  });
+});
+
+test("signing out in one tab is noticed by the others, with a link to sign in again", async ({ app }) => {
+  const other = await app.page.context().newPage();
+  await visit(other, "/settings");
+  await app.sidebar.signOut();
+  const notice = other.getByRole("alert").filter({ hasText: "You signed out in another tab." });
+  await expect(notice).toBeVisible();
+  await notice.getByRole("link", { name: "Sign in again" }).click();
+  await expect(other).toHaveURL(/\/signin$/);
+  await other.close();
+});
+
+test("the theme switch says which theme is on, in words", async ({ app }) => {
+  const toggle = app.page.getByRole("complementary", { name: "Sidebar" }).getByRole("button", { name: /theme \(switch to/ });
+  await expect(toggle).toHaveText("System theme");
+  await toggle.click();
+  await expect(toggle).toHaveText("Light theme");
+  await toggle.click();
+  await expect(toggle).toHaveText("Dark theme");
+  await expect(app.page.locator("html")).toHaveClass(/dark/);
+});
+
+test("a waiting message's buttons say what they do, and a withdrawal can be undone", async ({ app, api }) => {
+  const created = await api.createConversation(`${unique("undo")} [[delay:400]] [[stream:200]]`);
+  const conversation = await ConversationPage.open(app.page, created.id);
+  await conversation.expectRunning();
+  await conversation.send("take me back", "Queue");
+  const row = conversation.waitingMessage("take me back");
+  for (const label of ["Edit", "Steer now", "Jump now", "Withdraw"]) await expect(row.getByRole("button", { name: label })).toHaveText(label);
+
+  await row.getByRole("button", { name: "Withdraw" }).click();
+  await expect(row).toHaveCount(0);
+  await app.page.getByRole("button", { name: "Undo" }).click();
+  await expect(conversation.waitingMessage("take me back")).toContainText("queued");
+  await conversation.interruptButton.click();
+  await conversation.expectIdle();
+});
+
+async function archived(api: import("./support/api").AtriumApi, text: string, patch: Record<string, unknown> = {}) {
+  const created = await api.createConversation(text);
+  await api.waitUntilIdle(created.id);
+  await api.patchConversation(created.id, { archived: true, ...patch });
+  return created;
+}
+
+async function headerLefts(page: Page) {
+  return page.getByRole("table", { name: "Archived conversations" }).getByRole("columnheader").evaluateAll((cells) => cells.map((cell) => Math.round(cell.getBoundingClientRect().left)));
+}
+
+test("the archive keeps its columns still when rows are selected, keeps its sort on return, and warns before a bulk delete skips a protected one", async ({ app, api }) => {
+  const tag = unique("stable");
+  const kept = await archived(api, `${tag} a keep`, { protected: true });
+  await archived(api, `${tag} b plain`);
+  await app.archive.open();
+  await app.page.getByRole("searchbox", { name: "Search the archive" }).fill(tag);
+  await expect(app.archive.table.getByRole("row")).toHaveCount(3);
+  await app.page.getByRole("button", { name: /Sort by title/ }).click();
+  const titleHeader = app.archive.table.getByRole("columnheader", { name: /title/i });
+  await expect(titleHeader).toHaveAttribute("aria-sort", "ascending");
+
+  const tableTop = (await box(app.archive.table)).y;
+  const lefts = await headerLefts(app.page);
+  await app.page.getByRole("checkbox", { name: "Select all on this page" }).click();
+  await expect(app.archive.selectionToolbar).toContainText("2 selected");
+  expect((await box(app.archive.table)).y).toBe(tableTop);
+  expect(await headerLefts(app.page)).toEqual(lefts);
+
+  await app.archive.selectionToolbar.getByRole("button", { name: "Delete" }).click();
+  const dialog = app.page.getByRole("alertdialog");
+  await expect(dialog.getByRole("note")).toHaveText(`“${kept.title}” is protected and will be kept. Unprotect it from its menu to delete it.`);
+  await dialog.getByRole("button", { name: "Cancel" }).click();
+
+  await visit(app.page, "/settings");
+  await app.archive.open();
+  await expect(titleHeader).toHaveAttribute("aria-sort", "ascending");
+});
+
+test("after approving with the keyboard, focus moves to the next pending approval, then back to the composer", async ({ app, api }) => {
+  const first = await api.createConversation(`${unique("focus one")} ${SHELL}`);
+  const second = await api.createConversation(`${unique("focus two")} ${SHELL}`);
+  await visit(app.page, "/approvals");
+  const pending = app.page.getByRole("region", { name: "Waiting for you" });
+  await expect(pending.getByRole("group", { name: "Approval for shell" })).toHaveCount(2);
+  await pending.getByRole("button", { name: "Approve" }).first().focus();
+  await app.page.keyboard.press("Enter");
+  await expect(pending.getByRole("group", { name: "Approval for shell" })).toHaveCount(1);
+  await expect(pending.getByRole("button", { name: "Approve" })).toBeFocused();
+  await app.page.keyboard.press("Enter");
+  await expect(pending.getByRole("group", { name: "Approval for shell" })).toHaveCount(0);
+  await api.waitUntilIdle(first.id);
+  await api.waitUntilIdle(second.id);
+
+  const inline = await api.createConversation(`${unique("focus inline")} ${SHELL}`);
+  const conversation = await ConversationPage.open(app.page, inline.id);
+  const prompt = conversation.history.getByRole("group", { name: "Approval for shell" });
+  await prompt.getByRole("button", { name: "Approve" }).focus();
+  await app.page.keyboard.press("Enter");
+  await expect(conversation.composer).toBeFocused();
+  await expect(conversation.lastReply).toHaveText("Tool shell returned: hi");
+});

@@ -1,0 +1,53 @@
+import { ConversationPage, expect, test, unique } from "./support/fixtures";
+import { E2E_TOKEN } from "./support/environment";
+
+test("a restart links to its origin, and a restarted message shows ‹ n/m › to move between the original and its restarts", async ({ app, api, request }) => {
+  const headers = { authorization: `Bearer ${E2E_TOKEN}` };
+  const created = await api.createConversation(unique("lineage"));
+  await api.waitUntilIdle(created.id);
+  await api.sendMessage(created.id, "second message");
+  await api.waitUntilIdle(created.id);
+  const items = await api.items(created.id);
+  const message = items.find((item) => item.kind === "user_message" && item.text === "second message")!;
+
+  const original = await ConversationPage.open(app.page, created.id);
+  const second = original.userMessages.filter({ hasText: "second message" });
+  await second.hover();
+  await second.getByRole("button", { name: "Restart from here" }).click();
+  await app.page.getByRole("alertdialog", { name: "Restart from here" }).getByRole("button", { name: "Restart", exact: true }).click();
+  await expect(app.page).not.toHaveURL(new RegExp(created.id));
+  const restart = new ConversationPage(app.page);
+  await expect(restart.composer).toHaveValue("second message");
+  const restartId = restart.id;
+  await expect(restart.history.getByRole("note").filter({ hasText: "Restarted from" })).toContainText(`Restarted from ${created.title}. The original is unchanged.`);
+  await restart.composer.fill("second message, take two");
+  await restart.composer.press("Enter");
+  await expect(restart.lastReply).toHaveText("You said: second message, take two");
+
+  // The resent message is version 2 of 2; its ‹ leads back to the original.
+  await restart.reload();
+  const resent = restart.userMessages.filter({ hasText: "take two" });
+  const versions = resent.getByRole("navigation", { name: "Versions of this message" });
+  await expect(versions).toContainText("2/2");
+  await versions.getByRole("link", { name: `Previous version: ${created.title}` }).click();
+  await expect(app.page).toHaveURL(new RegExp(`/c/${created.id}$`));
+  await original.expectLive();
+  await expect(second.getByRole("navigation", { name: "Versions of this message" })).toContainText("1/2");
+
+  // A second restart of the same message makes it 1/3; › walks to the first restart.
+  const rewound = await request.post(`/api/conversations/${created.id}/rewind`, { headers, data: { itemId: message.id } });
+  expect(rewound.status()).toBe(201);
+  await original.reload();
+  const switcher = second.getByRole("navigation", { name: "Versions of this message" });
+  await expect(switcher).toContainText("1/3");
+  await expect(original.userMessages.first().getByRole("navigation", { name: "Versions of this message" })).toHaveCount(0);
+  await switcher.getByRole("link", { name: /^Next version:/ }).click();
+  await expect(app.page).toHaveURL(new RegExp(`/c/${restartId}$`));
+
+  // In the sidebar a restart and a fork are marked beside their titles.
+  const forked = await request.post(`/api/conversations/${created.id}/fork`, { headers, data: {} });
+  expect(forked.status()).toBe(201);
+  await expect(app.sidebar.conversation(`${created.title} (fork)`).getByLabel("Fork")).toBeVisible();
+  await expect(app.sidebar.conversation(`${created.title} (restart)`).first().getByLabel("Restart")).toBeVisible();
+  await expect(app.sidebar.conversation(created.title).getByLabel(/Restart|Fork/)).toHaveCount(0);
+});
