@@ -1,6 +1,5 @@
 import crypto from "node:crypto";
-import fs from "node:fs";
-import path from "node:path";
+import { readFileIfPresent, writePrivateFileAtomically } from "../store/private-file";
 
 /** How often a session's lastSeenAt may be written: a busy page does not rewrite the file every request. */
 export const LAST_SEEN_WRITE_INTERVAL_MS = 60_000;
@@ -103,13 +102,8 @@ export class SessionStore implements SessionLookup {
   }
 
   private load(): void {
-    let text: string;
-    try {
-      text = fs.readFileSync(this.filePath, "utf8");
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === "ENOENT") return;
-      throw error;
-    }
+    const text = readFileIfPresent(this.filePath);
+    if (text === null) return;
     let parsed: unknown;
     try {
       parsed = JSON.parse(text);
@@ -132,14 +126,6 @@ export class SessionStore implements SessionLookup {
   }
 
   private save(): void {
-    const body = `${JSON.stringify({ version: 1, sessions: [...this.sessions.values()] }, null, 2)}\n`;
-    const temp = path.join(path.dirname(this.filePath), `.${path.basename(this.filePath)}.${process.pid}.${crypto.randomBytes(6).toString("hex")}.tmp`);
-    fs.writeFileSync(temp, body, { mode: 0o600, flag: "wx" });
-    try {
-      fs.renameSync(temp, this.filePath);
-    } catch (error) {
-      fs.rmSync(temp, { force: true });
-      throw error;
-    }
+    writePrivateFileAtomically(this.filePath, `${JSON.stringify({ version: 1, sessions: [...this.sessions.values()] }, null, 2)}\n`);
   }
 }

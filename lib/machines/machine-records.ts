@@ -1,7 +1,6 @@
 import crypto from "node:crypto";
-import fs from "node:fs";
-import path from "node:path";
 import { z } from "zod";
+import { readFileIfPresent, writePrivateFileAtomically } from "../store/private-file";
 
 const storedMachineSchema = z.object({
   id: z.string(),
@@ -71,21 +70,14 @@ export class MachineRecords {
   }
 
   private load(): void {
-    let text: string;
-    try {
-      text = fs.readFileSync(this.filePath, "utf8");
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === "ENOENT") return;
-      throw error;
-    }
+    const text = readFileIfPresent(this.filePath);
+    if (text === null) return;
     const parsed = fileSchema.safeParse(JSON.parse(text));
     if (!parsed.success) throw new Error(`${this.filePath} is not a machines file this version can read`);
     for (const machine of parsed.data.machines) this.machines.set(machine.id, machine);
   }
 
   private save(): void {
-    const temporary = path.join(path.dirname(this.filePath), `.machines-${process.pid}-${Date.now()}.json`);
-    fs.writeFileSync(temporary, `${JSON.stringify({ v: 1, machines: this.all() }, null, 1)}\n`, { mode: 0o600 });
-    fs.renameSync(temporary, this.filePath);
+    writePrivateFileAtomically(this.filePath, `${JSON.stringify({ v: 1, machines: this.all() }, null, 1)}\n`);
   }
 }

@@ -1,9 +1,7 @@
-import crypto from "node:crypto";
-import fs from "node:fs";
 import path from "node:path";
 import { ulid } from "ulid";
 import { z } from "zod";
-import { syncDirectory } from "../store/storage-fs";
+import { readFileIfPresent, writePrivateFileAtomically } from "../store/private-file";
 
 /**
  * "Always allow in this project" (DESIGN §6): a rule lets later calls of one tool — for shell,
@@ -93,35 +91,15 @@ export class ApprovalRules {
   }
 
   private read(): ApprovalRule[] {
-    let text: string;
-    try {
-      text = fs.readFileSync(this.filePath, "utf8");
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === "ENOENT") return [];
-      throw error;
-    }
+    const text = readFileIfPresent(this.filePath);
+    if (text === null) return [];
     // A file that does not parse allows nothing: every call asks again, as before any rule.
     const parsed = fileSchema.safeParse(safeJson(text));
     return parsed.success ? parsed.data.rules : [];
   }
 
   private write(rules: ApprovalRule[]): void {
-    const directory = path.dirname(this.filePath);
-    const temporary = path.join(directory, `.${FILE_NAME}.${process.pid}.${crypto.randomBytes(6).toString("hex")}.tmp`);
-    const handle = fs.openSync(temporary, "wx", 0o600);
-    try {
-      fs.writeFileSync(handle, `${JSON.stringify({ v: 1, rules }, null, 2)}\n`);
-      fs.fdatasyncSync(handle);
-    } finally {
-      fs.closeSync(handle);
-    }
-    try {
-      fs.renameSync(temporary, this.filePath);
-    } catch (error) {
-      fs.rmSync(temporary, { force: true });
-      throw error;
-    }
-    syncDirectory(directory);
+    writePrivateFileAtomically(this.filePath, `${JSON.stringify({ v: 1, rules }, null, 2)}\n`);
   }
 }
 
