@@ -1,6 +1,6 @@
 "use client";
 
-import { CheckCircle2Icon, ExternalLinkIcon, ShieldCheckIcon, XCircleIcon } from "lucide-react";
+import { CheckCircle2Icon, ExternalLinkIcon, MonitorIcon, ShieldCheckIcon, XCircleIcon } from "lucide-react";
 import Link from "next/link";
 import { useCallback, useRef, useState } from "react";
 import type { Approval } from "@/lib/events/entities";
@@ -10,6 +10,8 @@ import { PageHeader } from "@/components/sidebar/page-header";
 import { apiFetch } from "@/components/shared/api-client";
 import { describeToolInput, relativeTime } from "@/components/shared/format";
 import { useLiveList } from "@/components/live/use-live";
+import { useMachines } from "@/components/machines/use-machines";
+import { LOCAL_MACHINE_ID, type Machine } from "@/lib/machines/machine-schema";
 
 const DECIDED_SHOWN = 50;
 
@@ -18,9 +20,28 @@ function newestFirst(a: Approval, b: Approval): number {
 }
 
 /** Every conversation's tool approvals, live: pending first, then the latest decisions. */
-export function ApprovalsList({ initialApprovals, initialTitles }: { initialApprovals: Approval[]; initialTitles: Record<string, string> }) {
+export function ApprovalsList({
+  initialApprovals,
+  initialTitles,
+  initialMachineOf,
+  initialMachines,
+}: {
+  initialApprovals: Approval[];
+  initialTitles: Record<string, string>;
+  /** Each conversation's machine id. */
+  initialMachineOf: Record<string, string>;
+  initialMachines: Machine[];
+}) {
   const [approvals, setApprovals] = useState(initialApprovals);
   const [titles, setTitles] = useState(initialTitles);
+  const [machineOf, setMachineOf] = useState(initialMachineOf);
+  const { machines } = useMachines(initialMachines);
+  // Only a linked machine is named: on `local` the call runs where Atrium does, as everywhere else.
+  const machineName = (conversationId: string): string | null => {
+    const id = machineOf[conversationId];
+    if (!id || id === LOCAL_MACHINE_ID) return null;
+    return machines.find((machine) => machine.id === id)?.name ?? id;
+  };
   const timer = useRef<number | null>(null);
 
   // Refetched rather than patched: an interrupted turn's approvals are denied without an event of their own.
@@ -37,6 +58,8 @@ export function ApprovalsList({ initialApprovals, initialTitles }: { initialAppr
   useLiveList((event) => {
     if (event.type === "conversation.created" || event.type === "conversation.updated") {
       setTitles((current) => (current[event.conversationId] === event.conversation.title ? current : { ...current, [event.conversationId]: event.conversation.title }));
+      const machine = event.conversation.machine;
+      if (machine) setMachineOf((current) => (current[event.conversationId] === machine ? current : { ...current, [event.conversationId]: machine }));
     }
     if (event.type === "approval.requested" || event.type === "approval.decided") {
       const approval = event.approval;
@@ -72,7 +95,7 @@ export function ApprovalsList({ initialApprovals, initialTitles }: { initialAppr
               <ul className="grid gap-3">
                 {pending.map((approval) => (
                   <li key={approval.id} className="grid gap-2 rounded-xl border bg-card p-3 shadow-xs">
-                    <ConversationLine approval={approval} title={titles[approval.conversationId]} />
+                    <ConversationLine approval={approval} title={titles[approval.conversationId]} machine={machineName(approval.conversationId)} />
                     <ApprovalPrompt approval={approval} />
                   </li>
                 ))}
@@ -101,6 +124,7 @@ export function ApprovalsList({ initialApprovals, initialTitles }: { initialAppr
                     <code className="min-w-0 flex-1 truncate font-mono text-xs">
                       {approval.toolName} {describeToolInput(approval.toolName, approval.input)}
                     </code>
+                    <MachineName name={machineName(approval.conversationId)} />
                     <Link href={`/c/${approval.conversationId}`} prefetch={false} className="hidden max-w-[30%] truncate text-xs text-muted-foreground hover:underline sm:block">
                       {titles[approval.conversationId] ?? "Conversation"}
                     </Link>
@@ -115,7 +139,17 @@ export function ApprovalsList({ initialApprovals, initialTitles }: { initialAppr
   );
 }
 
-function ConversationLine({ approval, title }: { approval: Approval; title: string | undefined }) {
+function MachineName({ name }: { name: string | null }) {
+  if (!name) return null;
+  return (
+    <span className="flex shrink-0 items-center gap-1 text-xs text-muted-foreground" title={`Runs on the machine ${name}`}>
+      <MonitorIcon className="size-3" aria-hidden />
+      <span>on {name}</span>
+    </span>
+  );
+}
+
+function ConversationLine({ approval, title, machine }: { approval: Approval; title: string | undefined; machine: string | null }) {
   return (
     <div className="flex items-center gap-2 text-xs text-muted-foreground">
       <Link href={`/c/${approval.conversationId}`} prefetch={false} className="flex min-w-0 items-center gap-1 font-medium text-foreground hover:underline">
@@ -126,6 +160,12 @@ function ConversationLine({ approval, title }: { approval: Approval; title: stri
       <time dateTime={approval.createdAt} suppressHydrationWarning>
         {relativeTime(approval.createdAt)}
       </time>
+      {machine && (
+        <>
+          <span aria-hidden>·</span>
+          <MachineName name={machine} />
+        </>
+      )}
     </div>
   );
 }

@@ -72,7 +72,9 @@ function ServersTable({ servers }: { servers: Server[] }) {
 }
 
 /** Settings → Tools: what agents can use, where it comes from, and whether it asks first. */
-export function ToolsSettings({ overview, cwd, projects }: { overview: ToolsOverview; cwd: string; projects: string[] }) {
+export function ToolsSettings({ overview, project, projects }: { overview: ToolsOverview; project: ProjectChoiceEntry; projects: ProjectChoiceEntry[] }) {
+  const cwd = project.path;
+  const where = project.machine === "local" ? "" : ` on ${project.machineName}`;
   const builtin = overview.tools.filter((tool) => tool.source === "builtin");
   const mcp = overview.tools.filter((tool) => tool.source === "mcp");
   return (
@@ -87,8 +89,8 @@ export function ToolsSettings({ overview, cwd, projects }: { overview: ToolsOver
           <Section title="MCP servers" description="Started with Atrium; a failing server is retried with backoff.">
             <ServersTable servers={overview.mcpServers} />
           </Section>
-          <ProjectChoice cwd={cwd} projects={projects} />
-          <Section title="Skills" description={`From $ATRIUM_HOME/skills and ${cwd}/.atrium/skills (the project's wins).`}>
+          <ProjectChoice chosen={project} projects={projects} />
+          <Section title="Skills" description={`From $ATRIUM_HOME/skills and ${cwd}/.atrium/skills${where} (the project's wins).`}>
             {overview.skills.length === 0 ? (
               <Empty text="No skills found. Add a folder with a SKILL.md under $ATRIUM_HOME/skills." />
             ) : (
@@ -144,23 +146,39 @@ export function ToolsSettings({ overview, cwd, projects }: { overview: ToolsOver
   );
 }
 
-/** Whose project skills the page shows: the recent projects, as links. */
-function ProjectChoice({ cwd, projects }: { cwd: string; projects: string[] }) {
+/** A project the Tools page can show the skills of: a folder on a machine. */
+export interface ProjectChoiceEntry {
+  machine: string;
+  machineName: string;
+  path: string;
+}
+
+function choiceHref(entry: ProjectChoiceEntry): string {
+  const machine = entry.machine === "local" ? "" : `&machine=${encodeURIComponent(entry.machine)}`;
+  return `/settings/tools?cwd=${encodeURIComponent(entry.path)}${machine}`;
+}
+
+/** Whose project skills the page shows: the recent projects, as links; one on a linked machine names it. */
+function ProjectChoice({ chosen, projects }: { chosen: ProjectChoiceEntry; projects: ProjectChoiceEntry[] }) {
   if (projects.length < 2) return null;
   return (
     <nav aria-label="Project" className="-mb-6 flex flex-wrap items-center gap-1.5 text-xs">
       <span className="text-muted-foreground">Skills of the project</span>
-      {projects.map((path) => (
-        <Link
-          key={path}
-          href={`/settings/tools?cwd=${encodeURIComponent(path)}`}
-          aria-current={path === cwd ? "page" : undefined}
-          title={path}
-          className={cn("rounded-full border px-2.5 py-0.5", path === cwd ? "border-primary bg-primary text-primary-foreground" : "text-muted-foreground hover:text-foreground")}
-        >
-          {folderName(path)}
-        </Link>
-      ))}
+      {projects.map((entry) => {
+        const current = entry.path === chosen.path && entry.machine === chosen.machine;
+        const label = entry.machine === "local" ? folderName(entry.path) : `${folderName(entry.path)} · ${entry.machineName}`;
+        return (
+          <Link
+            key={`${entry.machine}:${entry.path}`}
+            href={choiceHref(entry)}
+            aria-current={current ? "page" : undefined}
+            title={entry.machine === "local" ? entry.path : `${entry.path} on ${entry.machineName}`}
+            className={cn("rounded-full border px-2.5 py-0.5", current ? "border-primary bg-primary text-primary-foreground" : "text-muted-foreground hover:text-foreground")}
+          >
+            {label}
+          </Link>
+        );
+      })}
     </nav>
   );
 }

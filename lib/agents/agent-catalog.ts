@@ -1,5 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
+import { linkedProject, type MachinePort, type ProjectPlace } from "../ports/machine-port";
 import { loadAgentDefinitions, type AgentDefinition } from "./definitions";
 
 export function projectAgentsFolder(cwd: string): string {
@@ -9,7 +10,8 @@ export function projectAgentsFolder(cwd: string): string {
 /**
  * The agents a conversation sees: `$ATRIUM_HOME/agents`, then its working directory's
  * `.atrium/agents` (DESIGN §4), whose definitions win by name. A project's folder is read
- * again only when one of its files changes.
+ * again only when one of its files changes; on a linked machine, the machine reads it
+ * (DESIGN §10b) and the catalog takes what it last said.
  */
 export class AgentCatalog {
   private home = new Map<string, AgentDefinition>();
@@ -18,6 +20,7 @@ export class AgentCatalog {
   constructor(
     private readonly homeFolder: string,
     private readonly log: (message: string) => void,
+    private readonly machines?: MachinePort,
   ) {}
 
   reload(log: (message: string) => void = this.log): void {
@@ -27,14 +30,21 @@ export class AgentCatalog {
     this.projects.clear();
   }
 
-  get(name: string, cwd?: string): AgentDefinition | undefined {
-    return (cwd ? this.project(cwd)?.get(name) : undefined) ?? this.home.get(name);
+  get(name: string, place?: ProjectPlace): AgentDefinition | undefined {
+    return this.projectAgents(place)?.get(name) ?? this.home.get(name);
   }
 
-  list(cwd?: string): AgentDefinition[] {
+  list(place?: ProjectPlace): AgentDefinition[] {
     const merged = new Map(this.home);
-    if (cwd) for (const [name, agent] of this.project(cwd) ?? []) merged.set(name, agent);
+    for (const [name, agent] of this.projectAgents(place) ?? []) merged.set(name, agent);
     return [...merged.values()];
+  }
+
+  private projectAgents(place: ProjectPlace | undefined): Map<string, AgentDefinition> | null {
+    if (!place) return null;
+    const linked = linkedProject(this.machines, place);
+    if (linked) return new Map(linked.agents.map((agent) => [agent.name, agent]));
+    return this.project(place.cwd);
   }
 
   private project(cwd: string): Map<string, AgentDefinition> | null {

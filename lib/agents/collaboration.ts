@@ -44,7 +44,7 @@ export async function spawnAgent(input: { task: string; agent?: string; history?
     return failed(`Cannot spawn: subagents may nest ${depthLimit} levels deep and this agent is at depth ${session.depth}. Do the work yourself.`);
   }
   const agentName = input.agent ? input.agent : "default";
-  const agent = context.agent(agentName, actor.conversation().cwd);
+  const agent = context.agent(agentName, actor.conversation());
   if (!agent) return failed(`Unknown agent "${agentName}". Pick one of the agents listed in the tool description.`);
   const model = agent.model && context.models.get(agent.model) ? agent.model : runner.turn.model;
   const concurrencyLimit = context.config.subagentConcurrencyLimit;

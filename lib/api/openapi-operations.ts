@@ -278,7 +278,7 @@ export const OPERATIONS: Record<string, Record<string, Operation>> = {
   "/api/tools": {
     get: {
       operationId: "listTools",
-      summary: "Built-in and MCP tools with their approval, skills (?cwd= adds a project's), MCP servers and their status",
+      summary: "Built-in and MCP tools with their approval, skills (?cwd= adds a project's, read on ?machine=), MCP servers and their status",
       query: schemas.toolsQuery,
       answers: { 200: { description: "tools, skills and MCP servers", schema: ref("Tools") } },
     },

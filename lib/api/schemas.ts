@@ -121,6 +121,8 @@ export const approvalsQuery = z.strictObject({ status: z.enum(["pending", "appro
 /** GET /api/tools?cwd=: a project's `.atrium/skills` beside the home ones; default the configured defaultCwd. */
 export const toolsQuery = z.strictObject({
   cwd: z.string().refine((value) => value.startsWith("/"), "cwd must be an absolute path").optional(),
+  /** Whose project: its skills are read on that machine (DESIGN §10b). */
+  machine: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, "machine must be a machine id").optional(),
 });
 
 export const objectiveBody = z.object({ text: z.string().max(500, "an objective is at most 500 characters"), requestKey });

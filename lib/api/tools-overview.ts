@@ -1,10 +1,18 @@
 import type { Runtime } from "../engine/runtime";
 import type { ToolsOverview } from "../events/entities";
+import type { ProjectPlace } from "../ports/machine-port";
 import { sandboxStatus } from "../sandbox/sandbox-status";
 import { resolveApprovalPolicy } from "../tools/approval-policy";
 
-/** GET /api/tools: what the default agent is offered, with the approval each tool gets from the config. */
-export function toolsOverview(runtime: Runtime, cwd: string): ToolsOverview {
+/**
+ * GET /api/tools: what the default agent is offered, with the approval each tool gets from the
+ * config, and the skills of a project: on a linked machine, as the machine reads them now.
+ */
+export async function toolsOverview(runtime: Runtime, place: ProjectPlace): Promise<ToolsOverview> {
+  if (place.machine && !runtime.machines.isLocal(place.machine)) {
+    runtime.machines.get(place.machine); // 404 not_found for a machine that is not there
+    await runtime.machines.refreshProject(place.machine, place.cwd);
+  }
   const approvals = runtime.config.approvals;
   const extensions = runtime.extensions;
   const tools: ToolsOverview["tools"] = [...runtime.context.tools, ...runtime.context.engineTools].map((tool) => {
@@ -19,7 +27,7 @@ export function toolsOverview(runtime: Runtime, cwd: string): ToolsOverview {
   });
   return {
     tools,
-    skills: extensions.skills(cwd).map((skill) => ({ name: skill.name, description: skill.description, source: skill.source, path: skill.path })),
+    skills: extensions.skills(place).map((skill) => ({ name: skill.name, description: skill.description, source: skill.source, path: skill.path })),
     mcpServers: extensions.servers().map((server) => ({
       ...server,
       // The policy a tool of this server gets unless a per-tool entry says otherwise.

@@ -30,7 +30,7 @@ export async function compactSession(
   if (!plan) return { compacted: false, reason: "nothing is older than the part of the history that is always kept" };
   const scope = { sessionId: session.id, turnId: options.turnId ?? undefined };
   actor.publish({ type: "compaction.started", ...scope });
-  const agent = context.agent(session.agent, actor.conversation().cwd);
+  const agent = context.agent(session.agent, actor.conversation());
   const compactModelId = agent?.compactModel ?? context.models.get(options.modelId)?.compactModel ?? options.modelId;
   let text: string;
   try {

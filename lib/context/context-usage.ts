@@ -9,6 +9,7 @@ import type { AnyToolDefinition } from "../tools/tool";
 import { toolAllowed } from "../tools/tool-allowed";
 import { z } from "zod";
 import type { ConversationOwner } from "../ports/owner-port";
+import { linkedProject, type ProjectPlace } from "../ports/machine-port";
 import { spawnAgentFor } from "../tools/engine-tools";
 import { attachmentPartsFor } from "./attachment-parts";
 import { itemsToMessages } from "./history";
@@ -32,16 +33,16 @@ export interface Usage {
 
 /** The agent's tools, as the model is offered them. */
 export function toolsFor(actor: ConversationOwner, session: SessionState): readonly AnyToolDefinition[] {
-  const cwd = actor.conversation().cwd;
-  return agentTools(actor, actor.context.agent(session.agent, cwd), cwd);
+  const place = actor.conversation();
+  return agentTools(actor, actor.context.agent(session.agent, place), place);
 }
 
-function agentTools(actor: ConversationOwner, agent: AgentDefinition | undefined, cwd: string): readonly AnyToolDefinition[] {
+function agentTools(actor: ConversationOwner, agent: AgentDefinition | undefined, place: ProjectPlace): readonly AnyToolDefinition[] {
   const context = actor.context;
   return [...context.tools, ...context.engineTools]
     // Issue 14 hook: `mcp__<server>__*` entries in an agent's tools: list.
     .filter((tool) => toolAllowed(agent?.tools, tool.name))
-    .map((tool) => (tool.name === "spawn_agent" ? spawnAgentFor(context.agents(cwd)) : tool));
+    .map((tool) => (tool.name === "spawn_agent" ? spawnAgentFor(context.agents(place)) : tool));
 }
 
 /** The request the session's next model call would send, before the new input is read. */
@@ -61,10 +62,10 @@ export function nextRequest(actor: ConversationOwner, session: SessionState, rea
 export function requestFrame(actor: ConversationOwner, session: SessionState): Pick<RequestShape, "system" | "tools"> & { catalogTokens?: { skills: number; tools: number } } {
   // Read once per frame: each read of the conversation is a copy, each agent lookup a look at its folder.
   const { cwd, machine } = actor.conversation();
-  const agent = actor.context.agent(session.agent, cwd);
-  const machines = actor.context.machines;
+  const place = { cwd, machine };
+  const agent = actor.context.agent(session.agent, place);
   // On a linked machine the project's files are the machine's, as it last reported them.
-  const remote = machines && !machines.isLocal(machine) ? (machines.projectFiles(machine, cwd) ?? { agentsFile: null }) : undefined;
+  const remote = linkedProject(actor.context.machines, place) ?? undefined;
   const base = {
     system: buildSystemPrompt({
       agent,
@@ -77,7 +78,7 @@ export function requestFrame(actor: ConversationOwner, session: SessionState): P
       ),
       objective: session.id === actor.rootSessionId ? actor.objective() : null,
     }),
-    tools: agentTools(actor, agent, cwd),
+    tools: agentTools(actor, agent, place),
   };
   // Issue 14 hook: the skill catalog, skills loaded before a compaction, MCP tools or their catalog.
   const extensions = actor.context.extensions;
@@ -85,7 +86,7 @@ export function requestFrame(actor: ConversationOwner, session: SessionState): P
   const model = actor.context.models.get(modelIdOf(actor, session));
   return extensions.frame(base, {
     allowedSkills: agent?.skills ?? null,
-    cwd,
+    place,
     items: session.items,
     kept: contextItems(session.items, session.compaction),
     input: lastUserText(session),

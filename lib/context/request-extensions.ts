@@ -11,11 +11,13 @@ import { skillCatalog } from "./skill-catalog";
 import { LOAD_SKILL_TOOL_NAME } from "./skill-names";
 import { discoverSkills, skillsForAgent, type Skill } from "./skills";
 import type { TokenCounter } from "./tokens";
+import { linkedProject, type MachinePort, type ProjectPlace } from "../ports/machine-port";
 
 export interface FrameInfo {
   /** The session agent's `skills:` list, or null for all. */
   allowedSkills: readonly string[] | null;
-  cwd: string;
+  /** The conversation's project: its skills are read on its machine. */
+  place: ProjectPlace;
   /** Every item of the session, and the part the model sees after compaction. */
   items: readonly Item[];
   kept: readonly Item[];
@@ -35,7 +37,9 @@ export interface RequestExtensionsOptions {
   env: Readonly<Record<string, string | undefined>>;
   log(message: string): void;
   /** `skills:` of an agent by name (null: all skills). */
-  allowedSkills(agent: string | undefined, cwd: string): readonly string[] | null;
+  allowedSkills(agent: string | undefined, place: ProjectPlace): readonly string[] | null;
+  /** Where linked machines' project files come from (DESIGN §10b); absent: every project is on this host. */
+  machines?: MachinePort;
   mcpRetryDelayMs?(attempt: number): number;
 }
 
@@ -55,7 +59,7 @@ export class RequestExtensions {
       sandbox: toolSandbox(options.config.sandbox, options.home),
     });
     this.ownTools = [
-      createLoadSkillTool({ home: options.home, allowedSkills: options.allowedSkills }),
+      createLoadSkillTool({ skills: (place) => this.skills(place), allowedSkills: options.allowedSkills }),
       createLoadToolsTool(() => this.mcp.tools()),
     ];
   }
@@ -73,8 +77,9 @@ export class RequestExtensions {
     return [...this.ownTools, ...this.mcp.tools()];
   }
 
-  skills(cwd: string): Skill[] {
-    return discoverSkills(this.options.home, cwd, this.options.log).skills;
+  /** The skills of a project: the home folder's, then the project's, read on its machine. */
+  skills(place: ProjectPlace): Skill[] {
+    return discoverSkills(this.options.home, place.cwd, this.options.log, linkedProject(this.options.machines, place)?.skills).skills;
   }
 
   servers(): McpServerOverview[] {
@@ -84,7 +89,7 @@ export class RequestExtensions {
   frame(base: { system: string; tools: readonly AnyToolDefinition[] }, info: FrameInfo): Frame {
     // An agent whose tools: list leaves out load_skill gets no catalog it could not act on.
     const canLoadSkills = base.tools.some((tool) => tool.name === LOAD_SKILL_TOOL_NAME);
-    const skills = canLoadSkills ? skillsForAgent(this.skills(info.cwd), info.allowedSkills) : [];
+    const skills = canLoadSkills ? skillsForAgent(this.skills(info.place), info.allowedSkills) : [];
     const catalog = skillCatalog(skills, info.input, this.options.config.skillCatalogTokens, info.counter);
     const loadedSkills = loadedSkillsSection(compactedSkillLoads(info.items, info.kept));
     const tools = skills.length ? base.tools : base.tools.filter((tool) => tool.name !== LOAD_SKILL_TOOL_NAME);

@@ -19,6 +19,8 @@ export interface Skill {
   /** Absolute path of SKILL.md. */
   path: string;
   body: string;
+  /** The files beside SKILL.md, as a linked machine listed them; absent: listed here, from `folder`. */
+  files?: string[];
 }
 
 export interface SkillProblem {
@@ -36,26 +38,27 @@ export function projectSkillsFolder(cwd: string): string {
 
 /**
  * The skills a conversation sees: the home folder's, then the project's, which win on a
- * name clash. A bad SKILL.md is reported in `problems` and skipped.
+ * name clash. A bad SKILL.md is reported in `problems` and skipped. The project's are read
+ * from `cwd` here, or are `linked`: what the conversation's machine read of its cwd (DESIGN §10b).
  */
 export function discoverSkills(
   home: string,
   cwd: string,
   /** Told about a bad file once per version of it, not on every request. */
   log?: (message: string) => void,
+  linked?: readonly Skill[],
 ): { skills: Skill[]; problems: SkillProblem[] } {
   const byName = new Map<string, Skill>();
   const problems: SkillProblem[] = [];
-  for (const [folder, source] of [[homeSkillsFolder(home), "home"], [projectSkillsFolder(cwd), "project"]] as const) {
-    for (const entry of readSkillFolder(folder, source, log)) {
-      if ("problem" in entry) problems.push(entry.problem);
-      else byName.set(entry.skill.name, entry.skill);
-    }
+  const project: Parsed[] = linked ? linked.map((skill) => ({ skill })) : readSkillFolder(projectSkillsFolder(cwd), "project", log);
+  for (const entry of [...readSkillFolder(homeSkillsFolder(home), "home", log), ...project]) {
+    if ("problem" in entry) problems.push(entry.problem);
+    else byName.set(entry.skill.name, entry.skill);
   }
   return { skills: [...byName.values()].sort((a, b) => a.name.localeCompare(b.name)), problems };
 }
 
-type Parsed = { skill: Skill } | { problem: SkillProblem };
+export type Parsed = { skill: Skill } | { problem: SkillProblem };
 
 /** Parsed files by path, kept while the file's size and mtime hold: requests read the catalog every step. */
 const parsedFiles = new Map<string, { stamp: string; parsed: Parsed }>();
@@ -91,13 +94,18 @@ function readSkillFolder(folder: string, source: Skill["source"], log: ((message
 }
 
 export function parseSkillFile(file: string, folderName: string, source: Skill["source"]): Parsed {
-  const problem = (message: string): Parsed => ({ problem: { path: file, message } });
   let text: string;
   try {
     text = fs.readFileSync(file, "utf8");
   } catch (error) {
-    return problem(`cannot be read: ${(error as Error).message}`);
+    return { problem: { path: file, message: `cannot be read: ${(error as Error).message}` } };
   }
+  return parseSkillText(file, folderName, source, text);
+}
+
+/** A SKILL.md's text, wherever it was read (here, or on a linked machine). */
+export function parseSkillText(file: string, folderName: string, source: Skill["source"], text: string): Parsed {
+  const problem = (message: string): Parsed => ({ problem: { path: file, message } });
   const match = /^---\r?\n([\s\S]*?)\r?\n---\r?\n?([\s\S]*)$/.exec(text);
   if (!match) return problem("missing YAML front matter between --- lines");
   let data: unknown;

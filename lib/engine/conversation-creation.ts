@@ -47,7 +47,7 @@ export async function stageNewConversation(
   const machine = input.machine ?? "local";
   const cwd = context.machines ? await context.machines.resolveCwd(machine, input.cwd) : path.resolve(input.cwd ?? config.defaultCwd);
   if (!context.machines && !isDirectory(cwd)) throw new AtriumError("missing_cwd", `the working directory ${cwd} does not exist`);
-  const agent: AgentDefinition | undefined = context.agent(agentName, cwd);
+  const agent: AgentDefinition | undefined = context.agent(agentName, { machine, cwd });
   if (!agent) throw new AtriumError("missing_agent", `no agent named "${agentName}" is defined`);
   const model = input.model ?? agent.model ?? config.defaultModel;
   if (!models.get(model)) throw new AtriumError("missing_model", `no model "${model}" is configured`);

@@ -20,6 +20,6 @@ export function missingParts(
   // A linked machine's cwd is checked there, when the conversation is created or moved.
   else if (!isDirectory && (!machines || machines.isLocal(machine))) missing.push("cwd");
   if (!context.models.get(conversation.model)) missing.push("model");
-  if (!context.agent(conversation.agent, conversation.cwd)) missing.push("agent");
+  if (!context.agent(conversation.agent, conversation)) missing.push("agent");
   return missing;
 }

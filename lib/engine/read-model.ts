@@ -1,3 +1,4 @@
+import type { ProjectPlace } from "../ports/machine-port";
 import type { AgentCatalog } from "../agents/agent-catalog";
 import type { TurnChanges } from "../checkpoints/checkpoints";
 import type { ArtifactPage } from "../context/artifacts";
@@ -104,9 +105,9 @@ export class ReadModel {
     return queries.listQuestions(this.store.index, { conversationId, status });
   }
 
-  /** With `cwd`, that project's `.atrium/agents` are listed too. */
-  listAgents(cwd?: string): Agent[] {
-    return this.agents.list(cwd).map((agent) => ({ name: agent.name, description: agent.description, model: agent.model, tools: agent.tools }));
+  /** With a place, that project's `.atrium/agents` are listed too, read on its machine. */
+  listAgents(place?: ProjectPlace): Agent[] {
+    return this.agents.list(place).map((agent) => ({ name: agent.name, description: agent.description, model: agent.model, tools: agent.tools }));
   }
 
   /** The file of an attachment some message of this conversation carries. */

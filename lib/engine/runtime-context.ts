@@ -9,7 +9,6 @@ import { builtinFileAndShellTools } from "../tools/builtin-tools";
 import type { EventBus } from "../events/bus";
 import { engineTools } from "../tools/engine-tools";
 import type { TimelineNotes } from "./timeline-notes";
-import { machineRegistryFor } from "../machines/registry-for-store";
 import type { MachineRegistry } from "../machines/machine-registry";
 import { conversationRow } from "../store/queries";
 
@@ -23,19 +22,19 @@ export interface RuntimeParts {
   extensions: RequestExtensions;
   log: (message: string) => void;
   notes: TimelineNotes;
+  machines: MachineRegistry;
 }
 
 /** The engine context of the Runtime: what its conversation owners and turns see of it. */
 export function buildEngineContext(parts: RuntimeParts): OwnerContext {
-  const { agents, extensions, notes } = parts;
-  const machines = machineRegistryFor(parts.store, parts.bus, parts.config, parts.log);
+  const { agents, extensions, notes, machines } = parts;
   return {
     store: parts.store,
     bus: parts.bus,
     config: parts.config,
     models: parts.models,
-    agent: (name, cwd) => agents.get(name, cwd),
-    agents: (cwd) => agents.list(cwd),
+    agent: (name, place) => agents.get(name, place),
+    agents: (place) => agents.list(place),
     get tools() {
       return [...builtinFileAndShellTools, ...extensions.tools()];
     },

@@ -1,5 +1,7 @@
+import type { ProjectPlace } from "../ports/machine-port";
 import type { OwnerContext } from "./engine-owner";
 import { AgentCatalog } from "../agents/agent-catalog";
+import { machineRegistryFor } from "../machines/registry-for-store";
 import type { AtriumConfig } from "../config/config";
 import { AtriumError } from "../errors";
 import type { ArtifactPage } from "../context/artifacts";
@@ -81,7 +83,9 @@ export class Runtime {
     this.keys = new RequestKeys(this.store);
     this.owners = new OwnerCache((conversationId) => ConversationActor.load(this.context, conversationId), options.maxLoadedOwners);
     const log = options.log ?? ((message: string) => console.log(message));
-    this.agents = new AgentCatalog(this.store.paths.agents, log);
+    // Where machine work happens (DESIGN §10b): projects on linked machines are read there.
+    const machines = machineRegistryFor(this.store, this.bus, this.config, log);
+    this.agents = new AgentCatalog(this.store.paths.agents, log, machines);
     this.reloadAgents(log);
     // Issue 14 hook: skills and MCP servers.
     const extensions = new RequestExtensions({
@@ -89,7 +93,8 @@ export class Runtime {
       config: this.config,
       env: options.env ?? process.env,
       log,
-      allowedSkills: (agent, cwd) => (agent ? (this.agents.get(agent, cwd)?.skills ?? null) : null),
+      allowedSkills: (agent, place) => (agent ? (this.agents.get(agent, place)?.skills ?? null) : null),
+      machines,
     });
     this.extensions = extensions;
     this.context = buildEngineContext({
@@ -101,6 +106,7 @@ export class Runtime {
       extensions,
       log,
       notes: this.timelineNotes,
+      machines,
     });
     this.reads = new ReadModel(this.context, (conversationId) => this.actor(conversationId), this.agents, this.timelineNotes);
     this.lifecycle = new ConversationLifecycle(this.context, this.owners, this.keys, this.reads);
@@ -266,8 +272,8 @@ export class Runtime {
     return answerQuestionRequest(this.keys, this.store, (id) => this.actor(id), questionId, answer, requestKey);
   }
 
-  listAgents(cwd?: string): Agent[] {
-    return this.reads.listAgents(cwd);
+  listAgents(place?: ProjectPlace): Agent[] {
+    return this.reads.listAgents(place);
   }
 
   uploadAttachment(name: string, mediaType: string, data: Buffer): Attachment {

@@ -17,6 +17,19 @@ const toolResultSchema = z.object({
   sandbox: z.enum(["bwrap", "sandbox-exec", "off", "unavailable"]).optional(),
 });
 
+/** At most this many skills and as many agents of a project cross the link; each file at most PROJECT_FILE_LIMIT. */
+export const PROJECT_ENTRIES_LIMIT = 200;
+export const PROJECT_FILE_LIMIT = 64 * 1024;
+const projectSkillSchema = z.object({
+  folderName: z.string().max(255),
+  path: z.string().max(4096),
+  text: z.string().max(PROJECT_FILE_LIMIT),
+  files: z.array(z.string().max(4096)).max(50),
+});
+const projectAgentSchema = z.object({ path: z.string().max(4096), text: z.string().max(PROJECT_FILE_LIMIT) });
+export type ProjectSkillFile = z.infer<typeof projectSkillSchema>;
+export type ProjectAgentFile = z.infer<typeof projectAgentSchema>;
+
 export const machineMessageSchema = z.discriminatedUnion("type", [
   z.object({
     type: z.literal("hello"),
@@ -36,7 +49,15 @@ export const machineMessageSchema = z.discriminatedUnion("type", [
     error: z.enum(["missing_cwd", "cwd_outside_roots"]).nullable(),
     message: z.string().nullable(),
   }),
-  z.object({ type: z.literal("project"), requestId: z.string(), agentsFile: z.string().nullable() }),
+  z.object({
+    type: z.literal("project"),
+    requestId: z.string(),
+    agentsFile: z.string().nullable(),
+    /** `.atrium/skills/<name>/SKILL.md` of the cwd, each with the files beside it. */
+    skills: z.array(projectSkillSchema).max(PROJECT_ENTRIES_LIMIT).default([]),
+    /** `.atrium/agents/*.md` of the cwd. */
+    agents: z.array(projectAgentSchema).max(PROJECT_ENTRIES_LIMIT).default([]),
+  }),
   z.object({ type: z.literal("snapshot_done"), requestId: z.string(), result: z.unknown().optional(), error: z.string().nullable() }),
 ]);
 export type MachineMessage = z.infer<typeof machineMessageSchema>;

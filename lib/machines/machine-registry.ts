@@ -3,7 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import type { WebSocket } from "ws";
 import { AtriumError } from "../errors";
-import { MachineDisconnectedError, type MachineCall, type MachineCallIo, type MachinePort } from "../ports/machine-port";
+import { MachineDisconnectedError, type LinkedProject, type MachineCall, type MachineCallIo, type MachinePort } from "../ports/machine-port";
 import type { ToolResult } from "../tools/tool";
 import { GatewayLink } from "./gateway-link";
 import { LINK_PROTOCOL, REVOKED_CLOSE_CODE, type MachineMessage } from "./link-protocol";
@@ -11,6 +11,7 @@ import { MachineRecords, newMachineToken, tokenHash, type StoredMachine } from "
 import { LOCAL_MACHINE_ID, type Machine } from "./machine-schema";
 import { isWithinLexically, normalizeRoots } from "./roots";
 import { RemoteSnapshots } from "./remote-snapshots";
+import { parseLinkedProject } from "./linked-project";
 
 export interface MachineRegistryOptions {
   /** `$ATRIUM_HOME/machines.json`. */
@@ -46,7 +47,9 @@ export class MachineRegistry implements MachinePort {
   private readonly links = new Map<string, LiveLink>();
   private readonly startedAt: string;
   /** Per machine and cwd, the project files its last answer carried (DESIGN §4 discovery on the machine). */
-  private readonly projects = new Map<string, { agentsFile: string | null }>();
+  private readonly projects = new Map<string, LinkedProject>();
+  /** Problems with a machine's project files already logged: a request reads them every turn. */
+  private readonly reported = new Set<string>();
 
   constructor(private readonly options: MachineRegistryOptions) {
     this.records = new MachineRecords(options.file);
@@ -178,7 +181,7 @@ export class MachineRegistry implements MachinePort {
     return resolved;
   }
 
-  projectFiles(machineId: string, cwd: string): { agentsFile: string | null } | undefined {
+  projectFiles(machineId: string, cwd: string): LinkedProject | undefined {
     return this.projects.get(`${machineId}\0${cwd}`);
   }
 
@@ -187,7 +190,13 @@ export class MachineRegistry implements MachinePort {
     if (machineId === LOCAL_MACHINE_ID || !live?.link.isOpen) return;
     try {
       const answer = await live.link.readProject(cwd);
-      this.projects.set(`${machineId}\0${cwd}`, { agentsFile: answer.agentsFile });
+      const project = parseLinkedProject(answer, (file, message) => {
+        const key = `${machineId}\0${file}\0${message}`;
+        if (this.reported.has(key)) return;
+        this.reported.add(key);
+        this.options.log(`machine ${this.nameOf(machineId)}: ${file} skipped: ${message}`);
+      });
+      this.projects.set(`${machineId}\0${cwd}`, project);
     } catch (error) {
       // The last answer stays: a request is still built, with what the machine said before.
       this.options.log(`machine ${this.nameOf(machineId)}: project files of ${cwd} not read (${error instanceof Error ? error.message : String(error)})`);

@@ -8,6 +8,7 @@ import type { ToolSandbox } from "../sandbox/sandbox-policy";
 import type { GatewayMessage, MachineMessage } from "./link-protocol";
 import type { MachineRoots } from "./machine-paths";
 import { OutputPump } from "./machine-output";
+import { readProjectFiles } from "./machine-project";
 
 type Call = Extract<GatewayMessage, { type: "call" }>;
 
@@ -47,7 +48,7 @@ export class MachineWorker {
         (error: unknown) => this.send({ type: "snapshot_done", requestId: message.requestId, error: error instanceof Error ? error.message : String(error) }),
       );
     } else if (message.type === "read_project") {
-      void this.setup.roots.agentsFile(message.cwd).then((agentsFile) => this.send({ type: "project", requestId: message.requestId, agentsFile }));
+      void readProjectFiles(this.setup.roots, message.cwd).then((files) => this.send({ type: "project", requestId: message.requestId, ...files }));
     }
   }
 

@@ -7,7 +7,7 @@ import type { Store } from "../store/store";
 import type { AnyToolDefinition } from "../tools/tool";
 import type { RequestExtensions } from "../context/request-extensions";
 import type { EventBus } from "../events/bus";
-import type { MachinePort } from "./machine-port";
+import type { MachinePort, ProjectPlace } from "./machine-port";
 
 /**
  * The store as the conversation's neighbours see it: reads, ids and paths. Its writes are
@@ -22,9 +22,9 @@ export interface EngineContext {
   bus: EventBus;
   config: AtriumConfig;
   models: ModelRegistry;
-  /** With `cwd`, that project's `.atrium/agents` are seen too and win by name (issue 14). */
-  agent(name: string, cwd?: string): AgentDefinition | undefined;
-  agents(cwd?: string): AgentDefinition[];
+  /** With a place, that project's `.atrium/agents` are seen too and win by name (issue 14), read on its machine. */
+  agent(name: string, place?: ProjectPlace): AgentDefinition | undefined;
+  agents(place?: ProjectPlace): AgentDefinition[];
   /** Tools run by lib/tools; engine tools (ask_user, …) are handled by the turn runner. */
   tools: readonly AnyToolDefinition[];
   engineTools: readonly AnyToolDefinition[];

@@ -1,3 +1,5 @@
+import type { AgentDefinition } from "../agents/definitions";
+import type { Skill } from "../context/skills";
 import type { ToolResult } from "../tools/tool";
 
 /** A tool call sent to a machine: the tool's name, the model's input as is, the conversation's cwd there. */
@@ -26,12 +28,37 @@ export interface MachinePort {
   nameOf(machineId: string): string;
   /** The cwd a conversation on this machine gets, checked there (missing_cwd, cwd_outside_roots, machine_offline). */
   resolveCwd(machineId: string, cwd: string | undefined): Promise<string>;
-  /** What a linked machine last said of its cwd's project files (AGENTS.md); undefined for `local` or before it answered. */
-  projectFiles(machineId: string, cwd: string): { agentsFile: string | null } | undefined;
+  /** What a linked machine last said of its cwd's project files; undefined for `local` or before it answered. */
+  projectFiles(machineId: string, cwd: string): LinkedProject | undefined;
   /** Asks the machine for them again (at a turn's start, after a call that may have changed files); never throws. */
   refreshProject(machineId: string, cwd: string): Promise<void>;
   /** Runs one tool call on a linked machine; rejects with a `machine_disconnected` error when the link is lost. */
   run(machineId: string, call: MachineCall, io: MachineCallIo): Promise<ToolResult>;
+}
+
+/** Where a conversation's project is: its cwd, on its machine (`local` when absent). */
+export interface ProjectPlace {
+  cwd: string;
+  machine?: string;
+}
+
+/** A project as a linked machine read it (DESIGN §4, §10b): AGENTS.md, `.atrium/skills`, `.atrium/agents`. */
+export interface LinkedProject {
+  agentsFile: string | null;
+  skills: Skill[];
+  agents: AgentDefinition[];
+}
+
+const NOTHING_READ: LinkedProject = { agentsFile: null, skills: [], agents: [] };
+
+/**
+ * The project files of a place on a linked machine, or null when the place is this host and
+ * its files are read here. Before the machine has answered, it has none: the gateway never
+ * reads its own disk at a path that belongs to another computer.
+ */
+export function linkedProject(machines: MachinePort | undefined, place: ProjectPlace | undefined): LinkedProject | null {
+  if (!place?.machine || !machines || machines.isLocal(place.machine)) return null;
+  return machines.projectFiles(place.machine, place.cwd) ?? NOTHING_READ;
 }
 
 /** The link to a machine was lost (or was never there) while a call needed it. */

@@ -2,15 +2,17 @@ import fs from "node:fs";
 import path from "node:path";
 import { z } from "zod";
 import { LOAD_SKILL_TOOL_NAME } from "../context/skill-names";
-import { discoverSkills, skillsForAgent, type Skill } from "../context/skills";
+import { skillsForAgent, type Skill } from "../context/skills";
+import type { ProjectPlace } from "../ports/machine-port";
 import { defineTool, type AnyToolDefinition } from "./tool";
 
 const FILE_LISTING_LIMIT = 50;
 
 export interface LoadSkillOptions {
-  home: string;
+  /** The skills of a project, read on its machine. */
+  skills(place: ProjectPlace): Skill[];
   /** The `skills:` list of the calling agent, or null for all. */
-  allowedSkills(agent: string | undefined, cwd: string): readonly string[] | null;
+  allowedSkills(agent: string | undefined, place: ProjectPlace): readonly string[] | null;
 }
 
 /** load_skill(name): the skill's instructions as the tool result, with its folder so read_file can reach its files. */
@@ -22,7 +24,8 @@ export function createLoadSkillTool(options: LoadSkillOptions): AnyToolDefinitio
       "skill's folder, which the result names; read them with read_file using that folder's absolute path.",
     inputSchema: z.object({ name: z.string().min(1).describe("The skill's name as listed.") }),
     async execute(input, context) {
-      const visible = skillsForAgent(discoverSkills(options.home, context.cwd).skills, options.allowedSkills(context.agent, context.cwd));
+      const place = { cwd: context.cwd, machine: context.machine };
+      const visible = skillsForAgent(options.skills(place), options.allowedSkills(context.agent, place));
       const skill = visible.find((candidate) => candidate.name === input.name);
       if (!skill) {
         const names = visible.map((candidate) => candidate.name);
@@ -37,14 +40,15 @@ export function createLoadSkillTool(options: LoadSkillOptions): AnyToolDefinitio
 }
 
 export function skillText(skill: Skill): string {
-  const files = listFiles(skill.folder);
+  const files = skill.files ?? skillFolderFiles(skill.folder);
   const listing = files.length
     ? `\nFiles in the skill's folder (read with read_file by absolute path):\n${files.map((file) => `- ${path.join(skill.folder, file)}`).join("\n")}`
     : "";
   return `<skill name="${skill.name}" folder="${skill.folder}">\n${skill.body}\n</skill>\nPaths in this skill are relative to ${skill.folder}.${listing}`;
 }
 
-function listFiles(folder: string): string[] {
+/** The files of a skill's folder beside SKILL.md, relative to it: three levels deep, at most 50. */
+export function skillFolderFiles(folder: string): string[] {
   const found: string[] = [];
   const walk = (relative: string, depth: number) => {
     let entries: fs.Dirent[];

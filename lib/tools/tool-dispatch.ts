@@ -41,7 +41,7 @@ export async function handleToolCall(runner: TurnHandle, item: Item): Promise<vo
     await actor.completeItem(session, item, { status: "failed", output: `Unknown tool "${name}". Use one of the tools listed.` });
     return;
   }
-  const agent = context.agent(session.agent, actor.conversation().cwd);
+  const agent = context.agent(session.agent, actor.conversation());
   const sandbox = toolSandbox(context.config.sandbox, context.store.paths.home);
   const policy = askWithoutSandbox(name, sandboxBackend(sandbox), resolveApprovalPolicy(name, agent?.approval, context.config.approvals));
   if (policy === "deny") {

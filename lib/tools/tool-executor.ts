@@ -31,6 +31,7 @@ export async function executeTool(runner: TurnHandle, item: Item, definition: An
       onOutput: (delta) => runner.appendOutput(item, delta),
       env: toolEnvironment(context.config.shell.env),
       agent: session.agent,
+      machine: conversation.machine,
       sandbox,
     });
   }

@@ -12,6 +12,8 @@ export interface ToolContext {
   env?: Record<string, string>;
   /** The calling session's agent, for tools that depend on it (load_skill and the agent's `skills:`). */
   agent?: string;
+  /** The conversation's machine (DESIGN §10b), for tools that read its project (load_skill); absent: `local`. */
+  machine?: string;
   /** The confinement of processes and file paths (DESIGN §5); absent: none, as in tool unit tests. */
   sandbox?: ToolSandbox;
 }

@@ -41,6 +41,11 @@ test("a machine added in Settings runs a conversation's shell in its own HOME an
   const approval = page.getByRole("group", { name: "Approval for shell" });
   // The approval names the machine the call would run on.
   await expect(approval).toContainText(`to run on ${name}?`);
+  // So does the approvals page, in a second tab of the same browser.
+  const approvalsTab = await page.context().newPage();
+  await approvalsTab.goto("/approvals");
+  await expect(approvalsTab.getByRole("listitem").filter({ has: approvalsTab.getByRole("group", { name: "Approval for shell" }) })).toContainText(`on ${name}`);
+  await approvalsTab.close();
   await approval.getByRole("button", { name: "Approve" }).click();
   await expect(conversation.lastReply).toHaveText(`Tool shell returned: home=${path.join(base, "home")}`);
   // The card opened while the call ran and may still be open: open it only if it is not.

@@ -9,9 +9,13 @@ export default async function ApprovalsPage() {
   const runtime = await signedInRuntime();
   const approvals = runtime.listApprovals();
   const titles: Record<string, string> = {};
+  // Where each call would run (DESIGN §10b: approvals show the machine).
+  const machineOf: Record<string, string> = {};
   for (const approval of approvals) {
     if (titles[approval.conversationId] !== undefined) continue;
-    titles[approval.conversationId] = findConversation(runtime, approval.conversationId)?.title ?? "Deleted conversation";
+    const conversation = findConversation(runtime, approval.conversationId);
+    titles[approval.conversationId] = conversation?.title ?? "Deleted conversation";
+    if (conversation) machineOf[approval.conversationId] = conversation.machine;
   }
-  return <ApprovalsList initialApprovals={approvals} initialTitles={titles} />;
+  return <ApprovalsList initialApprovals={approvals} initialTitles={titles} initialMachineOf={machineOf} initialMachines={runtime.machines.list()} />;
 }

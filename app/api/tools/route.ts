@@ -6,7 +6,7 @@ import { toolsOverview } from "@/lib/api/tools-overview";
 
 export const dynamic = "force-dynamic";
 
-export const GET = apiRoute(({ request, runtime }) => {
+export const GET = apiRoute(async ({ request, runtime }) => {
   const query = parseWith(toolsQuery, queryParams(request));
-  return json(toolsOverview(runtime, query.cwd ?? runtime.config.defaultCwd));
+  return json(await toolsOverview(runtime, { cwd: query.cwd ?? runtime.config.defaultCwd, machine: query.machine }));
 });

@@ -30,7 +30,7 @@ describe("project agents", () => {
     expect(nextRequest(actor, actor.root).system).toContain("PROJECT REVIEWER RULES");
     const releaser = await harness.runtime.createConversation({ text: "hi", agent: "releaser", cwd: project });
     expect((await harness.turnEnded(releaser.conversation.id, releaser.turn.id)).status).toBe("completed");
-    expect(harness.runtime.listAgents(project).map((agent) => agent.name).sort()).toEqual(["default", "releaser", "reviewer"]);
+    expect(harness.runtime.listAgents({ cwd: project }).map((agent) => agent.name).sort()).toEqual(["default", "releaser", "reviewer"]);
 
     const elsewhere = await harness.runtime.createConversation({ text: "hi", agent: "reviewer" });
     await harness.turnEnded(elsewhere.conversation.id, elsewhere.turn.id);

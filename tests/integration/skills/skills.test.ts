@@ -152,7 +152,7 @@ describe("skills", () => {
       await runtime.stop();
       temp.cleanup();
     });
-    expect(runtime.extensions.skills(temp.home).map((skill) => skill.name)).toEqual(["good"]);
+    expect(runtime.extensions.skills({ cwd: temp.home }).map((skill) => skill.name)).toEqual(["good"]);
     expect(logged.some((line) => line.includes(path.join("bad", "SKILL.md")) && line.includes("description"))).toBe(true);
     expect(logged.some((line) => line.includes(path.join("broken", "SKILL.md")) && line.includes("missing YAML front matter"))).toBe(true);
   });
