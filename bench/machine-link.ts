@@ -25,11 +25,16 @@ const MEGABYTE = "head -c 1000000 /dev/zero | tr '\\0' a";
 const GOAL_ADDED_MS = 15;
 const GOAL_STREAM_RATIO = 2;
 
+const INTERRUPTS = 10;
+const GOAL_INTERRUPT_MS = 200;
+
 type Run = (command: string) => Promise<number>;
+/** Starts a long call, aborts it once its first output arrives; resolves with ms from the abort to its interrupted result. */
+type Interrupt = () => Promise<number>;
 
 const measure: Measure = () =>
   withTempDirectory("atrium-bench-machine-", async (root) => {
-    const { local, remote, stop } = await startLink(root);
+    const { local, remote, interruptLocal, interruptRemote, stop } = await startLink(root);
     try {
       await local("true");
       await remote("true");
@@ -37,6 +42,12 @@ const measure: Measure = () =>
       const stream = await interleaved(local, remote, MEGABYTE, 10);
       const localBurst = await burst(local);
       const remoteBurst = await burst(remote);
+      const interrupts = { local: [] as number[], remote: [] as number[] };
+      for (let index = 0; index < INTERRUPTS; index += 1) {
+        interrupts.local.push(await interruptLocal());
+        interrupts.remote.push(await interruptRemote());
+      }
+      const slowestInterrupt = Math.max(...interrupts.remote);
       const added = median(short.remote) - median(short.local);
       const streamRatio = median(stream.remote) / median(stream.local);
       return {
@@ -45,11 +56,13 @@ const measure: Measure = () =>
         checks: [
           { metric: "added per short call, median", value: formatMs(added), goal: `≤ ${GOAL_ADDED_MS} ms`, pass: added <= GOAL_ADDED_MS },
           { metric: "1 MB streamed output, link / local", value: `${streamRatio.toFixed(2)}×`, goal: `≤ ${GOAL_STREAM_RATIO}×`, pass: streamRatio <= GOAL_STREAM_RATIO },
+          { metric: "interrupt → process group gone, through the link, slowest", value: formatMs(slowestInterrupt), goal: `≤ ${GOAL_INTERRUPT_MS} ms`, pass: slowestInterrupt <= GOAL_INTERRUPT_MS },
           { metric: `${CONCURRENT} calls at once, link / local wall time`, value: `${(remoteBurst / localBurst).toFixed(2)}×`, goal: "reported", pass: null },
         ],
         details: [
           `short call (bash -c true): local median ${formatMs(median(short.local))}, link median ${formatMs(median(short.remote))} (${CALLS} each, interleaved)`,
           `1 MB output: local median ${formatMs(median(stream.local))}, link median ${formatMs(median(stream.remote))}`,
+          `interrupt of a running \`sleep 30\` until its result says interrupted (the machine answers once the group has exited): local median ${formatMs(median(interrupts.local))}, link median ${formatMs(median(interrupts.remote))}, slowest ${formatMs(slowestInterrupt)} (${INTERRUPTS} each)`,
           `${CONCURRENT} concurrent short calls: local ${formatMs(localBurst)} (${((CONCURRENT / localBurst) * 1000).toFixed(0)} calls/s), link ${formatMs(remoteBurst)} (${((CONCURRENT / remoteBurst) * 1000).toFixed(0)} calls/s)`,
         ],
         evidence: [],
@@ -75,7 +88,7 @@ async function burst(run: Run): Promise<number> {
 }
 
 /** A gateway's machine registry on a loopback server, and a real machine process linked to it. */
-async function startLink(root: string): Promise<{ local: Run; remote: Run; stop: () => Promise<void> }> {
+async function startLink(root: string): Promise<{ local: Run; remote: Run; interruptLocal: Interrupt; interruptRemote: Interrupt; stop: () => Promise<void> }> {
   const work = path.join(root, "work");
   fs.mkdirSync(work);
   const registry = new MachineRegistry({
@@ -111,9 +124,27 @@ async function startLink(root: string): Promise<{ local: Run; remote: Run; stop:
     return performance.now() - started;
   };
   const io = () => ({ signal: new AbortController().signal, onOutput: () => undefined });
+  const interrupted = async (call: (io: { signal: AbortSignal; onOutput(delta: string): void }) => Promise<{ status: string; output: string }>) => {
+    const controller = new AbortController();
+    let aborted = 0;
+    const result = call({
+      signal: controller.signal,
+      onOutput: () => {
+        if (aborted) return;
+        aborted = performance.now();
+        controller.abort();
+      },
+    });
+    const answer = await result;
+    if (answer.status !== "interrupted" || !aborted) throw new Error(`the interrupted bench call ended ${answer.status}: ${answer.output.slice(0, 200)}`);
+    return performance.now() - aborted;
+  };
+  const long = { command: "echo started; sleep 30" };
   return {
     local: (command) => timed(() => runTool(shellTool, { command }, { cwd: work, ...io(), env: toolEnvironment(), sandbox })),
     remote: (command) => timed(() => registry.run(machine.id, { tool: "shell", input: { command }, cwd: fs.realpathSync(work) }, io())),
+    interruptLocal: () => interrupted((callIo) => runTool(shellTool, long, { cwd: work, ...callIo, env: toolEnvironment(), sandbox })),
+    interruptRemote: () => interrupted((callIo) => registry.run(machine.id, { tool: "shell", input: long, cwd: fs.realpathSync(work) }, callIo)),
     async stop() {
       child.kill();
       registry.closeAll();
