@@ -102,40 +102,46 @@ export function ApprovalsList({
               </ul>
             )}
           </section>
-          {decided.length > 0 && (
-            <section aria-labelledby="decided-heading" className="grid gap-3">
-              <h2 id="decided-heading" className="text-sm font-medium text-muted-foreground">
-                Recently decided
-              </h2>
-              <ul className="divide-y rounded-xl border bg-card">
-                {decided.map((approval) => (
-                  <li key={approval.id} className="flex items-center gap-3 px-3 py-2 text-sm">
-                    {approval.status === "approved" ? (
-                      <Badge variant="success">
-                        <CheckCircle2Icon />
-                        approved
-                      </Badge>
-                    ) : (
-                      <Badge variant="destructive">
-                        <XCircleIcon />
-                        denied
-                      </Badge>
-                    )}
-                    <code className="min-w-0 flex-1 truncate font-mono text-xs">
-                      {approval.toolName} {describeToolInput(approval.toolName, approval.input)}
-                    </code>
-                    <MachineName name={machineName(approval.conversationId)} />
-                    <Link href={`/c/${approval.conversationId}`} prefetch={false} className="hidden max-w-[30%] truncate text-xs text-muted-foreground hover:underline sm:block">
-                      {titles[approval.conversationId] ?? "Conversation"}
-                    </Link>
-                  </li>
-                ))}
-              </ul>
-            </section>
-          )}
+          <DecidedList decided={decided} titles={titles} machineName={machineName} />
         </div>
       </div>
     </div>
+  );
+}
+
+/** The latest decisions, newest first, each with its machine when that is a linked one. */
+function DecidedList({ decided, titles, machineName }: { decided: Approval[]; titles: Record<string, string>; machineName(conversationId: string): string | null }) {
+  if (decided.length === 0) return null;
+  return (
+    <section aria-labelledby="decided-heading" className="grid gap-3">
+      <h2 id="decided-heading" className="text-sm font-medium text-muted-foreground">
+        Recently decided
+      </h2>
+      <ul className="divide-y rounded-xl border bg-card">
+        {decided.map((approval) => (
+          <li key={approval.id} className="flex items-center gap-3 px-3 py-2 text-sm">
+            {approval.status === "approved" ? (
+              <Badge variant="success">
+                <CheckCircle2Icon />
+                approved
+              </Badge>
+            ) : (
+              <Badge variant="destructive">
+                <XCircleIcon />
+                denied
+              </Badge>
+            )}
+            <code className="min-w-0 flex-1 truncate font-mono text-xs">
+              {approval.toolName} {describeToolInput(approval.toolName, approval.input)}
+            </code>
+            <MachineName name={machineName(approval.conversationId)} />
+            <Link href={`/c/${approval.conversationId}`} prefetch={false} className="hidden max-w-[30%] truncate text-xs text-muted-foreground hover:underline sm:block">
+              {titles[approval.conversationId] ?? "Conversation"}
+            </Link>
+          </li>
+        ))}
+      </ul>
+    </section>
   );
 }
 
