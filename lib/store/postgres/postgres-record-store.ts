@@ -44,12 +44,17 @@ export class PostgresRecordStore implements RecordStore {
     private readonly now: () => Date = () => new Date(),
   ) {}
 
+  /** Checked as the line it will be before it is written (the database numbers it), and as the line it is after. */
   async appendMetadata(conversationId: string, body: MetadataRecordBody): Promise<MetadataRecord> {
-    return metadataRecordSchema.parse(await this.append(conversationId, METADATA, body));
+    const at = this.now().toISOString();
+    metadataRecordSchema.parse({ v: 1, seq: 1, at, ...body });
+    return metadataRecordSchema.parse(await this.append(conversationId, METADATA, at, body));
   }
 
   async appendSession(conversationId: string, sessionId: string, body: SessionRecordBody): Promise<SessionRecord> {
-    return sessionRecordSchema.parse(await this.append(conversationId, sessionId, body));
+    const at = this.now().toISOString();
+    sessionRecordSchema.parse({ v: 1, seq: 1, at, ...body });
+    return sessionRecordSchema.parse(await this.append(conversationId, sessionId, at, body));
   }
 
   /** One stream's records in seq order (metadata, or a session's items). */
@@ -90,13 +95,13 @@ export class PostgresRecordStore implements RecordStore {
     };
   }
 
-  private async append(conversationId: string, stream: string, body: object): Promise<Record<string, unknown>> {
+  private async append(conversationId: string, stream: string, at: string, body: object): Promise<Record<string, unknown>> {
     const lease = this.leaseOf(conversationId);
     if (!lease) throw new LeaseLostError(conversationId, null);
     try {
       const result = await this.pool.query<{ record: Record<string, unknown> }>(
         "SELECT atrium_append_record($1, $2, $3, $4, $5, $6::jsonb) AS record",
-        [conversationId, stream, lease.nodeId, lease.epoch, this.now().toISOString(), JSON.stringify(body)],
+        [conversationId, stream, lease.nodeId, lease.epoch, at, JSON.stringify(body)],
       );
       return lineOrder(result.rows[0]!.record);
     } catch (error) {
