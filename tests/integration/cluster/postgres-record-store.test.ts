@@ -10,6 +10,7 @@ import { LeaseLostError, PostgresRecordStore } from "@/lib/store/postgres/postgr
 import { isAlive } from "../../support/process-group";
 import { startTestPostgres, type TestPostgres } from "../../support/embedded-postgres";
 import { waitUntil } from "../../support/wait-until";
+import { appendEveryRecordType, type RecordWriter } from "../store/every-record-type";
 
 const newId = createIdGenerator();
 let postgres: TestPostgres;
@@ -87,6 +88,24 @@ describe("PostgreSQL record store: order", () => {
     expect(await a.records.readSession(conversationId, sessionId)).toEqual(items);
     const fold = foldConversation(await a.records.foldSource(conversationId), conversationId, () => true);
     expect(fold?.sessions.has(sessionId)).toBe(true);
+  });
+
+  it("holds every record type of records.ts and gives each back unchanged, as the files do", async () => {
+    const a = node(newId());
+    const writer: RecordWriter = {
+      newId,
+      now: () => new Date(),
+      async appendMetadata(conversationId, body) {
+        if (!a.held.has(conversationId)) await a.take(conversationId);
+        return a.records.appendMetadata(conversationId, body);
+      },
+      appendSession: (conversationId, sessionId, body) => a.records.appendSession(conversationId, sessionId, body),
+    };
+    const written = await appendEveryRecordType(writer);
+    expect(await a.records.readMetadata(written.conversationId)).toEqual(written.metadata);
+    for (const [sessionId, records] of written.sessions) expect(await a.records.readSession(written.conversationId, sessionId)).toEqual(records);
+    const fold = foldConversation(await a.records.foldSource(written.conversationId), written.conversationId, () => true);
+    expect([...fold!.sessions.keys()].sort()).toEqual([written.rootSessionId, written.subagentSessionId].sort());
   });
 
   it("keeps concurrent appends of one owner gap-free and distinct in every stream", async () => {
