@@ -51,6 +51,8 @@ export async function startTestPostgres(): Promise<TestPostgres> {
   const pools: pg.Pool[] = [];
   const pool = () => {
     const created = new pg.Pool({ connectionString: url, max: 8 });
+    // An idle client the server drops (its stop) must not throw out of the process.
+    created.on("error", () => undefined);
     pools.push(created);
     return created;
   };
