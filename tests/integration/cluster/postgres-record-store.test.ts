@@ -215,6 +215,27 @@ describe("fencing", () => {
     }
   });
 
+  it("refuses the writes of a former owner paused (SIGSTOP) past its lease and resumed (SIGCONT) after a take-over", async () => {
+    const a = node(newId(), 1);
+    const b = node(newId(), 1);
+    const conversationId = newId();
+    const sessionId = newId();
+    const former = staleOwner(conversationId, sessionId, await a.take(conversationId));
+    try {
+      await former.ready();
+      expect(await former.append("before the pause")).toEqual({ ok: true, seq: 1 });
+      former.child.kill("SIGSTOP");
+      await waitUntil(async () => (await b.leases.holder(conversationId)) === null, "the paused owner's lease to expire", 5_000, 50);
+      await b.take(conversationId);
+      former.child.kill("SIGCONT");
+      expect(await former.append("after the pause")).toEqual({ ok: false, code: "lease_lost" });
+      expect(await epochsOf(conversationId, sessionId)).toEqual([{ seq: 1, epoch: 1 }]);
+    } finally {
+      former.child.kill("SIGCONT");
+      await former.exit();
+    }
+  });
+
   it("orders every write of the old epoch before the new one when a take-over races a writing former owner", async () => {
     const nodeId = newId();
     const conversationId = newId();
