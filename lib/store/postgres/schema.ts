@@ -4,9 +4,10 @@ import type { Pool } from "pg";
  * The cluster's record tables (DESIGN §10c). `atrium_records` is append-only: one row per record,
  * keyed (conversation, stream, seq), stream being "metadata" or a session id, `record` the same
  * JSON object a JSONL line holds. `atrium_leases` names the one node that may write a
- * conversation; a lease row is never deleted, so its epoch only grows. `atrium_append_record` is
- * the only way a record is written: it locks the lease row, refuses a lease that is not the
- * caller's current live one, and numbers the record, all in one statement.
+ * conversation; a lease row is never deleted, so its epoch only grows. `atrium_nodes` lists the
+ * nodes (GET /api/cluster). `atrium_append_record` is the only way a record is written: it locks
+ * the lease row, refuses a lease that is not the caller's current live one, and numbers the
+ * record, all in one statement.
  */
 export const POSTGRES_SCHEMA = `
 CREATE TABLE IF NOT EXISTS atrium_leases (
@@ -14,6 +15,13 @@ CREATE TABLE IF NOT EXISTS atrium_leases (
   node_id text NOT NULL,
   epoch bigint NOT NULL CHECK (epoch > 0),
   expires_at timestamptz NOT NULL
+);
+
+CREATE TABLE IF NOT EXISTS atrium_nodes (
+  id text PRIMARY KEY,
+  url text,
+  started_at timestamptz NOT NULL,
+  last_seen_at timestamptz NOT NULL
 );
 
 CREATE TABLE IF NOT EXISTS atrium_records (

@@ -2,6 +2,7 @@ import type pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createIdGenerator } from "@/lib/store/ids";
 import { LeaseKeeper } from "@/lib/store/postgres/lease-keeper";
+import { Nodes } from "@/lib/store/postgres/nodes";
 import { LeaseHeldError, Leases, type Lease } from "@/lib/store/postgres/leases";
 import { LeaseLostError, PostgresRecordStore } from "@/lib/store/postgres/postgres-record-store";
 import { isAlive } from "../../support/process-group";
@@ -55,5 +56,25 @@ describe("lease keeper", () => {
     expect(lost).toEqual([held]);
     expect(keeper.lease(conversationId)).toBeNull();
     await keeper.stop();
+  });
+});
+
+describe("node registry", () => {
+  it("lists each node with its url, start, last heartbeat and the live leases it holds", async () => {
+    const nodes = new Nodes(pool);
+    const [a, b] = [newId(), newId()];
+    await nodes.register(a, "http://127.0.0.1:4001");
+    await nodes.register(b, null);
+    const keeper = new LeaseKeeper(new Leases(pool, a));
+    await keeper.acquire(newId());
+    await keeper.acquire(newId());
+    const before = (await nodes.list()).find((listed) => listed.id === a)!;
+    await nodes.seen(a);
+    const listed = await nodes.list();
+    expect(listed.find((node) => node.id === a)).toMatchObject({ url: "http://127.0.0.1:4001", conversations: 2, startedAt: before.startedAt });
+    expect(listed.find((node) => node.id === a)!.lastSeenAt >= before.lastSeenAt).toBe(true);
+    expect(listed.find((node) => node.id === b)).toMatchObject({ url: null, conversations: 0 });
+    await keeper.stop();
+    expect((await nodes.list()).find((node) => node.id === a)!.conversations).toBe(0);
   });
 });
