@@ -3,7 +3,7 @@ import type { ConversationFold } from "../store/conversation-fold";
 import type { AtriumError } from "../errors";
 import { IndexBehindError } from "../store/index-catch-up";
 import type { MetadataRecord, MetadataRecordBody, SessionRecord, SessionRecordBody } from "../store/records";
-import type { Store } from "../store/store";
+import type { RecordStore } from "../store/record-store";
 
 /**
  * The owner's metadata log and what it folds to (DESIGN §2): every metadata record the owner
@@ -13,7 +13,7 @@ import type { Store } from "../store/store";
  */
 export class OwnerRecords {
   constructor(
-    private readonly store: Store,
+    private readonly store: RecordStore,
     private readonly conversationId: string,
     readonly fold: ConversationFold,
   ) {}

@@ -11,6 +11,7 @@ import { dataPaths, type DataPaths } from "./paths";
 import { RecordProofs } from "./record-proofs";
 import { foldConversation, type ConversationFold } from "./conversation-fold";
 import { nodeStorageFs, type StorageFs } from "./storage-fs";
+import type { RecordStore } from "./record-store";
 import {
   metadataRecordSchema,
   sessionRecordSchema,
@@ -36,7 +37,7 @@ const RETIRED_PREFIX = ".deleting-";
  * The durable store: JSONL files are the truth, metadata.db is the index.
  * Every append is flushed before the index sees it (DESIGN §2, write order).
  */
-export class Store {
+export class Store implements RecordStore {
   readonly paths: DataPaths;
   readonly index: IndexDatabase;
   readonly writer: IndexWriter;

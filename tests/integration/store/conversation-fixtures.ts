@@ -81,7 +81,7 @@ export async function appendExchange(store: Store, conversation: BuiltConversati
 }
 
 export function item(
-  store: Store,
+  store: Pick<Store, "now">,
   fields: Omit<StoredItem, "createdAt"> & Partial<Pick<StoredItem, "createdAt">>,
 ): StoredItem {
   return { createdAt: store.now().toISOString(), ...fields };

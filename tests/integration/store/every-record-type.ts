@@ -1,5 +1,6 @@
 import type { MetadataRecord, SessionRecord } from "@/lib/store/records";
-import type { Store } from "@/lib/store/store";
+import type { IdGenerator } from "@/lib/store/ids";
+import type { RecordStore } from "@/lib/store/record-store";
 import { item } from "./conversation-fixtures";
 
 export interface EveryRecordType {
@@ -16,7 +17,10 @@ export interface EveryRecordType {
  * a compaction, queued messages, an objective, an empty streamed answer, a rename and archive).
  * conversation.deleted is left out: it removes the conversation.
  */
-export async function appendEveryRecordType(store: Store, title = "Every record"): Promise<EveryRecordType> {
+/** Any backend of the owner's record store (files or PostgreSQL), with the ids it numbers things by. */
+export type RecordWriter = RecordStore & { newId: IdGenerator; now: () => Date };
+
+export async function appendEveryRecordType(store: RecordWriter, title = "Every record"): Promise<EveryRecordType> {
   const conversationId = store.newId();
   const rootSessionId = store.newId();
   const subagentSessionId = store.newId();
@@ -36,10 +40,10 @@ export async function appendEveryRecordType(store: Store, title = "Every record"
     [rootSessionId, []],
     [subagentSessionId, []],
   ]);
-  const meta = async (body: Parameters<Store["appendMetadata"]>[1]) => {
+  const meta = async (body: Parameters<RecordStore["appendMetadata"]>[1]) => {
     metadata.push(await store.appendMetadata(conversationId, body));
   };
-  const session = async (sessionId: string, body: Parameters<Store["appendSession"]>[2]) => {
+  const session = async (sessionId: string, body: Parameters<RecordStore["appendSession"]>[2]) => {
     sessions.get(sessionId)!.push(await store.appendSession(conversationId, sessionId, body));
   };
   const created = async (sessionId: string, fields: Omit<Parameters<typeof item>[1], "sessionId">) =>

@@ -1,0 +1,112 @@
+import type { Pool } from "pg";
+import type { FoldSource } from "../conversation-fold";
+import type { RecordStore } from "../record-store";
+import {
+  metadataRecordSchema,
+  sessionRecordSchema,
+  type MetadataRecord,
+  type MetadataRecordBody,
+  type SessionRecord,
+  type SessionRecordBody,
+} from "../records";
+import type { Lease } from "./leases";
+import { LEASE_REFUSED } from "./schema";
+
+/** The database refused a write: the writer's lease is stale (another node took it), expired or not held. */
+export class LeaseLostError extends Error {
+  readonly code = "lease_lost";
+  constructor(
+    readonly conversationId: string,
+    readonly epoch: number | null,
+  ) {
+    super(epoch === null ? `this node holds no lease on conversation ${conversationId}` : `the lease on conversation ${conversationId} at epoch ${epoch} is lost`);
+  }
+}
+
+const METADATA = "metadata";
+
+/** A record read back in the order of a JSONL line ({v, seq, at, type, …}) and checked as a line read from a file is. */
+function lineOrder(record: Record<string, unknown>): Record<string, unknown> {
+  return { v: record.v, seq: record.seq, at: record.at, type: record.type, ...record };
+}
+
+/**
+ * The PostgreSQL backend of the owner's record store (DESIGN §10c): the same JSON records as the
+ * JSONL files, one row per (conversation, stream, seq). Every append goes through
+ * atrium_append_record with the lease this node holds on the conversation, so the database
+ * refuses it once another node has taken the lease (LeaseLostError). `leaseOf` answers the
+ * lease the node holds now (kept by whoever takes and renews it).
+ */
+export class PostgresRecordStore implements RecordStore {
+  constructor(
+    private readonly pool: Pool,
+    private readonly leaseOf: (conversationId: string) => Lease | null,
+    private readonly now: () => Date = () => new Date(),
+  ) {}
+
+  /** Checked as the line it will be before it is written (the database numbers it), and as the line it is after. */
+  async appendMetadata(conversationId: string, body: MetadataRecordBody): Promise<MetadataRecord> {
+    const at = this.now().toISOString();
+    metadataRecordSchema.parse({ v: 1, seq: 1, at, ...body });
+    return metadataRecordSchema.parse(await this.append(conversationId, METADATA, at, body));
+  }
+
+  async appendSession(conversationId: string, sessionId: string, body: SessionRecordBody): Promise<SessionRecord> {
+    const at = this.now().toISOString();
+    sessionRecordSchema.parse({ v: 1, seq: 1, at, ...body });
+    return sessionRecordSchema.parse(await this.append(conversationId, sessionId, at, body));
+  }
+
+  /** One stream's records in seq order (metadata, or a session's items). */
+  async readStream(conversationId: string, stream: string): Promise<Array<Record<string, unknown>>> {
+    const rows = await this.pool.query<{ record: Record<string, unknown> }>(
+      "SELECT record FROM atrium_records WHERE conversation_id = $1 AND stream = $2 ORDER BY seq",
+      [conversationId, stream],
+    );
+    return rows.rows.map((row) => lineOrder(row.record));
+  }
+
+  async readMetadata(conversationId: string): Promise<MetadataRecord[]> {
+    return (await this.readStream(conversationId, METADATA)).map((record) => metadataRecordSchema.parse(record));
+  }
+
+  async readSession(conversationId: string, sessionId: string): Promise<SessionRecord[]> {
+    return (await this.readStream(conversationId, sessionId)).map((record) => sessionRecordSchema.parse(record));
+  }
+
+  /**
+   * Every record of a conversation read in one query, as the synchronous source foldConversation
+   * reads (so an owner is built from the database's records exactly as from its files).
+   */
+  async foldSource(conversationId: string): Promise<FoldSource> {
+    const rows = await this.pool.query<{ stream: string; record: Record<string, unknown> }>(
+      "SELECT stream, record FROM atrium_records WHERE conversation_id = $1 ORDER BY stream, seq",
+      [conversationId],
+    );
+    const streams = new Map<string, Array<Record<string, unknown>>>();
+    for (const row of rows.rows) {
+      const records = streams.get(row.stream) ?? [];
+      records.push(lineOrder(row.record));
+      streams.set(row.stream, records);
+    }
+    return {
+      readMetadata: () => ({ records: (streams.get(METADATA) ?? []).map((record) => ({ record: metadataRecordSchema.parse(record) })) }),
+      readSession: (_, sessionId) => ({ records: (streams.get(sessionId) ?? []).map((record) => ({ record: sessionRecordSchema.parse(record) })) }),
+    };
+  }
+
+  private async append(conversationId: string, stream: string, at: string, body: object): Promise<Record<string, unknown>> {
+    const lease = this.leaseOf(conversationId);
+    if (!lease) throw new LeaseLostError(conversationId, null);
+    try {
+      const result = await this.pool.query<{ record: Record<string, unknown> }>(
+        "SELECT atrium_append_record($1, $2, $3, $4, $5, $6::jsonb) AS record",
+        [conversationId, stream, lease.nodeId, lease.epoch, at, JSON.stringify(body)],
+      );
+      return lineOrder(result.rows[0]!.record);
+    } catch (error) {
+      if ((error as { code?: unknown }).code === LEASE_REFUSED) throw new LeaseLostError(conversationId, lease.epoch);
+      throw error;
+    }
+  }
+}

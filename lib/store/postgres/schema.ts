@@ -1,0 +1,85 @@
+import type { Pool } from "pg";
+
+/**
+ * The cluster's record tables (DESIGN §10c). `atrium_records` is append-only: one row per record,
+ * keyed (conversation, stream, seq), stream being "metadata" or a session id, `record` the same
+ * JSON object a JSONL line holds. `atrium_leases` names the one node that may write a
+ * conversation; a lease row is never deleted, so its epoch only grows. `atrium_nodes` lists the
+ * nodes (GET /api/cluster). `atrium_append_record` is the only way a record is written: it locks
+ * the lease row, refuses a lease that is not the caller's current live one, and numbers the
+ * record, all in one statement.
+ */
+export const POSTGRES_SCHEMA = `
+CREATE TABLE IF NOT EXISTS atrium_leases (
+  conversation_id text PRIMARY KEY,
+  node_id text NOT NULL,
+  epoch bigint NOT NULL CHECK (epoch > 0),
+  expires_at timestamptz NOT NULL
+);
+
+CREATE TABLE IF NOT EXISTS atrium_nodes (
+  id text PRIMARY KEY,
+  url text,
+  started_at timestamptz NOT NULL,
+  last_seen_at timestamptz NOT NULL
+);
+
+CREATE TABLE IF NOT EXISTS atrium_records (
+  conversation_id text NOT NULL,
+  stream text NOT NULL,
+  seq bigint NOT NULL CHECK (seq > 0),
+  epoch bigint NOT NULL,
+  record jsonb NOT NULL,
+  PRIMARY KEY (conversation_id, stream, seq)
+);
+
+CREATE OR REPLACE FUNCTION atrium_refuse_record_change() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  RAISE EXCEPTION 'atrium_records is append-only' USING ERRCODE = 'AT002';
+END $$;
+
+DROP TRIGGER IF EXISTS atrium_records_append_only ON atrium_records;
+CREATE TRIGGER atrium_records_append_only BEFORE UPDATE OR DELETE ON atrium_records
+  FOR EACH ROW EXECUTE FUNCTION atrium_refuse_record_change();
+
+CREATE OR REPLACE FUNCTION atrium_append_record(
+  p_conversation text, p_stream text, p_node text, p_epoch bigint, p_at text, p_body jsonb
+) RETURNS jsonb LANGUAGE plpgsql VOLATILE AS $$
+DECLARE
+  v_seq bigint;
+  v_record jsonb;
+BEGIN
+  PERFORM 1 FROM atrium_leases
+    WHERE conversation_id = p_conversation AND node_id = p_node AND epoch = p_epoch
+      AND expires_at > clock_timestamp()
+    FOR UPDATE;
+  IF NOT FOUND THEN
+    RAISE EXCEPTION 'lease of conversation % at epoch % is not held by node %', p_conversation, p_epoch, p_node
+      USING ERRCODE = 'AT001';
+  END IF;
+  SELECT coalesce(max(seq), 0) + 1 INTO v_seq FROM atrium_records
+    WHERE conversation_id = p_conversation AND stream = p_stream;
+  v_record := jsonb_build_object('v', 1, 'seq', v_seq, 'at', p_at) || p_body;
+  INSERT INTO atrium_records (conversation_id, stream, seq, epoch, record)
+    VALUES (p_conversation, p_stream, v_seq, p_epoch, v_record);
+  RETURN v_record;
+END $$;
+`;
+
+/** SQLSTATE of a write whose lease is not the writer's (stale epoch, another node's, expired). */
+export const LEASE_REFUSED = "AT001";
+
+/** Creates the tables and functions if absent; safe to run on every node's start (one at a time, under an advisory lock). */
+export async function ensurePostgresSchema(pool: Pool): Promise<void> {
+  const client = await pool.connect();
+  try {
+    await client.query("SELECT pg_advisory_lock(hashtext('atrium_schema'))");
+    try {
+      await client.query(POSTGRES_SCHEMA);
+    } finally {
+      await client.query("SELECT pg_advisory_unlock(hashtext('atrium_schema'))");
+    }
+  } finally {
+    client.release();
+  }
+}
