@@ -163,6 +163,14 @@ describe("leases", () => {
 });
 
 /** The stale owner as a second OS process, writing with the lease it was given. */
+/**
+ * Lets a lease taken for long enough (a second process may take seconds to start on a loaded
+ * machine) run out in `seconds` from now: renewed once with that length.
+ */
+async function expireSoon(lease: Lease, seconds = 1): Promise<void> {
+  expect(await new Leases(pool, lease.nodeId, seconds).renew(lease)).not.toBeNull();
+}
+
 function staleOwner(conversationId: string, sessionId: string, lease: Lease) {
   const script = path.resolve(import.meta.dirname, "../../support/stale-owner-process.ts");
   const child = spawn(
@@ -190,7 +198,7 @@ function staleOwner(conversationId: string, sessionId: string, lease: Lease) {
 
 describe("fencing", () => {
   it("refuses every write of a former owner (another process) once another node took the lease", async () => {
-    const a = node(newId(), 1);
+    const a = node(newId(), 30);
     const b = node(newId(), 1);
     const conversationId = newId();
     const sessionId = newId();
@@ -199,6 +207,7 @@ describe("fencing", () => {
     try {
       expect(await former.ready()).toEqual({ ready: true });
       expect(await former.append("before")).toEqual({ ok: true, seq: 1 });
+      await expireSoon(lease);
       await waitUntil(async () => (await b.leases.holder(conversationId)) === null, "a's lease to expire", 5_000, 50);
       await b.take(conversationId);
       expect(await former.append("after take-over")).toEqual({ ok: false, code: "lease_lost" });
@@ -216,15 +225,17 @@ describe("fencing", () => {
   });
 
   it("refuses the writes of a former owner paused (SIGSTOP) past its lease and resumed (SIGCONT) after a take-over", async () => {
-    const a = node(newId(), 1);
+    const a = node(newId(), 30);
     const b = node(newId(), 1);
     const conversationId = newId();
     const sessionId = newId();
-    const former = staleOwner(conversationId, sessionId, await a.take(conversationId));
+    const lease = await a.take(conversationId);
+    const former = staleOwner(conversationId, sessionId, lease);
     try {
       await former.ready();
       expect(await former.append("before the pause")).toEqual({ ok: true, seq: 1 });
       former.child.kill("SIGSTOP");
+      await expireSoon(lease);
       await waitUntil(async () => (await b.leases.holder(conversationId)) === null, "the paused owner's lease to expire", 5_000, 50);
       await b.take(conversationId);
       former.child.kill("SIGCONT");
