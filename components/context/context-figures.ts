@@ -18,3 +18,24 @@ export function contextFigures(context: ContextInfo) {
     tone,
   };
 }
+
+/** Why the figure is what it is: the basis the popover names (DESIGN §4 "the API/UI say which"). */
+export function basisExplanation(context: Pick<ContextInfo, "source">): string {
+  return context.source === "reported"
+    ? "The provider's count for the last model call, plus an estimate of what was added since."
+    : "An estimate (no model call has reported its input since this conversation started or was last compacted).";
+}
+
+/**
+ * Why the last compaction did or did not shrink the context: the summary replaces only the
+ * older history, and the most recent part (at least 20 % of the window) is always kept.
+ */
+export function compactionExplanation(context: Pick<ContextInfo, "contextWindow" | "lastCompaction">): string | null {
+  const last = context.lastCompaction;
+  if (!last) return null;
+  const kept = Math.floor(context.contextWindow * 0.2);
+  const saved = last.tokensBefore - last.tokensAfter;
+  if (saved <= last.tokensBefore * 0.1)
+    return `It shrank little: the most recent part, at least 20 % of the window (${kept.toLocaleString("en-US")} tokens), is always kept, and only what is older is summarized.`;
+  return `The older history was replaced by a summary (${saved.toLocaleString("en-US")} tokens fewer); the most recent 20 % of the window is always kept.`;
+}

@@ -5,7 +5,7 @@ import { Popover } from "radix-ui";
 import { toast } from "sonner";
 import type { ContextInfo } from "@/lib/events/entities";
 import { Button } from "@/components/ui/button";
-import { contextFigures, type ContextTone } from "./context-figures";
+import { basisExplanation, compactionExplanation, contextFigures, type ContextTone } from "./context-figures";
 import { useContextInfo } from "./use-context-info";
 
 const number = new Intl.NumberFormat("en-US");
@@ -123,7 +123,12 @@ function ContextFigures({ context, percent, thresholdPercent }: { context: Conte
         </>
       )}
       <dt className="text-muted-foreground">Figures</dt>
-      <dd className="text-right">{context.source === "reported" ? "reported by the provider" : "estimate"}</dd>
+      <dd className="text-right" data-testid="context-basis" title={basisExplanation(context)}>
+        {context.source === "reported" ? "reported by the provider" : "estimate"}
+      </dd>
+      <dd className="col-span-2 text-xs text-muted-foreground" data-testid="context-basis-why">
+        {basisExplanation(context)}
+      </dd>
       {context.reasoningContext && (
         <>
           <dt className="text-muted-foreground">Reasoning context</dt>
@@ -145,8 +150,8 @@ function LastCompaction({ context }: { context: ContextInfo }) {
     <div className="mt-2 border-t pt-2 text-xs text-muted-foreground" data-testid="context-last-compaction">
       {last ? (
         <p>
-          Last compacted {new Date(last.at).toLocaleString(undefined, { dateStyle: "short", timeStyle: "short" })}: {formatTokens(last.tokensBefore)} →{" "}
-          {formatTokens(last.tokensAfter)} tokens.{" "}
+          Last compacted {new Date(last.at).toLocaleString(undefined, { dateStyle: "short", timeStyle: "short" })}: {compactionFigures(last)} tokens.{" "}
+          <span data-testid="context-compaction-why">{compactionExplanation(context)}</span>{" "}
           <Popover.Close asChild>
             <button
               type="button"
@@ -171,6 +176,13 @@ const TONE_CLASS: Record<ContextTone, string> = {
   near: "text-warning-foreground",
   at: "text-destructive",
 };
+
+/** "14.0k → 14.0k" hid the change: when the short forms are equal, the exact counts are shown. */
+function compactionFigures(last: { tokensBefore: number; tokensAfter: number }): string {
+  const before = formatTokens(last.tokensBefore);
+  const after = formatTokens(last.tokensAfter);
+  return before === after ? `${number.format(last.tokensBefore)} → ${number.format(last.tokensAfter)}` : `${before} → ${after}`;
+}
 
 function reasoningLabel(mode: "all_turns" | "current_turn"): string {
   return mode === "all_turns" ? "all turns" : "current turn only";

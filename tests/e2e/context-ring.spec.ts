@@ -32,6 +32,7 @@ test("the context ring shows the figures, and Compact now adds a summary block",
   await expect(popover.getByTestId("context-total")).toContainText(" in · ");
   await expect(popover).toContainText(/reported by the provider|estimate/);
   await expect(popover.getByTestId("context-last-compaction")).toContainText("Not compacted yet");
+  await expect(popover.getByTestId("context-basis-why")).toHaveText(/provider's count|^An estimate/);
   await app.page.screenshot({ path: "test-results/screens/context-ring.png" });
 
   await popover.getByRole("button", { name: "Compact now" }).click();
@@ -43,6 +44,7 @@ test("the context ring shows the figures, and Compact now adds a summary block",
 
   await ring.click();
   await expect(popover.getByTestId("context-last-compaction")).toContainText("Last compacted");
+  await expect(popover.getByTestId("context-compaction-why")).toContainText("20 % of the window");
   await app.page.screenshot({ path: "test-results/screens/context-ring-compacted.png" });
   await popover.getByRole("button", { name: "Show the summary" }).click();
   await expect(popover).toBeHidden();

@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { ConversationPage, expect, test, unique } from "./support/fixtures";
+import { expect, test, unique } from "./support/fixtures";
 import { visit } from "./support/pages";
 
 const folder = (label: string) => fs.mkdtempSync(path.join(os.tmpdir(), `atrium-project-${label}-`));
