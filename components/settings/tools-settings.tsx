@@ -54,7 +54,10 @@ function ServersTable({ servers }: { servers: Server[] }) {
       <TableBody>
         {servers.map((server) => (
           <TableRow key={server.name} data-testid={`mcp-server-${server.name}`}>
-            <TableCell className="font-medium">{server.name}</TableCell>
+            <TableCell className="font-medium">
+              {server.name}
+              {server.machine && <span className="block text-xs font-normal text-muted-foreground">on {server.machine}</span>}
+            </TableCell>
             <TableCell>{server.transport === "http" ? "Streamable HTTP" : "stdio"}</TableCell>
             <TableCell className="max-w-md whitespace-normal">
               <Badge variant={STATUS_VARIANT[server.status]}>{server.status}</Badge>
@@ -86,7 +89,7 @@ export function ToolsSettings({ overview, project, projects }: { overview: Tools
       <main className="min-h-0 flex-1 overflow-y-auto">
         <div className="mx-auto grid max-w-4xl gap-8 p-4 md:p-6">
           <SandboxSection sandbox={overview.sandbox} />
-          <Section title="MCP servers" description="Started with Atrium; a failing server is retried with backoff.">
+          <Section title="MCP servers" description="Started with Atrium (a server with a machine starts there when it connects); a failing server is retried with backoff.">
             <ServersTable servers={overview.mcpServers} />
           </Section>
           <ProjectChoice chosen={project} projects={projects} />

@@ -26,7 +26,7 @@ export async function decideAndRemember(runtime: Runtime, approvalId: string, re
   const conversation = runtime.getConversation(pending.conversationId);
   const rules = new ApprovalRules(runtime.store.paths.home);
   const before = rules.list().length;
-  const rule = rules.add({ machine: "local", path: conversation.cwd, tool: remember.tool, commandPrefix: prefix }, runtime.store.now());
+  const rule = rules.add({ machine: conversation.machine, path: conversation.cwd, tool: remember.tool, commandPrefix: prefix }, runtime.store.now());
   try {
     return { approval: await runtime.decideApproval(approvalId, "approve", requestKey), rule };
   } catch (error) {

@@ -15,7 +15,8 @@ export async function toolsOverview(runtime: Runtime, place: ProjectPlace): Prom
   }
   const approvals = runtime.config.approvals;
   const extensions = runtime.extensions;
-  const tools: ToolsOverview["tools"] = [...runtime.context.tools, ...runtime.context.engineTools].map((tool) => {
+  const offered = [...runtime.context.tools, ...runtime.context.engineTools].filter((tool) => !place.machine || extensions.mcp.offeredOn(tool.name, place.machine));
+  const tools: ToolsOverview["tools"] = offered.map((tool) => {
     const origin = extensions.mcp.origin(tool.name);
     return {
       name: tool.name,

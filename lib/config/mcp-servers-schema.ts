@@ -32,6 +32,11 @@ export const stdioServerSchema = z.strictObject({
   envFrom: z.record(variableNameSchema, sourceVariableSchema).default({}),
   cwd: z.string().min(1).optional(),
   sandbox: serverSandboxSchema.optional(),
+  /**
+   * The machine (id or name, DESIGN §10b) that starts this server, inside its own sandbox and
+   * roots; its tools are offered only to conversations on that machine. Absent: the gateway's host.
+   */
+  machine: z.string().min(1).max(64).optional(),
   ...approvalFields,
 });
 

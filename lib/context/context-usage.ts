@@ -42,6 +42,8 @@ function agentTools(actor: ConversationOwner, agent: AgentDefinition | undefined
   return [...context.tools, ...context.engineTools]
     // Issue 14 hook: `mcp__<server>__*` entries in an agent's tools: list.
     .filter((tool) => toolAllowed(agent?.tools, tool.name))
+    // An MCP server configured on a machine serves only conversations on that machine (DESIGN §10b).
+    .filter((tool) => context.extensions?.mcp.offeredOn(tool.name, place.machine ?? "local") !== false)
     .map((tool) => (tool.name === "spawn_agent" ? spawnAgentFor(context.agents(place)) : tool));
 }
 

@@ -57,10 +57,11 @@ export class RequestExtensions {
       log: options.log,
       retryDelayMs: options.mcpRetryDelayMs,
       sandbox: toolSandbox(options.config.sandbox, options.home),
+      machines: options.machines,
     });
     this.ownTools = [
       createLoadSkillTool({ skills: (place) => this.skills(place), allowedSkills: options.allowedSkills }),
-      createLoadToolsTool(() => this.mcp.tools()),
+      createLoadToolsTool((machine) => this.mcp.tools().filter((tool) => this.mcp.offeredOn(tool.name, machine))),
     ];
   }
 

@@ -52,6 +52,8 @@ export const toolsOverviewSchema = z.object({
       status: z.enum(["connected", "starting", "failed"]),
       error: z.string().nullable(),
       toolCount: z.number().int(),
+      /** The machine it runs on (DESIGN §10b), by name; null: the gateway's host. */
+      machine: z.string().nullable(),
       approval: z.enum(["auto", "ask", "deny"]),
     }),
   ),

@@ -1,5 +1,6 @@
 import type { WebSocket } from "ws";
-import { MachineDisconnectedError, type MachineCall, type MachineCallIo } from "../ports/machine-port";
+import { MachineDisconnectedError, type MachineCall, type MachineCallIo, type McpRelay, type McpRelayHandlers, type McpRelaySpec } from "../ports/machine-port";
+import { maximumKeptOutputCharacters } from "../tools/capped-output";
 import type { ToolResult } from "../tools/tool";
 import { machineMessageSchema, parseFrame, type GatewayMessage, type MachineMessage } from "./link-protocol";
 
@@ -10,6 +11,8 @@ const CANCEL_GRACE_MS = 5_000;
 
 interface PendingCall {
   io: MachineCallIo;
+  /** What the machine streamed of this call: its result carries only what follows it. */
+  streamed: string;
   resolve(result: ToolResult): void;
   reject(error: Error): void;
 }
@@ -31,6 +34,8 @@ export class GatewayLink {
   private readonly calls = new Map<string, PendingCall>();
   private readonly checks = new Map<string, (answer: Answer) => void>();
   private readonly closedListeners: Array<() => void> = [];
+  /** MCP servers running on the machine for this gateway, by relay id. */
+  private readonly relays = new Map<string, McpRelayHandlers>();
   private sequence = 0;
   private answeredPing = true;
   private closed = false;
@@ -93,7 +98,7 @@ export class GatewayLink {
         finish();
         resolve(result);
       };
-      this.calls.set(callId, { io, resolve: settle, reject: (error) => (finish(), reject(error)) });
+      this.calls.set(callId, { io, streamed: "", resolve: settle, reject: (error) => (finish(), reject(error)) });
       io.signal.addEventListener("abort", onAbort, { once: true });
       try {
         this.send({ type: "call", callId, tool: call.tool, input: call.input, cwd: call.cwd });
@@ -104,6 +109,20 @@ export class GatewayLink {
       }
       if (io.signal.aborted) onAbort();
     });
+  }
+
+  /** Starts an MCP stdio server on the machine; its lines come back to `handlers` until it exits or the link goes. */
+  openMcp(spec: McpRelaySpec, handlers: McpRelayHandlers): McpRelay {
+    const relayId = this.nextId("mcp");
+    this.send({ type: "mcp_start", relayId, spec });
+    this.relays.set(relayId, handlers);
+    return {
+      send: (line) => this.send({ type: "mcp_send", relayId, line }),
+      close: () => {
+        if (!this.relays.delete(relayId)) return;
+        if (!this.closed) this.send({ type: "mcp_stop", relayId });
+      },
+    };
   }
 
   checkCwd(cwd: string): Promise<CwdAnswer> {
@@ -150,9 +169,28 @@ export class GatewayLink {
     this.onSeen();
     const message = parseFrame(machineMessageSchema, data);
     if (!message) return;
-    if (message.type === "output") this.calls.get(message.callId)?.io.onOutput(message.delta);
-    else if (message.type === "result") this.calls.get(message.callId)?.resolve(message.result);
-    else if (message.type !== "hello") this.checks.get(message.requestId)?.(message);
+    if (message.type === "output") this.output(message.callId, message.delta);
+    else if (message.type === "result") {
+      const call = this.calls.get(message.callId);
+      const { streamed, ...result } = message.result;
+      call?.resolve(streamed ? { ...result, output: call.streamed + result.output } : result);
+    }
+    else if (message.type === "mcp_line") this.relays.get(message.relayId)?.onLine(message.line);
+    else if (message.type === "mcp_stderr") this.relays.get(message.relayId)?.onStderr(message.line);
+    else if (message.type === "mcp_started") this.relays.get(message.relayId)?.onStarted(message.sandbox);
+    else if (message.type === "mcp_exit") {
+      const relay = this.relays.get(message.relayId);
+      this.relays.delete(message.relayId);
+      relay?.onExit(message.reason, false);
+    } else if (message.type !== "hello") this.checks.get(message.requestId)?.(message);
+  }
+
+  /** A live delta; a machine that streams past what a shell keeps is not believed beyond it. */
+  private output(callId: string, delta: string): void {
+    const call = this.calls.get(callId);
+    if (!call || call.streamed.length + delta.length > maximumKeptOutputCharacters) return;
+    call.streamed += delta;
+    call.io.onOutput(delta);
   }
 
   private lost(reason: string): void {
@@ -160,6 +198,9 @@ export class GatewayLink {
     this.closed = true;
     clearInterval(this.heartbeat);
     for (const call of [...this.calls.values()]) call.reject(new MachineDisconnectedError(reason));
+    const relays = [...this.relays.values()];
+    this.relays.clear();
+    for (const relay of relays) relay.onExit(reason, true);
     for (const listener of this.closedListeners.splice(0)) listener();
   }
 

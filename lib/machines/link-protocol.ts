@@ -15,6 +15,8 @@ const toolResultSchema = z.object({
   output: z.string(),
   exitCode: z.number().int().nullable().optional(),
   sandbox: z.enum(["bwrap", "sandbox-exec", "off", "unavailable"]).optional(),
+  /** The call's output is the text streamed in its output frames followed by `output` (nothing sent twice). */
+  streamed: z.boolean().optional(),
 });
 
 /** At most this many skills and as many agents of a project cross the link; each file at most PROJECT_FILE_LIMIT. */
@@ -27,6 +29,23 @@ const projectSkillSchema = z.object({
   files: z.array(z.string().max(4096)).max(50),
 });
 const projectAgentSchema = z.object({ path: z.string().max(4096), text: z.string().max(PROJECT_FILE_LIMIT) });
+/** One JSON-RPC message of a relayed MCP server (a line of its stdio) is at most this long, each way. */
+export const MCP_LINE_LIMIT = 8 * 1024 * 1024;
+const relayIdSchema = z.string().min(1).max(64);
+
+/** What the gateway asks a machine to start for an MCP stdio server configured there (DESIGN §10b): the config's own fields. */
+export const mcpStartSpecSchema = z.object({
+  command: z.string().min(1).max(4096),
+  args: z.array(z.string().max(4096)).max(256),
+  /** Literal values; `${NAME}` is read from the machine's environment, never the gateway's. */
+  env: z.record(z.string().max(256), z.string().max(16 * 1024)),
+  /** Child variable → a variable of the machine's own environment. */
+  envFrom: z.record(z.string().max(256), z.string().max(256)),
+  cwd: z.string().max(4096).optional(),
+  sandbox: z.union([z.literal("off"), z.object({ network: z.boolean().optional(), writable: z.array(z.string().max(4096)).max(64).optional() })]).optional(),
+});
+export type McpStartSpec = z.infer<typeof mcpStartSpecSchema>;
+
 export type ProjectSkillFile = z.infer<typeof projectSkillSchema>;
 export type ProjectAgentFile = z.infer<typeof projectAgentSchema>;
 
@@ -59,6 +78,17 @@ export const machineMessageSchema = z.discriminatedUnion("type", [
     agents: z.array(projectAgentSchema).max(PROJECT_ENTRIES_LIMIT).default([]),
   }),
   z.object({ type: z.literal("snapshot_done"), requestId: z.string(), result: z.unknown().optional(), error: z.string().nullable() }),
+  /** A line the relayed MCP server wrote to stdout (one JSON-RPC message), as is: the gateway parses it. */
+  z.object({ type: z.literal("mcp_line"), relayId: relayIdSchema, line: z.string().max(MCP_LINE_LIMIT) }),
+  z.object({ type: z.literal("mcp_stderr"), relayId: relayIdSchema, line: z.string().max(4096) }),
+  /** The server process is gone (or never started): why, and how it ran. */
+  z.object({
+    type: z.literal("mcp_exit"),
+    relayId: relayIdSchema,
+    reason: z.string().max(4096),
+    sandbox: z.enum(["bwrap", "sandbox-exec", "off", "unavailable"]).optional(),
+  }),
+  z.object({ type: z.literal("mcp_started"), relayId: relayIdSchema, sandbox: z.enum(["bwrap", "sandbox-exec", "off", "unavailable"]) }),
 ]);
 export type MachineMessage = z.infer<typeof machineMessageSchema>;
 
@@ -79,6 +109,10 @@ export const gatewayMessageSchema = z.discriminatedUnion("type", [
     to: z.string().optional(),
     paths: z.array(z.string()).optional(),
   }),
+  /** Start an MCP stdio server on the machine, in its sandbox and roots; its stdio is relayed as mcp_send / mcp_line. */
+  z.object({ type: z.literal("mcp_start"), relayId: relayIdSchema, spec: mcpStartSpecSchema }),
+  z.object({ type: z.literal("mcp_send"), relayId: relayIdSchema, line: z.string().max(MCP_LINE_LIMIT) }),
+  z.object({ type: z.literal("mcp_stop"), relayId: relayIdSchema }),
 ]);
 export type GatewayMessage = z.infer<typeof gatewayMessageSchema>;
 

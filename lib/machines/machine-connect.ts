@@ -58,7 +58,7 @@ function linkUrl(base: string): string {
 function linkOnce(options: ConnectOptions): Promise<LinkEnd> {
   return new Promise((resolve) => {
     const socket = new WebSocket(linkUrl(options.url), { headers: { authorization: `Bearer ${options.token}` }, handshakeTimeout: 10_000 });
-    const worker = new MachineWorker(socket, { roots: options.roots, sandbox: options.sandbox, env: options.env, snapshots: options.snapshots });
+    const worker = new MachineWorker(socket, { roots: options.roots, sandbox: options.sandbox, env: options.env, snapshots: options.snapshots, log: options.print });
     let linked = false;
     let ended = false;
     let silence: NodeJS.Timeout | undefined;

@@ -3,7 +3,16 @@ import os from "node:os";
 import path from "node:path";
 import type { WebSocket } from "ws";
 import { AtriumError } from "../errors";
-import { MachineDisconnectedError, type LinkedProject, type MachineCall, type MachineCallIo, type MachinePort } from "../ports/machine-port";
+import {
+  MachineDisconnectedError,
+  type LinkedProject,
+  type MachineCall,
+  type MachineCallIo,
+  type MachinePort,
+  type McpRelay,
+  type McpRelayHandlers,
+  type McpRelaySpec,
+} from "../ports/machine-port";
 import type { ToolResult } from "../tools/tool";
 import { GatewayLink } from "./gateway-link";
 import { LINK_PROTOCOL, REVOKED_CLOSE_CODE, type MachineMessage } from "./link-protocol";
@@ -50,6 +59,7 @@ export class MachineRegistry implements MachinePort {
   private readonly projects = new Map<string, LinkedProject>();
   /** Problems with a machine's project files already logged: a request reads them every turn. */
   private readonly reported = new Set<string>();
+  private readonly linkedListeners: Array<(machineId: string) => void> = [];
 
   constructor(private readonly options: MachineRegistryOptions) {
     this.records = new MachineRecords(options.file);
@@ -133,6 +143,7 @@ export class MachineRegistry implements MachinePort {
     this.options.log(`machine ${updated.name} connected from ${hello.hostname} (${hello.platform}), roots ${roots.join(", ") || "(none)"}`);
     if (hello.protocol !== LINK_PROTOCOL) this.options.log(`machine ${updated.name} speaks link protocol ${hello.protocol}, this gateway ${LINK_PROTOCOL}`);
     this.options.publish(this.view(updated));
+    for (const listener of this.linkedListeners) listener(machineId);
   }
 
   /** Cuts every link (the gateway is stopping); the machines redial. */
@@ -212,6 +223,21 @@ export class MachineRegistry implements MachinePort {
     const live = this.links.get(machineId);
     if (!live?.link.isOpen) return Promise.reject(new MachineDisconnectedError(`machine ${this.nameOf(machineId)} is not connected`));
     return live.link.call(call, io);
+  }
+
+  machineIdOf(idOrName: string): string | undefined {
+    if (idOrName === LOCAL_MACHINE_ID) return this.options.localEnabled ? LOCAL_MACHINE_ID : undefined;
+    return (this.records.get(idOrName) ?? this.records.byName(idOrName))?.id;
+  }
+
+  openMcp(machineId: string, spec: McpRelaySpec, handlers: McpRelayHandlers): McpRelay {
+    const live = this.links.get(machineId);
+    if (!live?.link.isOpen) throw new MachineDisconnectedError(`machine ${this.nameOf(machineId)} is offline`);
+    return live.link.openMcp(spec, handlers);
+  }
+
+  onLinked(listener: (machineId: string) => void): void {
+    this.linkedListeners.push(listener);
   }
 
   private detach(machineId: string, live: LiveLink): void {

@@ -9,6 +9,7 @@ import type { GatewayMessage, MachineMessage } from "./link-protocol";
 import type { MachineRoots } from "./machine-paths";
 import { OutputPump } from "./machine-output";
 import { readProjectFiles } from "./machine-project";
+import { MachineMcpServers } from "./machine-mcp";
 
 type Call = Extract<GatewayMessage, { type: "call" }>;
 
@@ -19,6 +20,8 @@ export interface WorkerSetup {
   env: Record<string, string | undefined>;
   /** Checkpoints of its working directories, in the machine's own data directory. */
   snapshots: SnapshotStore;
+  /** What the machine prints about the MCP servers it runs. */
+  log?(line: string): void;
 }
 
 type SnapshotOp = Extract<GatewayMessage, { type: "snapshot_op" }>;
@@ -31,11 +34,21 @@ type SnapshotOp = Extract<GatewayMessage, { type: "snapshot_op" }>;
  */
 export class MachineWorker {
   private readonly running = new Map<string, AbortController>();
+  private readonly mcp: MachineMcpServers;
 
   constructor(
     private readonly socket: WebSocket,
     private readonly setup: WorkerSetup,
-  ) {}
+  ) {
+    this.mcp = new MachineMcpServers({
+      roots: setup.roots,
+      sandbox: setup.sandbox,
+      env: setup.env,
+      send: (message) => this.send(message),
+      bufferedBytes: () => socket.bufferedAmount,
+      log: setup.log ?? (() => undefined),
+    });
+  }
 
   handle(message: GatewayMessage): void {
     if (message.type === "call") void this.run(message);
@@ -47,7 +60,10 @@ export class MachineWorker {
         (result) => this.send({ type: "snapshot_done", requestId: message.requestId, result, error: null }),
         (error: unknown) => this.send({ type: "snapshot_done", requestId: message.requestId, error: error instanceof Error ? error.message : String(error) }),
       );
-    } else if (message.type === "read_project") {
+    } else if (message.type === "mcp_start") this.mcp.start(message.relayId, message.spec);
+    else if (message.type === "mcp_send") this.mcp.write(message.relayId, message.line);
+    else if (message.type === "mcp_stop") this.mcp.stop(message.relayId);
+    else if (message.type === "read_project") {
       void readProjectFiles(this.setup.roots, message.cwd).then((files) => this.send({ type: "project", requestId: message.requestId, ...files }));
     }
   }
@@ -55,6 +71,7 @@ export class MachineWorker {
   stopAll(): void {
     for (const controller of this.running.values()) controller.abort();
     this.running.clear();
+    this.mcp.stopAll();
   }
 
   private async snapshotOp(message: SnapshotOp): Promise<unknown> {
@@ -86,7 +103,9 @@ export class MachineWorker {
       this.running.delete(call.callId);
     }
     pump.flush();
-    this.send({ type: "result", callId: call.callId, result });
+    // The output already streamed is not sent again: the gateway joins it to the remainder.
+    const { output, streamed } = pump.remainder(result.output);
+    this.send({ type: "result", callId: call.callId, result: { ...result, output, ...(streamed ? { streamed } : {}) } });
   }
 
   private execute(call: Call, signal: AbortSignal, onOutput: (delta: string) => void): Promise<ToolResult> {

@@ -34,6 +34,37 @@ export interface MachinePort {
   refreshProject(machineId: string, cwd: string): Promise<void>;
   /** Runs one tool call on a linked machine; rejects with a `machine_disconnected` error when the link is lost. */
   run(machineId: string, call: MachineCall, io: MachineCallIo): Promise<ToolResult>;
+  /** The id of the machine a config names by id or name; undefined when there is none. */
+  machineIdOf(idOrName: string): string | undefined;
+  /** Starts an MCP stdio server on a linked machine and relays its stdio; throws `machine_disconnected` when it is offline. */
+  openMcp(machineId: string, spec: McpRelaySpec, handlers: McpRelayHandlers): McpRelay;
+  /** Called each time a machine's link comes up (its MCP servers are started again). */
+  onLinked(listener: (machineId: string) => void): void;
+}
+
+/** An MCP stdio server's entry, as the machine that starts it needs it (config `mcpServers`, DESIGN §5). */
+export interface McpRelaySpec {
+  command: string;
+  args: string[];
+  env: Record<string, string>;
+  envFrom: Record<string, string>;
+  cwd?: string;
+  sandbox?: "off" | { network?: boolean; writable?: string[] };
+}
+
+export interface McpRelayHandlers {
+  /** One line of the server's stdout, unparsed: nothing from the link is trusted. */
+  onLine(line: string): void;
+  onStderr(line: string): void;
+  onStarted(sandbox: string): void;
+  /** The server is gone; `linkLost` when it was the link that went (the server's fate is then unknown). */
+  onExit(reason: string, linkLost: boolean): void;
+}
+
+/** The gateway's end of a relayed server: lines to its stdin, and stopping it. */
+export interface McpRelay {
+  send(line: string): void;
+  close(): void;
 }
 
 /** Where a conversation's project is: its cwd, on its machine (`local` when absent). */

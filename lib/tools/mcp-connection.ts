@@ -1,46 +1,19 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { isConnectionFailure, listAllTools, loadedSdk, messageOf, sdkReady, startFailure, type McpRemoteTool } from "./mcp-sdk";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { isStdioServer, type McpServerConfig } from "../config/mcp-servers-schema";
+import { isStdioServer, type McpServerConfig, type StdioServerConfig } from "../config/mcp-servers-schema";
 import { httpHeaders, stdioEnvironment } from "./mcp-environment";
 import { mcpResultToToolResult } from "./mcp-result";
 import type { ToolResult } from "./tool";
 import { serverSandbox } from "../sandbox/tool-sandbox";
 import type { SandboxBackend, ToolSandbox } from "../sandbox/sandbox-policy";
 import { wrapCommand } from "../sandbox/wrap-command";
-
-
-/*
- * The SDK loads with the first connection: it is a large share of a server start, and most
- * installs configure no MCP server. Every use of it below follows a connection attempt.
- */
-async function loadSdk() {
-  const [client, stdio, http, types] = await Promise.all([
-    import("@modelcontextprotocol/sdk/client/index.js"),
-    import("@modelcontextprotocol/sdk/client/stdio.js"),
-    import("@modelcontextprotocol/sdk/client/streamableHttp.js"),
-    import("@modelcontextprotocol/sdk/types.js"),
-  ]);
-  return {
-    Client: client.Client,
-    StdioClientTransport: stdio.StdioClientTransport,
-    StreamableHTTPClientTransport: http.StreamableHTTPClientTransport,
-    ErrorCode: types.ErrorCode,
-    McpError: types.McpError,
-    ToolListChangedNotificationSchema: types.ToolListChangedNotificationSchema,
-  };
-}
-type Sdk = Awaited<ReturnType<typeof loadSdk>>;
-let sdkLoading: Promise<Sdk> | null = null;
-let sdk: Sdk | null = null;
-const sdkReady = () => (sdkLoading ??= loadSdk().then((loaded) => (sdk = loaded)));
+import { MachineDisconnectedError, isMachineDisconnected, type MachinePort } from "../ports/machine-port";
+import { LinkTransport } from "./mcp-link-transport";
 
 export type McpServerStatus = "starting" | "connected" | "failed";
 
-export interface McpRemoteTool {
-  name: string;
-  description: string;
-  inputSchema: Record<string, unknown>;
-}
+export type { McpRemoteTool } from "./mcp-sdk";
 
 export interface McpConnectionDeps {
   env: Readonly<Record<string, string | undefined>>;
@@ -52,7 +25,12 @@ export interface McpConnectionDeps {
   connectTimeoutMs?: number;
   /** Config `sandbox`: stdio servers run inside it, widened by their own entry (DESIGN §5). */
   sandbox?: ToolSandbox;
+  /** Where a server with `machine` runs (DESIGN §10b); without it such a server cannot start. */
+  machines?: MachinePort;
 }
+
+/** The server's machine is unknown or offline: it starts when that machine links, not on a timer. */
+class MachineUnavailableError extends Error {}
 
 const STDERR_LINES_KEPT = 5;
 
@@ -76,6 +54,8 @@ export class McpConnection {
   private readonly stderrTail: string[] = [];
   /** How the server process runs; "off" for an HTTP server, which Atrium does not start. */
   sandboxBackend: SandboxBackend = "off";
+  /** The relays of clients whose server runs on a linked machine. */
+  private readonly links = new WeakMap<Client, LinkTransport>();
 
   constructor(
     readonly name: string,
@@ -85,6 +65,24 @@ export class McpConnection {
 
   get transport(): "stdio" | "http" {
     return isStdioServer(this.config) ? "stdio" : "http";
+  }
+
+  /** The machine the config names (id or name); undefined: the gateway's host. */
+  get machine(): string | undefined {
+    return isStdioServer(this.config) ? this.config.machine : undefined;
+  }
+
+  /** The id of the machine this server runs on, `local` for the gateway's host; undefined when the config names no known machine. */
+  machineId(): string | undefined {
+    const machine = this.machine;
+    return machine === undefined ? "local" : this.deps.machines?.machineIdOf(machine);
+  }
+
+  /** Its machine linked (again): start it now unless it is running. */
+  restartNow(): void {
+    if (this.stopped || this.client || this.connecting) return;
+    this.failures = 0;
+    this.connect().catch(() => undefined);
   }
 
   /** The first attempt; resolves either way (a failing server is never fatal). */
@@ -126,6 +124,8 @@ export class McpConnection {
     } catch (error) {
       finished = true;
       if (options.signal.aborted) throw error;
+      // The link to its machine went mid-call: as for shell there, the call's effects are unknown (DESIGN §10b).
+      if (this.links.get(client)?.linkLost) throw new MachineDisconnectedError(`the link to the machine running ${this.name} was lost`);
       if (this.client === client && isConnectionFailure(error)) {
         // An HTTP server that went away does not close the client; drop it so the next call reconnects.
         this.client = null;
@@ -160,9 +160,10 @@ export class McpConnection {
       })
       .catch((error: unknown) => {
         this.failures += 1;
-        const tail = this.stderrTail.at(-1);
+        const unavailable = error instanceof MachineUnavailableError || isMachineDisconnected(error);
+        const tail = unavailable ? undefined : this.stderrTail.at(-1);
         this.setStatus("failed", `${startFailure(error)}${tail ? ` (stderr: ${tail})` : ""}`);
-        this.scheduleRetry();
+        if (!unavailable) this.scheduleRetry();
         throw error;
       })
       .finally(() => {
@@ -175,13 +176,16 @@ export class McpConnection {
     const { Client, ToolListChangedNotificationSchema } = await sdkReady();
     const client = new Client({ name: "atrium", version: "0.1.0" });
     const transport = this.makeTransport();
+    if (transport instanceof LinkTransport) this.links.set(client, transport);
     let opened = false;
     client.onclose = () => {
       if (!opened || this.client !== client) return;
       this.client = null;
       this.deps.log(`mcp ${this.name}: connection closed`);
       if (!this.stopped) {
-        this.setStatus("failed", "the server closed the connection");
+        const lost = this.links.get(client)?.linkLost;
+        this.setStatus("failed", lost ? `machine ${this.machine} disconnected; the server starts again when it reconnects` : "the server closed the connection");
+        if (lost) return;
         this.failures = 1;
         this.scheduleRetry();
       }
@@ -214,8 +218,13 @@ export class McpConnection {
   }
 
   private makeTransport(): Transport {
-    const { StdioClientTransport, StreamableHTTPClientTransport } = sdk!;
+    const { StdioClientTransport, StreamableHTTPClientTransport } = loadedSdk();
     const config = this.config;
+    if (isStdioServer(config) && config.machine !== undefined) {
+      const machineId = this.machineId();
+      if (machineId === undefined) throw new MachineUnavailableError(`machine "${config.machine}" is not a machine of this gateway (config mcpServers.${this.name}.machine)`);
+      if (machineId !== "local") return this.linkTransport(config, machineId);
+    }
     if (isStdioServer(config)) {
       const cwd = config.cwd ?? process.cwd();
       const sandbox = this.deps.sandbox ? serverSandbox(this.deps.sandbox, config.sandbox) : undefined;
@@ -237,6 +246,18 @@ export class McpConnection {
       return transport;
     }
     return new StreamableHTTPClientTransport(new URL(config.url), { requestInit: { headers: httpHeaders(config, this.deps.env) } });
+  }
+
+  private linkTransport(config: StdioServerConfig, machineId: string): Transport {
+    const { command, args, env, envFrom, cwd, sandbox } = config;
+    return new LinkTransport({
+      machines: this.deps.machines!,
+      machineId,
+      spec: { command, args, env, envFrom, ...(cwd ? { cwd } : {}), ...(sandbox ? { sandbox: sandbox === "off" ? "off" : { ...sandbox } } : {}) },
+      parse: (value) => loadedSdk().JSONRPCMessageSchema.parse(value),
+      onStderr: (line) => this.noteStderr(line),
+      onSandbox: (backend) => (this.sandboxBackend = backend),
+    });
   }
 
   private noteStderr(line: string): void {
@@ -263,33 +284,4 @@ export class McpConnection {
     this.error = error;
     this.deps.onChange();
   }
-}
-
-async function listAllTools(client: Client): Promise<McpRemoteTool[]> {
-  const tools: McpRemoteTool[] = [];
-  let cursor: string | undefined;
-  do {
-    const page = await client.listTools(cursor ? { cursor } : undefined);
-    for (const tool of page.tools) {
-      tools.push({ name: tool.name, description: tool.description ?? tool.title ?? "", inputSchema: tool.inputSchema as Record<string, unknown> });
-    }
-    cursor = page.nextCursor;
-  } while (cursor);
-  return tools;
-}
-
-/** Errors the server answered (bad arguments, unknown tool) keep the connection; anything else means it is gone. */
-function isConnectionFailure(error: unknown): boolean {
-  if (!sdk || !(error instanceof sdk.McpError)) return true;
-  return error.code === sdk.ErrorCode.ConnectionClosed;
-}
-
-/** The SDK reports a server that exits while starting as "Connection closed"; say what happened. */
-function startFailure(error: unknown): string {
-  const message = messageOf(error);
-  return /Connection closed/i.test(message) ? "the server exited while starting" : message;
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

@@ -12,7 +12,7 @@ export class ForbiddenVariableError extends Error {
 }
 
 /** A stdio server's environment: the allowlist, the literal `env`, and the secrets `envFrom` names. */
-export function stdioEnvironment(config: StdioServerConfig, env: Readonly<Record<string, string | undefined>>): Record<string, string> {
+export function stdioEnvironment(config: Pick<StdioServerConfig, "env" | "envFrom">, env: Readonly<Record<string, string | undefined>>): Record<string, string> {
   const result: Record<string, string> = {};
   for (const name of INHERITED) {
     const value = env[name];

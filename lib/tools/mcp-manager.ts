@@ -9,11 +9,14 @@ export interface McpServerOverview {
   status: McpServerStatus;
   error: string | null;
   toolCount: number;
+  /** The machine it runs on, by name, when the config names one (DESIGN §10b); null: the gateway's host. */
+  machine: string | null;
 }
 
 export interface McpToolOrigin {
   server: string;
   tool: string;
+  connection: McpConnection;
 }
 
 const MCP_INPUT = z.record(z.string(), z.unknown());
@@ -28,10 +31,17 @@ export class McpManager {
   private readonly connections: McpConnection[];
   private cached: { tools: AnyToolDefinition[]; origins: Map<string, McpToolOrigin> } | null = null;
 
-  constructor(servers: Record<string, McpServerConfig>, deps: Omit<McpConnectionDeps, "onChange">) {
+  constructor(
+    servers: Record<string, McpServerConfig>,
+    private readonly deps: Omit<McpConnectionDeps, "onChange">,
+  ) {
     this.connections = Object.entries(servers).map(
       ([name, config]) => new McpConnection(name, config, { ...deps, onChange: () => (this.cached = null) }),
     );
+    // A machine that links (again) gets its servers started at once, not at the next retry.
+    deps.machines?.onLinked((machineId) => {
+      for (const connection of this.connections) if (connection.machine !== undefined && connection.machineId() === machineId) connection.restartNow();
+    });
   }
 
   /**
@@ -59,7 +69,23 @@ export class McpManager {
       status: connection.status,
       error: connection.error,
       toolCount: connection.tools.length,
+      machine: this.machineName(connection),
     }));
+  }
+
+  /**
+   * Whether a tool may run in a conversation on `machineId`: a server the config puts on a machine
+   * serves only that machine's conversations; other tools (the gateway's servers among them) serve all.
+   */
+  offeredOn(toolName: string, machineId: string): boolean {
+    const connection = this.origin(toolName)?.connection;
+    return connection?.machine === undefined || connection.machineId() === machineId;
+  }
+
+  private machineName(connection: McpConnection): string | null {
+    if (connection.machine === undefined) return null;
+    const id = connection.machineId();
+    return id && this.deps.machines ? this.deps.machines.nameOf(id) : connection.machine;
   }
 
   /** Tools of the servers as last listed; a server that is down keeps its last list, so a call restarts it. */
@@ -79,7 +105,7 @@ export class McpManager {
       for (const remote of connection.tools) {
         const name = mcpToolName(connection.name, remote.name);
         if (origins.has(name)) continue;
-        origins.set(name, { server: connection.name, tool: remote.name });
+        origins.set(name, { server: connection.name, tool: remote.name, connection });
         tools.push(
           defineTool({
             name,

@@ -36,7 +36,9 @@ export async function handleToolCall(runner: TurnHandle, item: Item): Promise<vo
     await actor.completeItem(session, item, { status: result.status, output: result.output });
     return;
   }
-  const definition = context.tools.find((tool) => tool.name === name);
+  const found = context.tools.find((tool) => tool.name === name);
+  // A tool of an MCP server on another machine is not this conversation's to call.
+  const definition = found && context.extensions?.mcp.offeredOn(name, actor.conversation().machine) !== false ? found : undefined;
   if (!definition) {
     await actor.completeItem(session, item, { status: "failed", output: `Unknown tool "${name}". Use one of the tools listed.` });
     return;
@@ -51,7 +53,7 @@ export async function handleToolCall(runner: TurnHandle, item: Item): Promise<vo
   // An "always allow in this project" rule (DESIGN §6) answers for the owner; the sandbox still confines the call,
   // and where there is no sandbox a shell call asks whatever the rules say (DESIGN §5).
   const ruleMayAnswer = policy === "ask" && !(name === "shell" && sandboxBackend(sandbox) === "unavailable");
-  const rule = ruleMayAnswer ? new ApprovalRules(context.store.paths.home).match({ machine: "local", path: actor.conversation().cwd, toolName: name, input: item.input }) : null;
+  const rule = ruleMayAnswer ? new ApprovalRules(context.store.paths.home).match({ machine: actor.conversation().machine, path: actor.conversation().cwd, toolName: name, input: item.input }) : null;
   const allowedBy = rule ? { ruleId: rule.id, tool: rule.tool, commandPrefix: rule.commandPrefix } : undefined;
   if (policy === "ask" && !rule) {
     const decision = await waitForApproval(runner, item);

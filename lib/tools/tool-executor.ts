@@ -24,18 +24,19 @@ export async function executeTool(runner: TurnHandle, item: Item, definition: An
   const context = actor.context;
   const conversation = actor.conversation();
   const machines = context.machines;
-  if (!machines || machines.isLocal(conversation.machine) || !MACHINE_TOOLS.has(definition.name)) {
-    return runTool(definition, item.input, {
-      cwd: conversation.cwd,
-      signal: runner.signal,
-      onOutput: (delta) => runner.appendOutput(item, delta),
-      env: toolEnvironment(context.config.shell.env),
-      agent: session.agent,
-      machine: conversation.machine,
-      sandbox,
-    });
-  }
   try {
+    if (!machines || machines.isLocal(conversation.machine) || !MACHINE_TOOLS.has(definition.name)) {
+      // Here: the built-in machine's tools, and every tool that is not machine work (an MCP server on a machine relays itself).
+      return await runTool(definition, item.input, {
+        cwd: conversation.cwd,
+        signal: runner.signal,
+        onOutput: (delta) => runner.appendOutput(item, delta),
+        env: toolEnvironment(context.config.shell.env),
+        agent: session.agent,
+        machine: conversation.machine,
+        sandbox,
+      });
+    }
     const result = await machines.run(
       conversation.machine,
       { tool: definition.name, input: item.input, cwd: conversation.cwd },
@@ -45,7 +46,7 @@ export async function executeTool(runner: TurnHandle, item: Item, definition: An
     if (definition.name !== "read_file" && definition.name !== "list_dir") await machines.refreshProject(conversation.machine, conversation.cwd);
     return result;
   } catch (error) {
-    if (!isMachineDisconnected(error)) throw error;
+    if (!isMachineDisconnected(error) || !machines) throw error;
     const name = machines.nameOf(conversation.machine);
     // What streamed before the link went is kept, as an interrupt keeps it.
     const streamed = item.output ?? "";

@@ -69,6 +69,8 @@ export async function runTool<Input, Context extends ToolContext>(
     if (context.signal.aborted) {
       return { status: "interrupted", output: `${definition.name} was interrupted` };
     }
+    // A lost machine link (an MCP server on that machine) is the turn's failure, not the tool's (DESIGN §10b).
+    if (error instanceof Error && (error as { code?: unknown }).code === "machine_disconnected") throw error;
     return { status: "failed", output: `${definition.name} failed: ${errorMessage(error)}` };
   }
 }

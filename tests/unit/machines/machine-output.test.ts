@@ -33,4 +33,28 @@ describe("a machine call's output on the link (backpressure)", () => {
     pump.flush();
     expect(frames).toEqual(["after"]);
   });
+
+  it("lets the result carry only what follows the streamed text, and all of it once a delta was skipped or cut", () => {
+    const whole = new OutputPump(() => undefined, () => 0);
+    whole.push("first\n");
+    whole.push("second\n");
+    whole.flush();
+    expect(whole.remainder("first\nsecond\nexit code 2")).toEqual({ output: "exit code 2", streamed: true });
+    expect(whole.remainder("something else")).toEqual({ output: "something else", streamed: false });
+
+    let buffered = 64 * 1024 * 1024;
+    const skipped = new OutputPump(() => undefined, () => buffered);
+    skipped.push("lost\n");
+    skipped.flush();
+    buffered = 0;
+    skipped.push("kept\n");
+    skipped.flush();
+    expect(skipped.remainder("lost\nkept\n")).toEqual({ output: "lost\nkept\n", streamed: false });
+
+    const cut = new OutputPump(() => undefined, () => 0);
+    cut.push("a".repeat(maximumKeptOutputCharacters + 10));
+    cut.flush();
+    const capped = `${"a".repeat(10)}\n[… omitted …]\n`;
+    expect(cut.remainder(capped)).toEqual({ output: capped, streamed: false });
+  });
 });
