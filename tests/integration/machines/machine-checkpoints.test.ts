@@ -20,16 +20,22 @@ function tool(name: string, input: Record<string, unknown>): string {
   return `[[tool:${name} ${JSON.stringify(input)}]]`;
 }
 
-describe("checkpoints on the machine (DESIGN §10b)", () => {
-  it("a turn's changes and a rewind with restoreFiles act on the machine's files, with the snapshots kept there", async () => {
-    const created = await (await createOn(scene.server, { text: tool("write_file", { path: "plan.txt", content: "one\n" }), machine: laptop.id })).json();
+// The same scenario on the built-in machine and on the linked one: checkpoints and rewind with files work alike on both.
+describe.each(["local", "laptop"])("checkpoints on %s (DESIGN §10b)", (where) => {
+  it("a turn's changes and a rewind with restoreFiles act on that machine's files, with the snapshots kept on that machine", async () => {
+    const onLaptop = where === "laptop";
+    const cwd = onLaptop ? laptop.root : fs.realpathSync(fs.mkdtempSync(path.join(scene.temp, "local-work-")));
+    const target = onLaptop ? { machine: laptop.id } : { cwd };
+    const gatewaySnapshots = path.join(scene.gatewayHome, "snapshots");
+    const gatewayBefore = fs.existsSync(gatewaySnapshots) ? fs.readdirSync(gatewaySnapshots) : [];
+    const created = await (await createOn(scene.server, { text: tool("write_file", { path: "plan.txt", content: "one\n" }), ...target })).json();
     const id = created.conversation.id;
     expect((await endedTurn(scene.server, created.turn.id)).status).toBe("completed");
     const second = await (
       await scene.server.api(`/api/conversations/${id}/messages`, { method: "POST", body: JSON.stringify({ text: tool("edit_file", { path: "plan.txt", old: "one", new: "two" }) }) })
     ).json();
     expect((await endedTurn(scene.server, second.turn.id)).status).toBe("completed");
-    expect(fs.readFileSync(path.join(laptop.root, "plan.txt"), "utf8")).toBe("two\n");
+    expect(fs.readFileSync(path.join(cwd, "plan.txt"), "utf8")).toBe("two\n");
 
     const changes = await (await scene.server.api(`/api/turns/${second.turn.id}/changes`)).json();
     expect(changes.files).toEqual([{ path: "plan.txt", status: "modified", additions: 1, deletions: 1 }]);
@@ -39,13 +45,17 @@ describe("checkpoints on the machine (DESIGN §10b)", () => {
     expect(rewound.status).toBe(201);
     const body = await rewound.json();
     expect(body.restored).toEqual(["plan.txt"]);
-    expect(body.conversation.machine).toBe(laptop.id);
-    expect(fs.readFileSync(path.join(laptop.root, "plan.txt"), "utf8")).toBe("one\n");
+    expect(body.conversation.machine).toBe(onLaptop ? laptop.id : "local");
+    expect(fs.readFileSync(path.join(cwd, "plan.txt"), "utf8")).toBe("one\n");
 
-    // The snapshot git dirs are in the machine's own data directory, none in the gateway's.
-    const machineSnapshots = path.join(laptop.process.home, ".local", "share", "atrium", "snapshots");
-    expect(fs.readdirSync(machineSnapshots).some((entry) => entry.endsWith(".git"))).toBe(true);
-    const gatewaySnapshots = path.join(scene.gatewayHome, "snapshots");
-    expect(fs.existsSync(gatewaySnapshots) ? fs.readdirSync(gatewaySnapshots) : []).toEqual([]);
+    const gatewayAfter = fs.existsSync(gatewaySnapshots) ? fs.readdirSync(gatewaySnapshots) : [];
+    if (onLaptop) {
+      // The snapshot git dirs are in the machine's own data directory, none new in the gateway's.
+      const machineSnapshots = path.join(laptop.process.home, ".local", "share", "atrium", "snapshots");
+      expect(fs.readdirSync(machineSnapshots).some((entry) => entry.endsWith(".git"))).toBe(true);
+      expect(gatewayAfter).toEqual(gatewayBefore);
+    } else {
+      expect(gatewayAfter.length).toBeGreaterThan(gatewayBefore.length);
+    }
   });
 });

@@ -113,4 +113,30 @@ describe("machine faults (DESIGN §10b)", () => {
       await box.process.stop();
     }
   }, 90_000);
+
+  it("a stalled machine (SIGSTOP mid-call) does not hold up conversations on other machines or on local", async () => {
+    const slow = await linkMachine(scene, "stalled");
+    const quick = await linkMachine(scene, "quick");
+    try {
+      const command = "echo started; while [ ! -e go ]; do sleep 0.05; done; echo done";
+      const stuck = await (await createOn(scene.server, { text: `[[tool:shell ${JSON.stringify({ command })}]]`, machine: slow.id })).json();
+      await pollUntil(async () => toolCalls(await items(scene.server, stuck.conversation.id))[0]?.output?.includes("started"), { what: "the call to start on the stalled machine" });
+      slow.process.child.kill("SIGSTOP");
+      const onQuick = await (await createOn(scene.server, { text: '[[tool:shell {"command":"echo quick"}]]', machine: quick.id })).json();
+      const onLocal = await (await createOn(scene.server, { text: '[[tool:shell {"command":"echo local"}]]' })).json();
+      expect((await endedTurn(scene.server, onQuick.turn.id)).status).toBe("completed");
+      expect((await endedTurn(scene.server, onLocal.turn.id)).status).toBe("completed");
+      expect(toolCalls(await items(scene.server, onQuick.conversation.id))[0].output).toBe("quick\n");
+      // The stalled machine's call is still open, not failed: within the heartbeat's grace, a pause is not a loss.
+      expect((await (await scene.server.api(`/api/turns/${stuck.turn.id}`)).json()).turn.endedAt).toBeNull();
+      slow.process.child.kill("SIGCONT");
+      fs.writeFileSync(path.join(slow.root, "go"), "");
+      expect((await endedTurn(scene.server, stuck.turn.id)).status).toBe("completed");
+      expect(toolCalls(await items(scene.server, stuck.conversation.id))[0].output).toBe("started\ndone\n");
+    } finally {
+      slow.process.child.kill("SIGCONT");
+      await slow.process.stop();
+      await quick.process.stop();
+    }
+  }, 90_000);
 });

@@ -93,7 +93,7 @@ describe("project files from the machine (DESIGN §4, §10b)", () => {
     expect(unknown.status).toBe(404);
   });
 
-  it("load_skill returns the machine's skill with the files beside it, and does not know the gateway's", async () => {
+  it("load_skill returns the machine's skill with the files beside it, and does not know the gateway's; a local conversation there gets the gateway's", async () => {
     const text = `${tool("load_skill", { name: "machine-skill" })}${tool("load_skill", { name: "gateway-skill" })}done`;
     const created = await (await createOn(scene.server, { text, model: "offline", machine: machineId, cwd: project })).json();
     expect((await endedTurn(scene.server, created.turn.id)).status).toBe("completed");
@@ -103,6 +103,15 @@ describe("project files from the machine (DESIGN §4, §10b)", () => {
     expect(machineSkill.output).toContain(path.join(project, ".atrium", "skills", "machine-skill", "notes.md"));
     expect(gatewaySkill).toMatchObject({ status: "failed" });
     expect(gatewaySkill.output).toContain('No skill named "gateway-skill"');
+
+    // The same calls in a local conversation at the same path: the gateway's skill, and not the machine's.
+    const local = await (await createOn(scene.server, { text, model: "offline", cwd: project })).json();
+    expect((await endedTurn(scene.server, local.turn.id)).status).toBe("completed");
+    const [machineHere, gatewayHere] = toolCalls(await items(scene.server, local.conversation.id));
+    expect(machineHere).toMatchObject({ status: "failed" });
+    expect(machineHere.output).toContain('No skill named "machine-skill"');
+    expect(gatewayHere).toMatchObject({ status: "completed" });
+    expect(gatewayHere.output).toContain("GATEWAY-SKILL-BODY");
   });
 
   it("finds project agents on the machine: one defined only there starts, one only on the gateway is missing", async () => {
