@@ -21,6 +21,8 @@ if (!process.env.ATRIUM_E2E_HOME) {
       mcpServers: {
         files: { command: process.execPath, args: [path.resolve("node_modules/@modelcontextprotocol/server-filesystem/dist/index.js"), notes], sandbox: { writable: [notes] } },
         broken: { command: process.execPath, args: ["-e", "console.error('broken on purpose'); process.exit(1)"] },
+        // Configured for a machine no spec adds: listed "on workbench", failed until it links (DESIGN §10b).
+        remote: { command: process.execPath, args: ["-e", "process.exit(0)"], machine: "workbench" },
       },
     }),
   );

@@ -12,7 +12,8 @@ function writeHomeSkill(name: string, description: string): void {
   fs.writeFileSync(path.join(folder, "SKILL.md"), `---\nname: ${name}\ndescription: ${description}\n---\nSteps.\n`);
 }
 
-// playwright.config.ts configures two MCP servers: "files" (the real server-filesystem) and "broken" (exits at start).
+// playwright.config.ts configures three MCP servers: "files" (the real server-filesystem), "broken" (exits at start)
+// and "remote" (on a machine that never links).
 test("Settings → Tools shows a connected and a failed MCP server, the built-in tools and their approval", async ({ app }) => {
   await visit(app.page, "/");
   await app.page.getByRole("link", { name: "Settings" }).click();
@@ -30,6 +31,9 @@ test("Settings → Tools shows a connected and a failed MCP server, the built-in
   const broken = servers.getByRole("row").filter({ hasText: "broken" });
   await expect(broken).toContainText("failed");
   await expect(broken).toContainText("broken on purpose");
+  const remote = servers.getByRole("row").filter({ hasText: "remote" });
+  await expect(remote).toContainText("on workbench");
+  await expect(remote).toContainText('machine "workbench" is not a machine of this gateway');
 
   const tools = app.page.getByRole("table", { name: "Tools" });
   await expect(tools.getByRole("row").filter({ hasText: /^shell/ })).toContainText("ask");
@@ -45,7 +49,8 @@ test("GET /api/tools answers the DESIGN shape", async ({ request }) => {
   expect(body.mcpServers).toEqual(
     expect.arrayContaining([
       expect.objectContaining({ name: "files", transport: "stdio", status: "connected", error: null }),
-      expect.objectContaining({ name: "broken", status: "failed", toolCount: 0 }),
+      expect.objectContaining({ name: "broken", status: "failed", toolCount: 0, machine: null }),
+      expect.objectContaining({ name: "remote", status: "failed", toolCount: 0, machine: "workbench" }),
     ]),
   );
   expect(body.tools).toEqual(expect.arrayContaining([expect.objectContaining({ name: "shell", source: "builtin", approval: "ask" })]));
