@@ -29,6 +29,8 @@ export function startMachineProcess(options: {
   cwd?: string;
   /** A second host's view of one path: the machine (in its own mount namespace) sees `source` at `target`. */
   view?: { source: string; target: string };
+  /** A command the machine runs under, e.g. `ip netns exec <ns>` to put it on another network. */
+  prefix?: string[];
 }): MachineProcess {
   fs.mkdirSync(options.home, { recursive: true });
   // bin/atrium.mjs, as `atrium` runs: it loads tsx from the checkout, whatever the cwd.
@@ -44,7 +46,8 @@ export function startMachineProcess(options: {
   const [command, commandArgs] = options.view
     ? ["bwrap", ["--dev-bind", "/", "/", "--bind", options.view.source, options.view.target, "--die-with-parent", process.execPath, ...args]]
     : [process.execPath, args];
-  const child = spawn(command, commandArgs, { cwd: options.cwd ?? options.roots[0] ?? options.home, env: env as NodeJS.ProcessEnv, stdio: ["ignore", "pipe", "pipe"] });
+  const [program, programArgs] = options.prefix?.length ? [options.prefix[0], [...options.prefix.slice(1), command, ...commandArgs]] : [command, commandArgs];
+  const child = spawn(program, programArgs, { cwd: options.cwd ?? options.roots[0] ?? options.home, env: env as NodeJS.ProcessEnv, stdio: ["ignore", "pipe", "pipe"] });
   let output = "";
   child.stdout!.on("data", (chunk: Buffer) => (output += chunk.toString()));
   child.stderr!.on("data", (chunk: Buffer) => (output += chunk.toString()));
