@@ -109,6 +109,19 @@ describe("an MCP stdio server configured for a machine (DESIGN §10b)", () => {
     expect(toolCalls(await items(scene.server, created.conversation.id))[0]).toMatchObject({ status: "completed", output: "Echo: from the laptop" });
   });
 
+  it("interrupt cancels a long call on the machine's server, and the server stays usable", async () => {
+    await serverStatus("connected");
+    const created = await (await createOn(scene.server, { text: call("trigger-long-running-operation", { duration: 60, steps: 60 }), machine: laptop.id })).json();
+    const id = created.conversation.id;
+    await pollUntil(async () => toolCalls(await items(scene.server, id))[0]?.output?.includes("progress 1/60"), { what: "the first progress line from the machine" });
+    await scene.server.api(`/api/conversations/${id}/interrupt`, { method: "POST", body: "{}" });
+    expect((await endedTurn(scene.server, created.turn.id)).status).toBe("interrupted");
+    expect(toolCalls(await items(scene.server, id))[0].status).toBe("interrupted");
+    const again = await (await scene.server.api(`/api/conversations/${id}/messages`, { method: "POST", body: JSON.stringify({ text: call("get-sum", { a: 3, b: 4 }) }) })).json();
+    expect((await endedTurn(scene.server, again.turn.id)).status).toBe("completed");
+    expect(toolCalls(await items(scene.server, id)).at(-1)).toMatchObject({ status: "completed", output: "The sum of 3 and 4 is 7." });
+  });
+
   it("a machine killed mid-call: the call ends interrupted, the turn fails machine_disconnected; the server starts again when the machine is back", async () => {
     await serverStatus("connected");
     const created = await (await createOn(scene.server, { text: call("trigger-long-running-operation", { duration: 60, steps: 60 }), machine: laptop.id })).json();
