@@ -26,7 +26,7 @@ export class LeaseLostError extends Error {
 const METADATA = "metadata";
 
 /** A record read back in the order of a JSONL line ({v, seq, at, type, …}) and checked as a line read from a file is. */
-function lineOrder(record: Record<string, unknown>): Record<string, unknown> {
+export function lineOrder(record: Record<string, unknown>): Record<string, unknown> {
   return { v: record.v, seq: record.seq, at: record.at, type: record.type, ...record };
 }
 

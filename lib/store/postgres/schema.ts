@@ -1,5 +1,8 @@
 import type { Pool } from "pg";
 
+/** The LISTEN/NOTIFY channel of record notices ({c: conversation, s: stream, q: seq}; RecordFeed). */
+export const RECORD_CHANNEL = "atrium_records";
+
 /**
  * The cluster's record tables (DESIGN §10c). `atrium_records` is append-only: one row per record,
  * keyed (conversation, stream, seq), stream being "metadata" or a session id, `record` the same
@@ -7,7 +10,8 @@ import type { Pool } from "pg";
  * conversation; a lease row is never deleted, so its epoch only grows. `atrium_nodes` lists the
  * nodes (GET /api/cluster). `atrium_append_record` is the only way a record is written: it locks
  * the lease row, refuses a lease that is not the caller's current live one, and numbers the
- * record, all in one statement.
+ * record, all in one statement, and announces it on RECORD_CHANNEL (a notice of a few dozen
+ * bytes, whatever the record's size; NOTIFY is delivered at commit).
  */
 export const POSTGRES_SCHEMA = `
 CREATE TABLE IF NOT EXISTS atrium_leases (
@@ -62,6 +66,8 @@ BEGIN
   v_record := jsonb_build_object('v', 1, 'seq', v_seq, 'at', p_at) || p_body;
   INSERT INTO atrium_records (conversation_id, stream, seq, epoch, record)
     VALUES (p_conversation, p_stream, v_seq, p_epoch, v_record);
+  -- A small notice, sent at commit: which record now exists (RecordFeed reads the record itself).
+  PERFORM pg_notify('${RECORD_CHANNEL}', json_build_object('c', p_conversation, 's', p_stream, 'q', v_seq)::text);
   RETURN v_record;
 END $$;
 `;
