@@ -1,7 +1,7 @@
 /**
  * Append rate of the owner's record store on its two backends, side by side in one run: the
  * JSONL files + SQLite index (Store.appendSession: flushed line, then index row) and PostgreSQL
- * (PostgresRecordStore.appendSession: one fenced atrium_append_record call, committed). One
+ * (PostgresRecordStore.appendSession: fenced atrium_append_records calls, a burst in one statement). One
  * conversation, one session stream, the same progress bodies; sequential (each append awaited,
  * as one streaming turn writes) and in bursts of 100 concurrent appends (many turns at once on
  * one node go to different conversations; here one stream, so PostgreSQL serialises on the lease row).
@@ -53,7 +53,8 @@ async function main() {
     const files = await measure(store, fileConversation, fileSession);
 
     const pool = postgres.pool();
-    const leases = new Leases(pool, store.newId());
+    // Long enough for a loaded machine: the figure measures appends, not renewals.
+    const leases = new Leases(pool, store.newId(), 600);
     const pgConversation = store.newId();
     const lease = await leases.take(pgConversation);
     const records = new PostgresRecordStore(pool, () => lease);

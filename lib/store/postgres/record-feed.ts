@@ -2,7 +2,7 @@ import pg from "pg";
 import { lineOrder } from "./postgres-record-store";
 import { RECORD_CHANNEL } from "./schema";
 
-/** What atrium_append_record announces on RECORD_CHANNEL: which record exists now, never the record itself. */
+/** What atrium_append_records announces on RECORD_CHANNEL: which record exists now, never the record itself. */
 export interface RecordNotice {
   conversationId: string;
   stream: string;
