@@ -8,7 +8,8 @@ export const RECORD_CHANNEL = "atrium_records";
  * keyed (conversation, stream, seq), stream being "metadata" or a session id, `record` the same
  * JSON object a JSONL line holds. `atrium_leases` names the one node that may write a
  * conversation; a lease row is never deleted, so its epoch only grows. `atrium_nodes` lists the
- * nodes (GET /api/cluster). `atrium_append_records` is the only way records are written: in one
+ * nodes (GET /api/cluster). `atrium_settings` holds what every node shares (the record key).
+ * `atrium_append_records` is the only way records are written: in one
  * statement it locks the lease row, refuses a lease that is not the caller's current live one,
  * numbers a batch of records (one commit for all of them: the owner's group commit), and
  * announces each stream's last seq on RECORD_CHANNEL (a notice of a few dozen bytes, whatever
@@ -27,6 +28,11 @@ CREATE TABLE IF NOT EXISTS atrium_nodes (
   url text,
   started_at timestamptz NOT NULL,
   last_seen_at timestamptz NOT NULL
+);
+
+CREATE TABLE IF NOT EXISTS atrium_settings (
+  name text PRIMARY KEY,
+  value text NOT NULL
 );
 
 CREATE TABLE IF NOT EXISTS atrium_records (
