@@ -8,6 +8,10 @@
  * - Cross-node latency of a record: from the owner's append call to its delivery by another
  *   node's RecordFeed (NOTIFY at commit, then a read of the record from the table), one record
  *   at a time; the floor under a watcher on a node that is not the owner.
+ * - Take-over at the lease layer: a node process holding a conversation is killed (-9); time until
+ *   another node takes its lease (cluster.leaseSeconds 10, the default). And what moving a lease
+ *   instead of forwarding a command would cost: a lease handed back and taken by another node,
+ *   then the conversation read from PostgreSQL and folded (1,000 records).
  * Run: node --import tsx bench/postgres-append-rate.ts (its own embedded PostgreSQL).
  */
 import fs from "node:fs";
@@ -19,6 +23,7 @@ import { RecordFeed } from "../lib/store/postgres/record-feed";
 import type { RecordStore } from "../lib/store/record-store";
 import { Store } from "../lib/store/store";
 import { startTestPostgres, type TestPostgres } from "../tests/support/embedded-postgres";
+import { foldsFromDatabase, leaseMoves, takeOverAfterKill } from "./cluster/lease-figures";
 import { runFigureIfMain, type Measure } from "./support/figure";
 import { formatMs, formatNumber, formatRatio, percentile } from "./support/stats";
 
@@ -26,6 +31,10 @@ const SEQUENTIAL = 2_000;
 const BURSTS = 20;
 const BURST = 100;
 const CROSS_NODE_RECORDS = 300;
+const LEASE_SECONDS = 10;
+const LEASE_MOVES = 100;
+const FOLD_RECORDS = 1_000;
+const FOLD_ROUNDS = 10;
 
 const body = (itemId: string, index: number) => ({
   type: "item.progress" as const,
@@ -95,6 +104,9 @@ const measure: Measure = async () => {
     const { records, conversationId } = await owner(postgres, store.newId);
     const database = await appendRates(records, conversationId, store.newId());
     const latencies = await crossNodeLatencies(postgres, store.newId);
+    const takeOver = await takeOverAfterKill(postgres, store.newId, LEASE_SECONDS);
+    const moves = await leaseMoves(postgres, store.newId, LEASE_MOVES);
+    const folds = await foldsFromDatabase(postgres, store.newId, FOLD_RECORDS, FOLD_ROUNDS);
     const rate = (figures: { sequential: number; bursts: number }) =>
       `${formatNumber(figures.sequential)}/s sequential, ${formatNumber(figures.bursts)}/s in bursts of ${BURST}`;
     return {
@@ -104,11 +116,15 @@ const measure: Measure = async () => {
         { metric: "PostgreSQL / files, sequential appends", value: formatRatio(database.sequential / files.sequential), goal: "none yet (issue 24 sets none)", pass: null },
         { metric: "PostgreSQL / files, bursts of 100", value: formatRatio(database.bursts / files.bursts), goal: "none yet (issue 24 sets none)", pass: null },
         { metric: "append → other node's feed, p50", value: formatMs(percentile(latencies, 0.5)), goal: "none yet (issue 24 sets none)", pass: null },
+        { metric: `lease taken over after kill -9 (leaseSeconds ${LEASE_SECONDS})`, value: formatMs(takeOver), goal: "≤ 15 s (issue 24; lease layer only)", pass: takeOver <= 15_000 },
       ],
       details: [
         `files + SQLite index: ${rate(files)}`,
         `PostgreSQL (fenced, group commit): ${rate(database)}`,
         `append → delivery on another connection's RecordFeed, ${CROSS_NODE_RECORDS} records one at a time: p50 ${formatMs(percentile(latencies, 0.5))}, p90 ${formatMs(percentile(latencies, 0.9))}, p99 ${formatMs(percentile(latencies, 0.99))}`,
+        `kill -9 of the holder → another node's take: ${formatMs(takeOver)} (tries every 50 ms; the lease layer only, no owner restarted)`,
+        `lease moved between two nodes (hand back + take), ${LEASE_MOVES} moves: p50 ${formatMs(percentile(moves, 0.5))}, p90 ${formatMs(percentile(moves, 0.9))}`,
+        `a ${formatNumber(FOLD_RECORDS)}-record conversation read from PostgreSQL and folded: p50 ${formatMs(percentile(folds, 0.5))}, p90 ${formatMs(percentile(folds, 0.9))}`,
         `PostgreSQL ${path.basename(postgres.url)} on loopback (embedded-postgres 17), both sides in this process`,
       ],
       evidence: [],
