@@ -66,6 +66,15 @@ async function inProcessNode(leaseSeconds: number, nodeUrl: string) {
   return node;
 }
 
+/** An in-memory index of the node's own, kept up with every node's records. */
+async function indexOf(node: ClusterNode) {
+  const { home, cleanup } = makeTempHome();
+  const index = openIndex(":memory:");
+  cleanups.push(cleanup, () => void index.$client.close());
+  await node.replicateIndex(index.$client, new IndexWriter(index.$client, new RecordProofs(home, node.recordKey)));
+  return index;
+}
+
 describe("cluster node", () => {
   it("registers with its url, is seen at each heartbeat, and counts the leases it holds", async () => {
     const a = await nodeProcess(3, "http://127.0.0.1:4101");
@@ -123,13 +132,40 @@ describe("cluster node", () => {
     expect(new RecordProofs(homeB.home).verifyDecision(proof, subject, "approve")).toBe(false);
   });
 
+  it("accounts for every record of 30 conversations written at once by 3 node processes, in a node following live and in one started after", async () => {
+    const writers = await Promise.all([4111, 4112, 4113].map((port) => nodeProcess(10, `http://127.0.0.1:${port}`)));
+    const live = await inProcessNode(10, "http://127.0.0.1:4114");
+    const liveIndex = await indexOf(live);
+    const written = new Map<string, string>();
+    await Promise.all(
+      writers.map(async (writer) => {
+        for (let index = 0; index < 10; index += 1) {
+          const conversationId = newId();
+          expect(await writer.send(`write ${conversationId} 20`)).toEqual({ ok: true, seq: 20 });
+          written.set(conversationId, writer.id);
+        }
+      }),
+    );
+    const late = await inProcessNode(10, "http://127.0.0.1:4115");
+    const lateIndex = await indexOf(late);
+    const expectedTexts = Array.from({ length: 20 }, (_, index) => `message ${index}`);
+    for (const index of [liveIndex, lateIndex]) {
+      await waitUntil(() => [...written.keys()].every((id) => queries.conversationRow(index, id)?.metadataSeq === 2), "every conversation in the index", 20_000);
+      for (const [conversationId, writerId] of written) {
+        const row = queries.conversationRow(index, conversationId)!;
+        expect(row.title).toBe(`written by ${writerId}`);
+        await waitUntil(() => queries.listItems(index, row.rootSessionId, 0, 500).items.length === 20, "the conversation's 20 items");
+        const items = queries.listItems(index, row.rootSessionId, 0, 500).items;
+        expect(items.map((item) => [item.seq, item.text])).toEqual(expectedTexts.map((text, at) => [at + 1, text]));
+      }
+    }
+    expect((await live.nodes.list()).filter((node) => writers.some((writer) => writer.id === node.id)).map((node) => node.conversations)).toEqual([10, 10, 10]);
+  });
+
   it("keeps its index up with a conversation another node creates", async () => {
     const a = await inProcessNode(10, "http://127.0.0.1:4109");
     const b = await inProcessNode(10, "http://127.0.0.1:4110");
-    const { home, cleanup } = makeTempHome();
-    const index = openIndex(":memory:");
-    cleanups.push(cleanup, () => void index.$client.close());
-    await b.replicateIndex(index.$client, new IndexWriter(index.$client, new RecordProofs(home, b.recordKey)));
+    const index = await indexOf(b);
     const conversationId = newId();
     await a.keeper.acquire(conversationId);
     await a.records.appendMetadata(conversationId, {
