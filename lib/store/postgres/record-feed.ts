@@ -110,6 +110,8 @@ export class RecordFeed {
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.reconnectTimer) clearTimeout(this.reconnectTimer);
+    // A read under way delivers nothing more.
+    for (const follower of this.followers) follower.closed = true;
     this.followers.clear();
     const client = this.client;
     this.client = null;
