@@ -8,7 +8,8 @@ export const RECORD_CHANNEL = "atrium_records";
  * keyed (conversation, stream, seq), stream being "metadata" or a session id, `record` the same
  * JSON object a JSONL line holds. `atrium_leases` names the one node that may write a
  * conversation; a lease row is never deleted, so its epoch only grows. `atrium_nodes` lists the
- * nodes (GET /api/cluster). `atrium_settings` holds what every node shares (the record key).
+ * nodes (GET /api/cluster). `atrium_settings` holds what every node shares (the record key);
+ * `atrium_blob_heads` and `atrium_blob_chunks` the files (BlobStore).
  * `atrium_append_records` is the only way records are written: in one
  * statement it locks the lease row, refuses a lease that is not the caller's current live one,
  * numbers a batch of records (one commit for all of them: the owner's group commit), and
@@ -33,6 +34,23 @@ CREATE TABLE IF NOT EXISTS atrium_nodes (
 CREATE TABLE IF NOT EXISTS atrium_settings (
   name text PRIMARY KEY,
   value text NOT NULL
+);
+
+CREATE TABLE IF NOT EXISTS atrium_blob_chunks (
+  owner text NOT NULL,
+  path text NOT NULL,
+  chunk integer NOT NULL CHECK (chunk >= 0),
+  data bytea NOT NULL,
+  PRIMARY KEY (owner, path, chunk)
+);
+
+CREATE TABLE IF NOT EXISTS atrium_blob_heads (
+  owner text NOT NULL,
+  path text NOT NULL,
+  bytes bigint NOT NULL CHECK (bytes >= 0),
+  media_type text NOT NULL,
+  sha256 text NOT NULL,
+  PRIMARY KEY (owner, path)
 );
 
 CREATE TABLE IF NOT EXISTS atrium_records (
