@@ -1,4 +1,5 @@
 import pg from "pg";
+import { z } from "zod";
 import { lineOrder } from "./postgres-record-store";
 import { RECORD_CHANNEL } from "./schema";
 
@@ -48,6 +49,9 @@ interface RecordRow {
 }
 
 const MAX_RECONNECT_MS = 5_000;
+
+/** A notice as atrium_append_records sends it. */
+const noticeSchema = z.object({ c: z.string().min(1), s: z.string().min(1), q: z.number().int().positive() });
 
 /**
  * The records other nodes write, as they are written (DESIGN §10c): one LISTEN connection per
@@ -164,8 +168,8 @@ export class RecordFeed {
   private heard(payload: string | undefined): void {
     let notice: RecordNotice;
     try {
-      const parsed = JSON.parse(payload ?? "") as { c: string; s: string; q: number };
-      notice = { conversationId: parsed.c, stream: parsed.s, seq: Number(parsed.q) };
+      const parsed = noticeSchema.parse(JSON.parse(payload ?? ""));
+      notice = { conversationId: parsed.c, stream: parsed.s, seq: parsed.q };
     } catch {
       this.log(`the record feed ignored a notice it could not read: ${payload}`);
       return;
