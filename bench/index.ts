@@ -24,6 +24,7 @@ const ALL_FIGURES = [
   "long-conversation.ts",
   "sandbox-cost.ts",
   "machine-link.ts",
+  "postgres-append-rate.ts",
 ];
 
 /** BENCH_FIGURES: a comma-separated subset, by file name (the `.ts` may be left off). */

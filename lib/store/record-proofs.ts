@@ -20,9 +20,11 @@ export interface DecisionSubject {
  * and an approval's decision to this home; a copied or imported record's proof does not verify.
  */
 export class RecordProofs {
-  private key: Buffer | null = null;
-
-  constructor(private readonly home: string) {}
+  /** `key`: the cluster's record key (DESIGN §10c: every node signs and verifies with the same one); else the home's record.key. */
+  constructor(
+    private readonly home: string,
+    private key: Buffer | null = null,
+  ) {}
 
   turnStarted(conversationId: string, turnId: string, sessionId: string): string {
     return this.sign(["turn.started", conversationId, turnId, sessionId]);

@@ -24,20 +24,40 @@ export class LeaseLostError extends Error {
 }
 
 const METADATA = "metadata";
+/** At most this many records in one statement (a burst larger than this takes several). */
+const MAX_BATCH = 500;
+
+interface Pending {
+  stream: string;
+  at: string;
+  body: object;
+  resolve: (record: Record<string, unknown>) => void;
+  reject: (error: unknown) => void;
+}
+
+/** A conversation's appends waiting for the statement under way to end. */
+interface Batch {
+  queued: Pending[];
+  writing: boolean;
+}
 
 /** A record read back in the order of a JSONL line ({v, seq, at, type, …}) and checked as a line read from a file is. */
-function lineOrder(record: Record<string, unknown>): Record<string, unknown> {
+export function lineOrder(record: Record<string, unknown>): Record<string, unknown> {
   return { v: record.v, seq: record.seq, at: record.at, type: record.type, ...record };
 }
 
 /**
  * The PostgreSQL backend of the owner's record store (DESIGN §10c): the same JSON records as the
  * JSONL files, one row per (conversation, stream, seq). Every append goes through
- * atrium_append_record with the lease this node holds on the conversation, so the database
- * refuses it once another node has taken the lease (LeaseLostError). `leaseOf` answers the
+ * atrium_append_records with the lease this node holds on the conversation, so the database
+ * refuses it once another node has taken the lease (LeaseLostError). Group commit, as the JSONL
+ * appender does: the appends a conversation's owner makes while a statement is under way (or in
+ * one tick) are written together in the next one, in the order they were made. `leaseOf` answers the
  * lease the node holds now (kept by whoever takes and renews it).
  */
 export class PostgresRecordStore implements RecordStore {
+  private readonly batches = new Map<string, Batch>();
+
   constructor(
     private readonly pool: Pool,
     private readonly leaseOf: (conversationId: string) => Lease | null,
@@ -95,15 +115,47 @@ export class PostgresRecordStore implements RecordStore {
     };
   }
 
-  private async append(conversationId: string, stream: string, at: string, body: object): Promise<Record<string, unknown>> {
+  /** Queued into the conversation's next batch; resolves once the batch is committed. */
+  private append(conversationId: string, stream: string, at: string, body: object): Promise<Record<string, unknown>> {
+    return new Promise((resolve, reject) => {
+      let batch = this.batches.get(conversationId);
+      if (!batch) {
+        batch = { queued: [], writing: false };
+        this.batches.set(conversationId, batch);
+      }
+      batch.queued.push({ stream, at, body, resolve, reject });
+      if (!batch.writing) {
+        batch.writing = true;
+        // Appends made in the same tick (a burst) go in one batch.
+        queueMicrotask(() => void this.writeBatches(conversationId, batch));
+      }
+    });
+  }
+
+  /** Writes the queued appends, one batch at a time; appends queued meanwhile go in the next batch. */
+  private async writeBatches(conversationId: string, batch: Batch): Promise<void> {
+    while (batch.queued.length > 0) {
+      const pending = batch.queued.splice(0, MAX_BATCH);
+      try {
+        const written = await this.writeBatch(conversationId, pending);
+        pending.forEach((append, index) => append.resolve(lineOrder(written[index]!)));
+      } catch (error) {
+        for (const append of pending) append.reject(error);
+      }
+    }
+    batch.writing = false;
+    this.batches.delete(conversationId);
+  }
+
+  private async writeBatch(conversationId: string, pending: Pending[]): Promise<Array<Record<string, unknown>>> {
     const lease = this.leaseOf(conversationId);
     if (!lease) throw new LeaseLostError(conversationId, null);
     try {
-      const result = await this.pool.query<{ record: Record<string, unknown> }>(
-        "SELECT atrium_append_record($1, $2, $3, $4, $5, $6::jsonb) AS record",
-        [conversationId, stream, lease.nodeId, lease.epoch, at, JSON.stringify(body)],
+      const result = await this.pool.query<{ records: Array<Record<string, unknown>> }>(
+        "SELECT atrium_append_records($1, $2, $3, $4::jsonb) AS records",
+        [conversationId, lease.nodeId, lease.epoch, JSON.stringify(pending.map(({ stream, at, body }) => ({ stream, at, body })))],
       );
-      return lineOrder(result.rows[0]!.record);
+      return result.rows[0]!.records;
     } catch (error) {
       if ((error as { code?: unknown }).code === LEASE_REFUSED) throw new LeaseLostError(conversationId, lease.epoch);
       throw error;

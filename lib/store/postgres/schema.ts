@@ -1,13 +1,20 @@
 import type { Pool } from "pg";
 
+/** The LISTEN/NOTIFY channel of record notices ({c: conversation, s: stream, q: seq}; RecordFeed). */
+export const RECORD_CHANNEL = "atrium_records";
+
 /**
  * The cluster's record tables (DESIGN §10c). `atrium_records` is append-only: one row per record,
  * keyed (conversation, stream, seq), stream being "metadata" or a session id, `record` the same
  * JSON object a JSONL line holds. `atrium_leases` names the one node that may write a
  * conversation; a lease row is never deleted, so its epoch only grows. `atrium_nodes` lists the
- * nodes (GET /api/cluster). `atrium_append_record` is the only way a record is written: it locks
- * the lease row, refuses a lease that is not the caller's current live one, and numbers the
- * record, all in one statement.
+ * nodes (GET /api/cluster). `atrium_settings` holds what every node shares (the record key);
+ * `atrium_blob_heads` and `atrium_blob_chunks` the files (BlobStore).
+ * `atrium_append_records` is the only way records are written: in one
+ * statement it locks the lease row, refuses a lease that is not the caller's current live one,
+ * numbers a batch of records (one commit for all of them: the owner's group commit), and
+ * announces each stream's last seq on RECORD_CHANNEL (a notice of a few dozen bytes, whatever
+ * the records' size; NOTIFY is delivered at commit).
  */
 export const POSTGRES_SCHEMA = `
 CREATE TABLE IF NOT EXISTS atrium_leases (
@@ -22,6 +29,28 @@ CREATE TABLE IF NOT EXISTS atrium_nodes (
   url text,
   started_at timestamptz NOT NULL,
   last_seen_at timestamptz NOT NULL
+);
+
+CREATE TABLE IF NOT EXISTS atrium_settings (
+  name text PRIMARY KEY,
+  value text NOT NULL
+);
+
+CREATE TABLE IF NOT EXISTS atrium_blob_chunks (
+  owner text NOT NULL,
+  path text NOT NULL,
+  chunk integer NOT NULL CHECK (chunk >= 0),
+  data bytea NOT NULL,
+  PRIMARY KEY (owner, path, chunk)
+);
+
+CREATE TABLE IF NOT EXISTS atrium_blob_heads (
+  owner text NOT NULL,
+  path text NOT NULL,
+  bytes bigint NOT NULL CHECK (bytes >= 0),
+  media_type text NOT NULL,
+  sha256 text NOT NULL,
+  PRIMARY KEY (owner, path)
 );
 
 CREATE TABLE IF NOT EXISTS atrium_records (
@@ -42,12 +71,18 @@ DROP TRIGGER IF EXISTS atrium_records_append_only ON atrium_records;
 CREATE TRIGGER atrium_records_append_only BEFORE UPDATE OR DELETE ON atrium_records
   FOR EACH ROW EXECUTE FUNCTION atrium_refuse_record_change();
 
-CREATE OR REPLACE FUNCTION atrium_append_record(
-  p_conversation text, p_stream text, p_node text, p_epoch bigint, p_at text, p_body jsonb
+DROP FUNCTION IF EXISTS atrium_append_record(text, text, text, bigint, text, jsonb);
+
+CREATE OR REPLACE FUNCTION atrium_append_records(
+  p_conversation text, p_node text, p_epoch bigint, p_records jsonb
 ) RETURNS jsonb LANGUAGE plpgsql VOLATILE AS $$
 DECLARE
+  v_item jsonb;
+  v_stream text;
   v_seq bigint;
+  v_last jsonb := '{}';
   v_record jsonb;
+  v_written jsonb := '[]';
 BEGIN
   PERFORM 1 FROM atrium_leases
     WHERE conversation_id = p_conversation AND node_id = p_node AND epoch = p_epoch
@@ -57,12 +92,25 @@ BEGIN
     RAISE EXCEPTION 'lease of conversation % at epoch % is not held by node %', p_conversation, p_epoch, p_node
       USING ERRCODE = 'AT001';
   END IF;
-  SELECT coalesce(max(seq), 0) + 1 INTO v_seq FROM atrium_records
-    WHERE conversation_id = p_conversation AND stream = p_stream;
-  v_record := jsonb_build_object('v', 1, 'seq', v_seq, 'at', p_at) || p_body;
-  INSERT INTO atrium_records (conversation_id, stream, seq, epoch, record)
-    VALUES (p_conversation, p_stream, v_seq, p_epoch, v_record);
-  RETURN v_record;
+  FOR v_item IN SELECT element FROM jsonb_array_elements(p_records) WITH ORDINALITY AS batch(element, n) ORDER BY n LOOP
+    v_stream := v_item->>'stream';
+    IF v_last ? v_stream THEN
+      v_seq := (v_last->>v_stream)::bigint + 1;
+    ELSE
+      SELECT coalesce(max(seq), 0) + 1 INTO v_seq FROM atrium_records
+        WHERE conversation_id = p_conversation AND stream = v_stream;
+    END IF;
+    v_last := v_last || jsonb_build_object(v_stream, v_seq);
+    v_record := jsonb_build_object('v', 1, 'seq', v_seq, 'at', v_item->>'at') || (v_item->'body');
+    INSERT INTO atrium_records (conversation_id, stream, seq, epoch, record)
+      VALUES (p_conversation, v_stream, v_seq, p_epoch, v_record);
+    v_written := v_written || jsonb_build_array(v_record);
+  END LOOP;
+  -- Small notices, sent at commit: each stream's last record now (RecordFeed reads the records themselves).
+  FOR v_stream, v_seq IN SELECT key, value::bigint FROM jsonb_each_text(v_last) LOOP
+    PERFORM pg_notify('${RECORD_CHANNEL}', json_build_object('c', p_conversation, 's', v_stream, 'q', v_seq)::text);
+  END LOOP;
+  RETURN v_written;
 END $$;
 `;
 

@@ -109,6 +109,33 @@ describe("PostgreSQL record store: order", () => {
     }
   });
 
+  it("numbers a burst in the order its appends were made, and keeps appending after a burst", async () => {
+    const a = node(newId());
+    const conversationId = newId();
+    const sessionId = newId();
+    await a.take(conversationId);
+    const burst = await Promise.all(Array.from({ length: 300 }, (_, index) => a.records.appendSession(conversationId, sessionId, progress(sessionId, String(index)))));
+    expect(burst.map((record) => [record.seq, (record as { text?: string }).text])).toEqual(Array.from({ length: 300 }, (_, index) => [index + 1, String(index)]));
+    const after = await a.records.appendSession(conversationId, sessionId, progress(sessionId, "after"));
+    expect(after.seq).toBe(301);
+    expect((await a.records.readSession(conversationId, sessionId)).map((record) => record.seq)).toEqual(Array.from({ length: 301 }, (_, index) => index + 1));
+  });
+
+  it("refuses a whole burst written with a lost lease, writing none of it", async () => {
+    const a = node(newId(), 30);
+    const b = node(newId(), 1);
+    const conversationId = newId();
+    const sessionId = newId();
+    const lease = await a.take(conversationId);
+    await a.records.appendSession(conversationId, sessionId, progress(sessionId, "before"));
+    await expireSoon(lease);
+    await waitUntil(async () => (await b.leases.holder(conversationId)) === null, "a's lease to expire", 5_000, 50);
+    await b.take(conversationId);
+    const answers = await Promise.allSettled(Array.from({ length: 50 }, (_, index) => a.records.appendSession(conversationId, sessionId, progress(sessionId, String(index)))));
+    expect(answers.every((answer) => answer.status === "rejected" && answer.reason instanceof LeaseLostError)).toBe(true);
+    expect(await epochsOf(conversationId, sessionId)).toEqual([{ seq: 1, epoch: 1 }]);
+  });
+
   it("refuses to change or remove a record once written (append-only)", async () => {
     const a = node(newId());
     const conversationId = newId();

@@ -1,0 +1,128 @@
+import type Database from "better-sqlite3";
+import type { Pool } from "pg";
+import type { IndexWriter } from "../index-writer";
+import { metadataRecordSchema, sessionRecordSchema } from "../records";
+import { lineOrder } from "./postgres-record-store";
+import type { RecordFeed } from "./record-feed";
+
+const METADATA = "metadata";
+
+interface RecordRow {
+  stream: string;
+  seq: string;
+  record: Record<string, unknown>;
+}
+
+/**
+ * A node's SQLite index kept up with atrium_records (DESIGN §10c): every record any node writes
+ * is applied through the same IndexWriter the files backend uses, so a node answers lists, items,
+ * turns and decisions of every conversation from its own index with the reads it has today. The
+ * index's own progress columns are the cursors (conversations.metadata_seq, sessions.file_seq;
+ * the *_bytes columns hold the seq too, there being no file): a conversation is caught up by
+ * reading its records after them, metadata first (a session's row exists before its items).
+ * A conversation whose metadata holds conversation.deleted is removed and never read again.
+ */
+export class IndexReplica {
+  private readonly reading = new Map<string, Promise<void>>();
+  private readonly queued = new Set<string>();
+  private readonly deleted = new Set<string>();
+
+  constructor(
+    private readonly pool: Pool,
+    private readonly client: Database.Database,
+    private readonly writer: IndexWriter,
+    private readonly log: (message: string) => void = () => undefined,
+  ) {}
+
+  /** Every conversation in the database caught up (at a node's start, and after its feed came back). */
+  async catchUpAll(): Promise<void> {
+    const rows = await this.pool.query<{ conversation_id: string }>(
+      `SELECT conversation_id FROM atrium_records WHERE stream = 'metadata' AND seq = 1
+        EXCEPT SELECT conversation_id FROM atrium_records WHERE stream = 'metadata' AND record->>'type' = 'conversation.deleted'`,
+    );
+    for (const conversationId of this.indexedConversations()) {
+      if (!rows.rows.some((row) => row.conversation_id === conversationId)) this.remove(conversationId);
+    }
+    await Promise.all(rows.rows.map((row) => this.catchUp(row.conversation_id)));
+  }
+
+  /** One conversation caught up, after any catch-up of it under way (a burst of notices costs one more read). */
+  catchUp(conversationId: string): Promise<void> {
+    const previous = this.reading.get(conversationId) ?? Promise.resolve();
+    if (this.queued.has(conversationId)) return previous;
+    this.queued.add(conversationId);
+    const next = previous.then(async () => {
+      this.queued.delete(conversationId);
+      try {
+        await this.read(conversationId);
+      } catch (error) {
+        // The cursors did not move: the next notice or resync reads the same records again.
+        this.log(`the index could not catch up conversation ${conversationId}: ${String(error)}`);
+      }
+    });
+    this.reading.set(conversationId, next);
+    void next.then(() => {
+      if (this.reading.get(conversationId) === next) this.reading.delete(conversationId);
+    });
+    return next;
+  }
+
+  /** Keeps up with a node's feed: each notice catches its conversation up; a resync catches all up. */
+  follow(feed: RecordFeed): () => void {
+    const stopNotices = feed.onNotice((notice) => void this.catchUp(notice.conversationId));
+    const stopResyncs = feed.onResync(() => void this.catchUpAll());
+    return () => {
+      stopNotices();
+      stopResyncs();
+    };
+  }
+
+  private async read(conversationId: string): Promise<void> {
+    if (this.deleted.has(conversationId)) return;
+    const cursors = this.cursors(conversationId);
+    const rows = await this.pool.query<RecordRow>(
+      `SELECT stream, seq, record FROM atrium_records
+        WHERE conversation_id = $1 AND seq > coalesce(($2::jsonb ->> stream)::bigint, 0)
+        ORDER BY stream <> 'metadata', stream, seq`,
+      [conversationId, JSON.stringify(cursors)],
+    );
+    if (rows.rows.length === 0) return;
+    const first = rows.rows[0]!;
+    if (!cursors[METADATA] && !(first.stream === METADATA && first.record.type === "conversation.created")) {
+      this.log(`conversation ${conversationId} does not begin with conversation.created; not indexed`);
+      return;
+    }
+    if (rows.rows.some((row) => row.stream === METADATA && row.record.type === "conversation.deleted")) {
+      this.remove(conversationId);
+      return;
+    }
+    this.apply(conversationId, rows.rows);
+  }
+
+  private apply(conversationId: string, rows: RecordRow[]): void {
+    this.writer.transaction(() => {
+      for (const row of rows) {
+        const seq = Number(row.seq);
+        if (row.stream === METADATA) this.writer.applyMetadata(conversationId, metadataRecordSchema.parse(lineOrder(row.record)), seq);
+        else this.writer.applySession(conversationId, row.stream, sessionRecordSchema.parse(lineOrder(row.record)), seq);
+      }
+    });
+  }
+
+  private remove(conversationId: string): void {
+    this.deleted.add(conversationId);
+    this.writer.transaction(() => this.writer.removeConversation(conversationId));
+  }
+
+  /** The last seq of each stream the index holds: metadata, and each session it has a row for. */
+  private cursors(conversationId: string): Record<string, number> {
+    const conversation = this.client.prepare("SELECT metadata_seq AS seq FROM conversations WHERE id = ?").get(conversationId) as { seq: number } | undefined;
+    if (!conversation) return {};
+    const sessions = this.client.prepare("SELECT id, file_seq AS seq FROM sessions WHERE conversation_id = ?").all(conversationId) as Array<{ id: string; seq: number }>;
+    return { [METADATA]: conversation.seq, ...Object.fromEntries(sessions.map((session) => [session.id, session.seq])) };
+  }
+
+  private indexedConversations(): string[] {
+    return (this.client.prepare("SELECT id FROM conversations").all() as Array<{ id: string }>).map((row) => row.id);
+  }
+}
