@@ -11,7 +11,10 @@ import { useLiveList } from "@/components/live/use-live";
 import { SessionEndedNotice } from "@/components/auth/session-ended-notice";
 import { SidebarContext } from "./sidebar-context";
 import { SidebarPanel } from "./sidebar-panel";
+import { SidebarResizeHandle } from "./sidebar-resize-handle";
+import { saveSidebarPref, SIDEBAR_GROUPING_COOKIE, SIDEBAR_WIDTH_COOKIE, TIME_ZONE_COOKIE, type SidebarGrouping, type SidebarPrefs } from "./sidebar-prefs";
 
+/** Conversations per page of the sidebar (the first page is rendered by the server). */
 const SIDEBAR_LIMIT = 100;
 
 function byRecency(a: Conversation, b: Conversation): number {
@@ -21,17 +24,30 @@ function byRecency(a: Conversation, b: Conversation): number {
 interface WorkspaceShellProps {
   initialConversations: Conversation[];
   initialPendingApprovals: number;
+  prefs: SidebarPrefs;
   children: React.ReactNode;
 }
 
 /** Layout of every signed-in page: the sidebar (fixed on laptops, a sheet on phones) kept live by /api/events. */
-export function WorkspaceShell({ initialConversations, initialPendingApprovals, children }: WorkspaceShellProps) {
+export function WorkspaceShell({ initialConversations, initialPendingApprovals, prefs, children }: WorkspaceShellProps) {
   const [conversations, setConversations] = useState(initialConversations);
+  const [hasMore, setHasMore] = useState(initialConversations.length >= SIDEBAR_LIMIT);
+  const [loadingMore, setLoadingMore] = useState(false);
+  const [width, setWidth] = useState(prefs.width);
+  const [grouping, setGrouping] = useState<SidebarGrouping>(prefs.grouping);
   const [pendingApprovals, setPendingApprovals] = useState(initialPendingApprovals);
   const [sheetOpen, setSheetOpen] = useState(false);
   const pathname = usePathname();
 
-  useEffect(() => setConversations(initialConversations), [initialConversations]);
+  useEffect(() => {
+    setConversations(initialConversations);
+    setHasMore(initialConversations.length >= SIDEBAR_LIMIT);
+  }, [initialConversations]);
+  // The server groups by date in the zone this cookie names: keep it the browser's own.
+  useEffect(() => {
+    const zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
+    if (zone && zone !== prefs.timeZone) saveSidebarPref(TIME_ZONE_COOKIE, zone);
+  }, [prefs.timeZone]);
   useEffect(() => setPendingApprovals(initialPendingApprovals), [initialPendingApprovals]);
   useEffect(() => setSheetOpen(false), [pathname]);
 
@@ -49,12 +65,33 @@ export function WorkspaceShell({ initialConversations, initialPendingApprovals, 
 
   // The list the server rendered may be stale by the time the stream opens (or reopens): refetch it then.
   const refreshList = useCallback(() => {
-    apiFetch<{ conversations: Conversation[] }>(`/api/conversations?limit=${SIDEBAR_LIMIT}&sort=updated&direction=desc`).then(
-      (body) => setConversations(body.conversations),
+    apiFetch<{ conversations: Conversation[]; nextCursor: string | null }>(`/api/conversations?limit=${SIDEBAR_LIMIT}&sort=updated&direction=desc`).then(
+      (body) => {
+        setConversations(body.conversations);
+        setHasMore(body.nextCursor !== null);
+      },
       () => undefined,
     );
     refreshApprovals();
   }, [refreshApprovals]);
+
+  // Older pages by offset; a conversation that moved meanwhile may come twice, so rows merge by id.
+  const loadMore = useCallback(() => {
+    setLoadingMore(true);
+    apiFetch<{ conversations: Conversation[]; nextCursor: string | null }>(
+      `/api/conversations?limit=${SIDEBAR_LIMIT}&sort=updated&direction=desc&cursor=${conversations.length}`,
+    ).then(
+      (body) => {
+        setConversations((current) => {
+          const known = new Set(current.map((conversation) => conversation.id));
+          return [...current, ...body.conversations.filter((conversation) => !known.has(conversation.id))];
+        });
+        setHasMore(body.nextCursor !== null);
+        setLoadingMore(false);
+      },
+      () => setLoadingMore(false),
+    );
+  }, [conversations.length]);
 
   const notify = useDesktopNotifications(pendingApprovals, conversations);
   useLiveList((event) => {
@@ -84,13 +121,22 @@ export function WorkspaceShell({ initialConversations, initialPendingApprovals, 
   }, refreshList);
 
   const context = useMemo(() => ({ openSheet: () => setSheetOpen(true) }), []);
-  const panel = <SidebarPanel conversations={conversations} pendingApprovals={pendingApprovals} />;
+  const list = {
+    grouping,
+    timeZone: prefs.timeZone,
+    onGroupingChange: (next: SidebarGrouping) => {
+      setGrouping(next);
+      saveSidebarPref(SIDEBAR_GROUPING_COOKIE, next);
+    },
+    more: { available: hasMore, loading: loadingMore, load: loadMore },
+  };
 
   return (
     <SidebarContext.Provider value={context}>
       <div className="flex h-dvh w-full overflow-hidden">
-        <aside aria-label="Sidebar" className="hidden w-72 shrink-0 border-r bg-sidebar text-sidebar-foreground md:flex md:flex-col">
-          {panel}
+        <aside aria-label="Sidebar" style={{ width }} className="relative hidden shrink-0 border-r bg-sidebar text-sidebar-foreground md:flex md:flex-col">
+          <SidebarPanel conversations={conversations} pendingApprovals={pendingApprovals} list={list} />
+          <SidebarResizeHandle width={width} onResize={setWidth} onCommit={(next) => saveSidebarPref(SIDEBAR_WIDTH_COOKIE, String(next))} />
         </aside>
         <Sheet open={sheetOpen} onOpenChange={setSheetOpen}>
           <SheetContent side="left" className="gap-0 bg-sidebar p-0 md:hidden" onOpenAutoFocus={(event) => {
@@ -101,7 +147,7 @@ export function WorkspaceShell({ initialConversations, initialPendingApprovals, 
           >
             <SheetTitle className="sr-only">Sidebar</SheetTitle>
             <SheetDescription className="sr-only">Conversations and navigation</SheetDescription>
-            <SidebarPanel conversations={conversations} pendingApprovals={pendingApprovals} inSheet />
+            <SidebarPanel conversations={conversations} pendingApprovals={pendingApprovals} list={list} inSheet />
           </SheetContent>
         </Sheet>
         <main className="flex min-w-0 flex-1 flex-col">{children}</main>
