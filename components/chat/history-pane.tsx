@@ -157,6 +157,8 @@ export function HistoryPane({ forkedFrom, restartingItemId, onRestart, findOpen,
           onClose={() => {
             setHit(null);
             onFindOpenChange(false);
+            // Back to the button that opens find, not to the page's body.
+            document.querySelector<HTMLButtonElement>('header button[aria-label="Find in conversation"]')?.focus();
           }}
         />
       )}

@@ -27,19 +27,22 @@ function rangesIn(row: Element, needle: string): Range[] {
   return ranges;
 }
 
-/** Moves each scrolling box from the range up to the history so the range sits mid-view; true once it is in view. */
-function bringIntoView(range: Range, scroller: HTMLElement): boolean {
-  let box: HTMLElement | null = range.startContainer.parentElement;
-  while (box) {
-    const scrolls = box === scroller || (box.scrollHeight > box.clientHeight + 1 && /(auto|scroll)/.test(getComputedStyle(box).overflowY));
-    if (scrolls) {
-      const target = range.getBoundingClientRect();
-      const frame = box.getBoundingClientRect();
-      if (target.top < frame.top + 8 || target.bottom > frame.bottom - 8) box.scrollTop += target.top - (frame.top + frame.height / 2 - target.height / 2);
-    }
-    if (box === scroller) break;
-    box = box.parentElement;
+function centre(range: Range, box: HTMLElement): void {
+  const target = range.getBoundingClientRect();
+  const frame = box.getBoundingClientRect();
+  if (target.top < frame.top + 8 || target.bottom > frame.bottom - 8) box.scrollTop += target.top - (frame.top + frame.height / 2 - target.height / 2);
+}
+
+/**
+ * Scrolls the boxes inside the row (a tool's output) so the range shows; the history itself is
+ * left to the virtual list, which centres the row, unless the row is taller than the view.
+ * True once the range is in view.
+ */
+function bringIntoView(range: Range, row: HTMLElement, scroller: HTMLElement): boolean {
+  for (let box = range.startContainer.parentElement; box && box !== row; box = box.parentElement) {
+    if (box.scrollHeight > box.clientHeight + 1 && /(auto|scroll)/.test(getComputedStyle(box).overflowY)) centre(range, box);
   }
+  if (row.getBoundingClientRect().height > scroller.clientHeight) centre(range, scroller);
   const target = range.getBoundingClientRect();
   const frame = scroller.getBoundingClientRect();
   return target.height > 0 && target.top >= frame.top && target.bottom <= frame.bottom;
@@ -61,19 +64,21 @@ export function useFindHighlight(scroller: RefObject<HTMLElement | null>, match:
     if (!match || !container) return;
     const others: Range[] = [];
     let current: Range | null = null;
+    let currentRow: HTMLElement | null = null;
     for (const row of container.querySelectorAll<HTMLElement>("[data-item-id]")) {
       const itemId = row.dataset.itemId ?? "";
       if (!match.itemIds.has(itemId)) continue;
       const ranges = rangesIn(row, match.needle);
       if (itemId === match.itemId && ranges.length > 0) {
         current = ranges[Math.min(match.occurrence, ranges.length - 1)];
+        currentRow = row;
         others.push(...ranges.filter((range) => range !== current));
       } else others.push(...ranges);
     }
     if (others.length > 0) CSS.highlights.set(ALL, new Highlight(...others));
-    if (!current) return;
+    if (!current || !currentRow) return;
     CSS.highlights.set(CURRENT, new Highlight(current));
-    if (shown.current !== match.nonce && bringIntoView(current, container)) shown.current = match.nonce;
+    if (shown.current !== match.nonce && bringIntoView(current, currentRow, container)) shown.current = match.nonce;
   }, [scroller, match, rows]);
 
   useEffect(
