@@ -2,7 +2,7 @@
 
 import { GitForkIcon, MoreHorizontalIcon, RotateCcwIcon } from "lucide-react";
 import Link from "next/link";
-import { useEffect, useRef, useState } from "react";
+import { useEffect, useId, useRef, useState } from "react";
 import { toast } from "sonner";
 import type { Conversation } from "@/lib/events/entities";
 import { cn } from "@/lib/utils";
@@ -30,6 +30,7 @@ export function ConversationRow({ conversation, active, href, actions, onAskDele
   const [menuOpen, setMenuOpen] = useState(false);
   const [renaming, setRenaming] = useState(false);
   const link = useRef<HTMLAnchorElement>(null);
+  const titleId = useId();
   const handlers = {
     onRename: () => setRenaming(true),
     onFork: () => void actions.fork(conversation.id),
@@ -59,12 +60,14 @@ export function ConversationRow({ conversation, active, href, actions, onAskDele
           }}
         />
       ) : (
-        <ConversationLink ref={link} conversation={conversation} active={active} href={href} />
+        <ConversationLink ref={link} conversation={conversation} active={active} href={href} titleId={titleId} />
       )}
       {!renaming && (
         <DropdownMenu open={menuOpen} onOpenChange={setMenuOpen} modal={false}>
           <DropdownMenuTrigger
-            aria-label={`Actions for ${conversation.title}`}
+            // The title is the description, not the name: a name holding it would match other controls' names.
+            aria-label="More actions"
+            aria-describedby={titleId}
             title="Actions (or right-click)"
             className={cn(
               "absolute top-1/2 right-1 flex size-6 -translate-y-1/2 items-center justify-center rounded-md text-muted-foreground transition-opacity outline-none",
@@ -83,7 +86,15 @@ export function ConversationRow({ conversation, active, href, actions, onAskDele
   );
 }
 
-function ConversationLink({ conversation, active, href, ref }: { conversation: Conversation; active: boolean; href: string; ref: React.Ref<HTMLAnchorElement> }) {
+interface ConversationLinkProps {
+  conversation: Conversation;
+  active: boolean;
+  href: string;
+  titleId: string;
+  ref: React.Ref<HTMLAnchorElement>;
+}
+
+function ConversationLink({ conversation, active, href, titleId, ref }: ConversationLinkProps) {
   return (
     <Link
       ref={ref}
@@ -98,7 +109,9 @@ function ConversationLink({ conversation, active, href, ref }: { conversation: C
       )}
     >
       <StatusDot status={conversation.status} />
-      <span className={cn("min-w-0 flex-1 truncate", active && "font-medium")}>{conversation.title}</span>
+      <span id={titleId} className={cn("min-w-0 flex-1 truncate", active && "font-medium")}>
+        {conversation.title}
+      </span>
       <LineageIcon conversation={conversation} />
       {/* The "…" button takes the time's place when it shows. */}
       <time

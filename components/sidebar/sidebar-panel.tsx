@@ -82,32 +82,7 @@ export function SidebarPanel({ conversations, pendingApprovals, list, inSheet = 
           </Link>
         </Button>
       </div>
-      <div className="px-3 pb-2">
-        <div className="relative">
-          <SearchIcon className="pointer-events-none absolute top-1/2 left-2.5 size-4 -translate-y-1/2 text-muted-foreground" />
-          <Input
-            type="search"
-            value={query}
-            onChange={(event) => setQuery(event.target.value)}
-            onKeyDown={(event) => {
-              if (event.key === "Escape") setQuery("");
-            }}
-            placeholder="Search conversations"
-            aria-label="Search conversations"
-            className="h-8 bg-background pr-8 pl-8 [&::-webkit-search-cancel-button]:hidden"
-          />
-          {query && (
-            <button
-              type="button"
-              aria-label="Clear search"
-              className="absolute top-1/2 right-2 -translate-y-1/2 rounded-sm text-muted-foreground hover:text-foreground"
-              onClick={() => setQuery("")}
-            >
-              <XIcon className="size-4" />
-            </button>
-          )}
-        </div>
-      </div>
+      <SearchField query={query} onChange={setQuery} />
       <nav aria-label="Workspace" className="grid gap-0.5 px-2 pb-2">
         <SidebarLink href="/approvals" active={pathname === "/approvals"} icon={<ShieldCheckIcon />} label="Approvals">
           {pendingApprovals > 0 && (
@@ -207,5 +182,36 @@ function GroupingToggle({ grouping, onChange }: { grouping: SidebarGrouping; onC
       <FolderTreeIcon />
       By project
     </Button>
+  );
+}
+
+function SearchField({ query, onChange }: { query: string; onChange: (query: string) => void }) {
+  return (
+    <div className="px-3 pb-2">
+      <div className="relative">
+        <SearchIcon className="pointer-events-none absolute top-1/2 left-2.5 size-4 -translate-y-1/2 text-muted-foreground" />
+        <Input
+          type="search"
+          value={query}
+          onChange={(event) => onChange(event.target.value)}
+          onKeyDown={(event) => {
+            if (event.key === "Escape") onChange("");
+          }}
+          placeholder="Search conversations"
+          aria-label="Search conversations"
+          className="h-8 bg-background pr-8 pl-8 [&::-webkit-search-cancel-button]:hidden"
+        />
+        {query && (
+          <button
+            type="button"
+            aria-label="Clear search"
+            className="absolute top-1/2 right-2 -translate-y-1/2 rounded-sm text-muted-foreground hover:text-foreground"
+            onClick={() => onChange("")}
+          >
+            <XIcon className="size-4" />
+          </button>
+        )}
+      </div>
+    </div>
   );
 }

@@ -12,14 +12,9 @@ import { SessionEndedNotice } from "@/components/auth/session-ended-notice";
 import { SidebarContext } from "./sidebar-context";
 import { SidebarPanel } from "./sidebar-panel";
 import { SidebarResizeHandle } from "./sidebar-resize-handle";
+import { useSidebarConversations } from "./use-sidebar-conversations";
 import { saveSidebarPref, SIDEBAR_GROUPING_COOKIE, SIDEBAR_WIDTH_COOKIE, TIME_ZONE_COOKIE, type SidebarGrouping, type SidebarPrefs } from "./sidebar-prefs";
 
-/** Conversations per page of the sidebar (the first page is rendered by the server). */
-const SIDEBAR_LIMIT = 100;
-
-function byRecency(a: Conversation, b: Conversation): number {
-  return a.updatedAt < b.updatedAt ? 1 : a.updatedAt > b.updatedAt ? -1 : a.id < b.id ? 1 : -1;
-}
 
 interface WorkspaceShellProps {
   initialConversations: Conversation[];
@@ -30,19 +25,13 @@ interface WorkspaceShellProps {
 
 /** Layout of every signed-in page: the sidebar (fixed on laptops, a sheet on phones) kept live by /api/events. */
 export function WorkspaceShell({ initialConversations, initialPendingApprovals, prefs, children }: WorkspaceShellProps) {
-  const [conversations, setConversations] = useState(initialConversations);
-  const [hasMore, setHasMore] = useState(initialConversations.length >= SIDEBAR_LIMIT);
-  const [loadingMore, setLoadingMore] = useState(false);
+  const { conversations, refresh, apply, more } = useSidebarConversations(initialConversations);
   const [width, setWidth] = useState(prefs.width);
   const [grouping, setGrouping] = useState<SidebarGrouping>(prefs.grouping);
   const [pendingApprovals, setPendingApprovals] = useState(initialPendingApprovals);
   const [sheetOpen, setSheetOpen] = useState(false);
   const pathname = usePathname();
 
-  useEffect(() => {
-    setConversations(initialConversations);
-    setHasMore(initialConversations.length >= SIDEBAR_LIMIT);
-  }, [initialConversations]);
   // The server groups by date in the zone this cookie names: keep it the browser's own.
   useEffect(() => {
     const zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
@@ -63,62 +52,22 @@ export function WorkspaceShell({ initialConversations, initialPendingApprovals, 
     }, 150);
   }, []);
 
-  // The list the server rendered may be stale by the time the stream opens (or reopens): refetch it then.
-  const refreshList = useCallback(() => {
-    apiFetch<{ conversations: Conversation[]; nextCursor: string | null }>(`/api/conversations?limit=${SIDEBAR_LIMIT}&sort=updated&direction=desc`).then(
-      (body) => {
-        setConversations(body.conversations);
-        setHasMore(body.nextCursor !== null);
-      },
-      () => undefined,
-    );
-    refreshApprovals();
-  }, [refreshApprovals]);
-
-  // Older pages by offset; a conversation that moved meanwhile may come twice, so rows merge by id.
-  const loadMore = useCallback(() => {
-    setLoadingMore(true);
-    apiFetch<{ conversations: Conversation[]; nextCursor: string | null }>(
-      `/api/conversations?limit=${SIDEBAR_LIMIT}&sort=updated&direction=desc&cursor=${conversations.length}`,
-    ).then(
-      (body) => {
-        setConversations((current) => {
-          const known = new Set(current.map((conversation) => conversation.id));
-          return [...current, ...body.conversations.filter((conversation) => !known.has(conversation.id))];
-        });
-        setHasMore(body.nextCursor !== null);
-        setLoadingMore(false);
-      },
-      () => setLoadingMore(false),
-    );
-  }, [conversations.length]);
-
   const notify = useDesktopNotifications(pendingApprovals, conversations);
-  useLiveList((event) => {
-    notify(event);
-    switch (event.type) {
-      case "conversation.created":
-      case "conversation.updated": {
-        const conversation = event.conversation;
-        setConversations((current) => {
-          const rest = current.filter((candidate) => candidate.id !== conversation.id);
-          if (conversation.archived) return rest;
-          return [...rest, conversation].sort(byRecency);
-        });
-        if (event.type === "conversation.updated") refreshApprovals();
-        break;
+  useLiveList(
+    (event) => {
+      notify(event);
+      apply(event);
+      if (event.type === "conversation.deleted") clearConversationDraft(event.conversationId);
+      if (event.type === "conversation.updated" || event.type === "conversation.deleted" || event.type === "approval.requested" || event.type === "approval.decided") {
+        refreshApprovals();
       }
-      case "conversation.deleted":
-        setConversations((current) => current.filter((candidate) => candidate.id !== event.conversationId));
-        clearConversationDraft(event.conversationId);
-        refreshApprovals();
-        break;
-      case "approval.requested":
-      case "approval.decided":
-        refreshApprovals();
-        break;
-    }
-  }, refreshList);
+    },
+    // The list the server rendered may be stale by the time the stream opens (or reopens): refetch it then.
+    () => {
+      refresh();
+      refreshApprovals();
+    },
+  );
 
   const context = useMemo(() => ({ openSheet: () => setSheetOpen(true) }), []);
   const list = {
@@ -128,7 +77,7 @@ export function WorkspaceShell({ initialConversations, initialPendingApprovals, 
       setGrouping(next);
       saveSidebarPref(SIDEBAR_GROUPING_COOKIE, next);
     },
-    more: { available: hasMore, loading: loadingMore, load: loadMore },
+    more,
   };
 
   return (

@@ -7,7 +7,11 @@ import { E2E_BASE_URL } from "./support/environment";
 import { Sidebar, visit } from "./support/pages";
 
 /** The "…" button of a row, and whether it shows (it fades in on hover and keyboard focus). */
-const actionsButton = (sidebar: Sidebar, title: string) => sidebar.conversations.getByRole("button", { name: `Actions for ${title}` });
+const actionsButton = (sidebar: Sidebar, title: string) =>
+  sidebar.conversations
+    .getByRole("listitem")
+    .filter({ has: sidebar.conversations.page().getByRole("link", { name: title, exact: true }) })
+    .getByRole("button", { name: "More actions" });
 const opacity = (locator: Locator) => locator.evaluate((element) => getComputedStyle(element).opacity);
 const menu = (page: Page) => page.getByRole("menu");
 
@@ -25,6 +29,7 @@ test("a conversation's menu opens from hover, the … button, right-click and th
 
   // Hidden until the row is hovered or focused.
   const firstButton = actionsButton(sidebar, first.title);
+  await page.mouse.move(900, 600);
   await expect.poll(() => opacity(firstButton)).toBe("0");
   await sidebar.conversation(first.title).hover();
   await expect.poll(() => opacity(firstButton)).toBe("1");
@@ -33,6 +38,7 @@ test("a conversation's menu opens from hover, the … button, right-click and th
   await sidebar.conversation(first.title).focus();
   await page.keyboard.press("Tab");
   await expect(firstButton).toBeFocused();
+  await expect(firstButton).toHaveAccessibleDescription(first.title);
   await expect.poll(() => opacity(firstButton)).toBe("1");
   await page.keyboard.press("Enter");
   await expect(menu(page)).toBeVisible();
