@@ -116,7 +116,7 @@ function ConversationLink({ conversation, active, href, titleId, ref }: Conversa
       {/* The "…" button takes the time's place when it shows. */}
       <time
         dateTime={conversation.updatedAt}
-        className="w-12 shrink-0 text-right text-[11px] text-muted-foreground tabular-nums group-focus-within/row:invisible group-hover/row:invisible group-has-[[data-state=open]]/row:invisible [@media(hover:none)]:invisible"
+        className="shrink-0 text-right text-[11px] whitespace-nowrap text-muted-foreground tabular-nums group-focus-within/row:invisible group-hover/row:invisible group-has-[[data-state=open]]/row:invisible [@media(hover:none)]:invisible"
         suppressHydrationWarning
       >
         {conversation.archived ? "archived" : relativeTime(conversation.updatedAt)}
