@@ -23,10 +23,15 @@ const SENTENCES = [
  * straight into a data directory, in the record shapes lib/store writes (DESIGN §2), for the
  * server to index at start. `text(index)` may give an item its own text (a word to find).
  */
-export function writeLongConversation(home: string, items: number, text: (index: number) => string | null = () => null): LongConversation {
+export function writeLongConversation(
+  home: string,
+  items: number,
+  text: (index: number) => string | null = () => null,
+  options: { startAt?: number; title?: string } = {},
+): LongConversation {
   const paths = dataPaths(home);
   fs.mkdirSync(paths.conversations, { recursive: true });
-  let clock = Date.parse("2025-03-01T09:00:00.000Z");
+  let clock = options.startAt ?? Date.parse("2025-03-01T09:00:00.000Z");
   const at = () => new Date((clock += 1500)).toISOString();
   const conversationId = ulid(clock);
   const sessionId = ulid(clock);
@@ -34,7 +39,7 @@ export function writeLongConversation(home: string, items: number, text: (index:
     {
       type: "conversation.created",
       conversationId,
-      title: `A long conversation (${items} items)`,
+      title: options.title ?? `A long conversation (${items} items)`,
       titleSource: "owner",
       agent: "default",
       model: "offline",

@@ -1,35 +1,13 @@
 "use client";
 
-import {
-  ArchiveIcon,
-  ArchiveRestoreIcon,
-  GitForkIcon,
-  MoreHorizontalIcon,
-  PencilIcon,
-  ShieldIcon,
-  ShieldOffIcon,
-  Trash2Icon,
-} from "lucide-react";
+import { MoreHorizontalIcon } from "lucide-react";
 import { useState } from "react";
+import { toast } from "sonner";
 import type { Conversation } from "@/lib/events/entities";
-import {
-  AlertDialog,
-  AlertDialogAction,
-  AlertDialogCancel,
-  AlertDialogContent,
-  AlertDialogDescription,
-  AlertDialogFooter,
-  AlertDialogHeader,
-  AlertDialogTitle,
-} from "@/components/ui/alert-dialog";
 import { Button } from "@/components/ui/button";
-import {
-  DropdownMenu,
-  DropdownMenuContent,
-  DropdownMenuItem,
-  DropdownMenuSeparator,
-  DropdownMenuTrigger,
-} from "@/components/ui/dropdown-menu";
+import { DropdownMenu, DropdownMenuContent, DropdownMenuTrigger } from "@/components/ui/dropdown-menu";
+import { ConversationActionItems, copyConversationLink } from "./conversation-action-items";
+import { DeleteConversationDialog } from "./delete-conversation-dialog";
 
 interface ConversationMenuProps {
   conversation: Conversation;
@@ -40,16 +18,16 @@ interface ConversationMenuProps {
   onDelete: () => Promise<void>;
 }
 
-export function deleteBlockedReason(conversation: Conversation): string | null {
-  if (conversation.status !== "idle") return "Unavailable while a turn runs: interrupt it first";
-  if (conversation.protected) return "Protected: unprotect it first";
-  return null;
-}
-
 export function ConversationMenu({ conversation, onRename, onFork, onArchive, onProtect, onDelete }: ConversationMenuProps) {
   const [confirming, setConfirming] = useState(false);
-  const [deleting, setDeleting] = useState(false);
-  const blocked = deleteBlockedReason(conversation);
+  const handlers = {
+    onRename,
+    onFork,
+    onArchive,
+    onProtect,
+    onCopyLink: () => void copyConversationLink(conversation.id, toast),
+    onAskDelete: () => setConfirming(true),
+  };
 
   return (
     <>
@@ -60,63 +38,10 @@ export function ConversationMenu({ conversation, onRename, onFork, onArchive, on
           </Button>
         </DropdownMenuTrigger>
         <DropdownMenuContent align="end" className="w-60">
-          <DropdownMenuItem onSelect={onRename}>
-            <PencilIcon />
-            Rename
-          </DropdownMenuItem>
-          <DropdownMenuItem onSelect={onFork}>
-            <GitForkIcon />
-            Fork
-          </DropdownMenuItem>
-          <DropdownMenuItem onSelect={() => onArchive(!conversation.archived)}>
-            {conversation.archived ? <ArchiveRestoreIcon /> : <ArchiveIcon />}
-            {conversation.archived ? "Unarchive" : "Archive"}
-          </DropdownMenuItem>
-          <DropdownMenuItem onSelect={() => onProtect(!conversation.protected)}>
-            {conversation.protected ? <ShieldOffIcon /> : <ShieldIcon />}
-            {conversation.protected ? "Unprotect" : "Protect from deletion"}
-          </DropdownMenuItem>
-          <DropdownMenuSeparator />
-          <DropdownMenuItem variant="destructive" disabled={blocked !== null} onSelect={() => setConfirming(true)} aria-describedby={blocked ? "delete-blocked-reason" : undefined}>
-            <Trash2Icon />
-            <span className="flex flex-col">
-              <span>Delete…</span>
-              {blocked && (
-                <span id="delete-blocked-reason" className="text-xs font-normal text-muted-foreground">
-                  {blocked}
-                </span>
-              )}
-            </span>
-          </DropdownMenuItem>
+          <ConversationActionItems conversation={conversation} handlers={handlers} />
         </DropdownMenuContent>
       </DropdownMenu>
-      <AlertDialog open={confirming} onOpenChange={setConfirming}>
-        <AlertDialogContent>
-          <AlertDialogHeader>
-            <AlertDialogTitle>Delete “{conversation.title}”?</AlertDialogTitle>
-            <AlertDialogDescription>
-              This removes the conversation and all its files from this machine. Forks made from it are kept. This cannot be undone.
-            </AlertDialogDescription>
-          </AlertDialogHeader>
-          <AlertDialogFooter>
-            <AlertDialogCancel disabled={deleting}>Cancel</AlertDialogCancel>
-            <AlertDialogAction
-              className="bg-destructive text-white hover:bg-destructive/90"
-              disabled={deleting}
-              onClick={(event) => {
-                event.preventDefault();
-                setDeleting(true);
-                onDelete().finally(() => {
-                  setDeleting(false);
-                  setConfirming(false);
-                });
-              }}
-            >
-              {deleting ? "Deleting…" : "Delete"}
-            </AlertDialogAction>
-          </AlertDialogFooter>
-        </AlertDialogContent>
-      </AlertDialog>
+      <DeleteConversationDialog title={conversation.title} open={confirming} onOpenChange={setConfirming} onDelete={onDelete} />
     </>
   );
 }

@@ -1,6 +1,7 @@
 "use client";
 
-import { useRef, useState } from "react";
+import { useSearchParams } from "next/navigation";
+import { useEffect, useRef, useState } from "react";
 import type { ModelInfo } from "@/lib/events/entities";
 import { conversationDraftKey } from "@/components/shared/drafts";
 import { useAttachmentTray } from "@/components/attachments/attachments";
@@ -40,6 +41,7 @@ function ConversationLayout({ models, parent }: Pick<ConversationViewProps, "mod
   const { conversation } = state;
   const [injected, setInjected] = useState<{ text: string; nonce: number } | null>(null);
   const [findOpen, setFindOpen] = useState(false);
+  const findSeed = useFindFromAddress(setFindOpen);
   const historyControls = useRef<HistoryControls>(null);
   const attachments = useAttachmentTray();
   const restart = useRestartFromHere(id);
@@ -56,6 +58,7 @@ function ConversationLayout({ models, parent }: Pick<ConversationViewProps, "mod
         restartingItemId={restart.restartingItemId}
         onRestart={restart.open}
         findOpen={findOpen}
+        findSeed={findSeed}
         onFindOpenChange={setFindOpen}
         controls={historyControls}
       >
@@ -88,4 +91,16 @@ function ConversationLayout({ models, parent }: Pick<ConversationViewProps, "mod
       />
     </div>
   );
+}
+
+/** `?find=words` (a sidebar search hit): open find with those words, so the view goes to the newest match. */
+function useFindFromAddress(setFindOpen: (open: boolean) => void): { query: string; nonce: number } | null {
+  const query = useSearchParams().get("find");
+  const [seed, setSeed] = useState<{ query: string; nonce: number } | null>(null);
+  useEffect(() => {
+    if (!query) return;
+    setSeed({ query, nonce: Date.now() });
+    setFindOpen(true);
+  }, [query, setFindOpen]);
+  return seed;
 }

@@ -2,28 +2,29 @@
 
 import { ChevronDownIcon, ChevronUpIcon, Loader2Icon, XIcon } from "lucide-react";
 import { useEffect, useRef, useState } from "react";
-import type { Item } from "@/lib/events/entities";
 import { Button } from "@/components/ui/button";
 import { Input } from "@/components/ui/input";
-import { useFindHits, type Hits } from "./use-find-hits";
+import { useFindHits, type FindMatch, type Hits } from "./use-find-hits";
 
 interface FindBarProps {
   conversationId: string;
-  /** Show this hit: load it if it is not, scroll to it and mark it. */
-  onJump: (item: Item, words: string[]) => void;
+  /** Show this match: load its item if it is not, scroll to it and mark it. */
+  onJump: (match: FindMatch) => void;
   /** No hit to show any more (the words changed, or nothing matches). */
   onClear: () => void;
   onClose: () => void;
+  /** Filled in when the bar opens (a sidebar search hit opened the conversation). */
+  initialQuery?: string;
 }
 
 /**
- * Find in this conversation (Ctrl/Cmd+F): the server searches the conversation's messages;
- * the bar counts the hits from the newest (1 of m is the closest above the end), Enter goes
- * to the next one further up, Shift+Enter back down, Esc closes.
+ * Find in this conversation (Ctrl/Cmd+F): the server counts every match in the messages and
+ * the tool output; the bar numbers them from the newest (1 of m is the closest above the end),
+ * Enter goes to the next one further up, Shift+Enter back down, Esc closes.
  */
-export function FindBar({ conversationId, onJump, onClear, onClose }: FindBarProps) {
+export function FindBar({ conversationId, onJump, onClear, onClose, initialQuery = "" }: FindBarProps) {
   const input = useRef<HTMLInputElement>(null);
-  const [query, setQuery] = useState("");
+  const [query, setQuery] = useState(initialQuery);
   const { hits, position, searching, failure, step } = useFindHits(conversationId, query, onJump, onClear);
 
   useEffect(() => input.current?.focus(), []);

@@ -68,6 +68,8 @@ export interface EntryContext {
   questionByItem: Map<string, Question>;
   restartingItemId: string | null;
   onRestart: (item: Item) => void;
+  /** A find match is in this item: a collapsed tool card opens to show it. */
+  revealedItemId?: string | null;
 }
 
 export function EntryView({ entry, context }: { entry: Entry; context: EntryContext }) {
@@ -82,6 +84,7 @@ export function EntryView({ entry, context }: { entry: Entry; context: EntryCont
       question={context.questionByItem.get(entry.item.id)}
       restarting={context.restartingItemId === entry.item.id}
       onRestart={context.onRestart}
+      revealed={context.revealedItemId === entry.item.id}
     />
   );
 }
@@ -96,8 +99,10 @@ export function ItemView({
   question,
   restarting,
   onRestart,
+  revealed = false,
 }: {
   item: Item;
+  revealed?: boolean;
   approval: Approval | undefined;
   question: Question | undefined;
   restarting: boolean;
@@ -111,7 +116,7 @@ export function ItemView({
     case "reasoning":
       return <ReasoningBlock item={item} />;
     case "tool_call":
-      return <ToolCallCard item={item} approval={approval} question={question} />;
+      return <ToolCallCard item={item} approval={approval} question={question} revealed={revealed} />;
     case "notice":
       return <NoticeLine item={item} />;
     case "compaction_summary":

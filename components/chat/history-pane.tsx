@@ -7,6 +7,7 @@ import { Button } from "@/components/ui/button";
 import { SHOW_ITEM_EVENT } from "@/components/context/context-ring";
 import { useConversationContext } from "./conversation-provider";
 import { FindBar } from "./find-bar";
+import type { FindMatch } from "./use-find-hits";
 import { useStickToBottom } from "./use-stick-to-bottom";
 import { VirtualHistory } from "./virtual-history";
 
@@ -22,6 +23,8 @@ interface HistoryPaneProps {
   restartingItemId: string | null;
   onRestart: (item: Item) => void;
   findOpen: boolean;
+  /** Words to find as the bar opens, from the address; a new nonce opens it afresh. */
+  findSeed: { query: string; nonce: number } | null;
   onFindOpenChange: (open: boolean) => void;
   controls: Ref<HistoryControls>;
   /** After the history, in the same scroll: the restart dialog, messages being sent. */
@@ -85,12 +88,12 @@ function useFindShortcut(onFindOpenChange: (open: boolean) => void) {
 }
 
 /** The scrolling history of the conversation view: the virtual list, its pages, the find bar and the way back to the latest. */
-export function HistoryPane({ forkedFrom, restartingItemId, onRestart, findOpen, onFindOpenChange, controls, children }: HistoryPaneProps) {
+export function HistoryPane({ forkedFrom, restartingItemId, onRestart, findOpen, findSeed, onFindOpenChange, controls, children }: HistoryPaneProps) {
   const { id, state, openTurn, connection, pages } = useConversationContext();
   const [content, setContent] = useState<HTMLDivElement | null>(null);
   const { container, atBottom, scrollToBottom, release } = useStickToBottom<HTMLDivElement>(content, !state.hasNewer);
   const [target, setTarget] = useState<ScrollTarget>(null);
-  const [hit, setHit] = useState<{ itemId: string; words: string[] } | null>(null);
+  const [hit, setHit] = useState<FindMatch | null>(null);
   const toLatest = useBackToLatest(state.hasNewer, scrollToBottom, pages.loadLatest);
   useImperativeHandle(controls, () => ({ scrollToBottom: () => toLatest() }), [toLatest]);
   useShowItemRequests(release, pages.loadAround, setTarget);
@@ -98,12 +101,12 @@ export function HistoryPane({ forkedFrom, restartingItemId, onRestart, findOpen,
 
   const { loadAround } = pages;
   const jump = useCallback(
-    async (item: Item, words: string[]) => {
+    async (match: FindMatch) => {
       release();
-      setHit({ itemId: item.id, words });
-      if (!(await loadAround(item.id))) return;
+      setHit(match);
+      if (!(await loadAround(match.itemId))) return;
       release();
-      setTarget({ itemId: item.id, nonce: Date.now() });
+      setTarget({ itemId: match.itemId, nonce: match.nonce });
     },
     [release, loadAround],
   );
@@ -146,12 +149,16 @@ export function HistoryPane({ forkedFrom, restartingItemId, onRestart, findOpen,
       </div>
       {findOpen && (
         <FindBar
+          key={findSeed?.nonce ?? "find"}
           conversationId={id}
-          onJump={(item, words) => void jump(item, words)}
+          initialQuery={findSeed?.query}
+          onJump={(match) => void jump(match)}
           onClear={() => setHit(null)}
           onClose={() => {
             setHit(null);
             onFindOpenChange(false);
+            // Back to the button that opens find, not to the page's body.
+            document.querySelector<HTMLButtonElement>('header button[aria-label="Find in conversation"]')?.focus();
           }}
         />
       )}

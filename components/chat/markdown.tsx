@@ -84,7 +84,7 @@ const rehypePlugins = [[rehypeHighlight, { detect: false }] as [typeof rehypeHig
 
 export const Markdown = memo(function Markdown({ text, className }: { text: string; className?: string }) {
   return (
-    <div className={cn("markdown", className)}>
+    <div className={cn("markdown", className)} data-find-text="">
       <ReactMarkdown remarkPlugins={remarkPlugins} rehypePlugins={rehypePlugins} urlTransform={safeUrl} components={components} skipHtml>
         {text}
       </ReactMarkdown>

@@ -38,9 +38,11 @@ interface ToolCallCardProps {
   item: Item;
   approval: Approval | undefined;
   question: Question | undefined;
+  /** A find match is in the output: open to show it. */
+  revealed?: boolean;
 }
 
-export function ToolCallCard({ item, approval, question }: ToolCallCardProps) {
+export function ToolCallCard({ item, approval, question, revealed = false }: ToolCallCardProps) {
   const name = item.toolName ?? "tool";
   const running = item.status === "streaming";
   const needsOwner = approval !== undefined || question !== undefined;
@@ -48,8 +50,8 @@ export function ToolCallCard({ item, approval, question }: ToolCallCardProps) {
   // File edits open on their diff (DESIGN §9: "file edits show as diffs").
   const [open, setOpen] = useState(running || editsFile);
   useEffect(() => {
-    if (running) setOpen(true);
-  }, [running]);
+    if (running || revealed) setOpen(true);
+  }, [running, revealed]);
   const summary = describeToolInput(name, item.input);
   const showInput = name !== "shell" && name !== "ask_user" && !editsFile && item.input !== undefined;
   const hasOutput = (item.output ?? "") !== "";
@@ -92,7 +94,7 @@ export function ToolCallCard({ item, approval, question }: ToolCallCardProps) {
               </pre>
             )}
             {hasOutput ? (
-              <pre aria-label={`${name} output`} className={cn("max-h-96 overflow-auto font-mono text-[13px] leading-relaxed whitespace-pre-wrap", running && "text-foreground")}>
+              <pre aria-label={`${name} output`} data-find-text="" className={cn("max-h-96 overflow-auto font-mono text-[13px] leading-relaxed whitespace-pre-wrap", running && "text-foreground")}>
                 {item.output}
               </pre>
             ) : (

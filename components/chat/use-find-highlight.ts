@@ -1,48 +1,92 @@
 "use client";
 
-import { useEffect, type RefObject } from "react";
+import { useEffect, useRef, type RefObject } from "react";
+import { matchRanges } from "@/lib/store/find-text";
+import type { FindMatch } from "./use-find-hits";
 
-const HIGHLIGHT = "atrium-find";
+const ALL = "atrium-find";
+const CURRENT = "atrium-find-current";
 
-/** Word starts in `text` that begin one of the words searched for (the server matches each word as a prefix). */
-function matches(text: string, words: string[]): Array<[number, number]> {
-  const found: Array<[number, number]> = [];
-  const lower = text.toLocaleLowerCase();
-  for (const word of words) {
-    const needle = word.toLocaleLowerCase();
-    let at = lower.indexOf(needle);
-    while (at !== -1) {
-      const before = at === 0 ? "" : lower[at - 1];
-      if (!/[\p{L}\p{N}_]/u.test(before)) found.push([at, at + needle.length]);
-      at = lower.indexOf(needle, at + needle.length);
-    }
-  }
-  return found;
-}
+const supported = () => typeof CSS !== "undefined" && "highlights" in CSS && typeof Highlight === "function";
 
-/**
- * Marks the searched words in the hit's row with the CSS Custom Highlight API, so the
- * rendered markdown is left as it is. Rows come and go as the list scrolls: the marks are
- * laid again whenever the rendered rows change. Browsers without the API keep the row's outline.
- */
-export function useFindHighlight(scroller: RefObject<HTMLElement | null>, hit: { itemId: string; words: string[] } | null, rows: unknown[]): void {
-  useEffect(() => {
-    if (typeof CSS === "undefined" || !("highlights" in CSS) || typeof Highlight !== "function") return;
-    CSS.highlights.delete(HIGHLIGHT);
-    const row = hit && scroller.current?.querySelector(`[data-item-id="${CSS.escape(hit.itemId)}"]`);
-    if (!hit || !row) return;
-    const ranges: Range[] = [];
-    const walker = document.createTreeWalker(row, NodeFilter.SHOW_TEXT);
+/** The ranges of the needle in what find searches of a row: its `[data-find-text]` parts, else the row. */
+function rangesIn(row: Element, needle: string): Range[] {
+  const scopes = row.querySelectorAll("[data-find-text]");
+  const ranges: Range[] = [];
+  for (const scope of scopes.length > 0 ? [...scopes] : [row]) {
+    const walker = document.createTreeWalker(scope, NodeFilter.SHOW_TEXT);
     for (let node = walker.nextNode(); node; node = walker.nextNode()) {
-      for (const [start, end] of matches(node.textContent ?? "", hit.words)) {
+      for (const [start, end] of matchRanges(node.textContent ?? "", needle)) {
         const range = new Range();
         range.setStart(node, start);
         range.setEnd(node, end);
         ranges.push(range);
       }
     }
-    if (ranges.length > 0) CSS.highlights.set(HIGHLIGHT, new Highlight(...ranges));
-  }, [scroller, hit, rows]);
+  }
+  return ranges;
+}
 
-  useEffect(() => () => void (typeof CSS !== "undefined" && "highlights" in CSS && CSS.highlights.delete(HIGHLIGHT)), []);
+function centre(range: Range, box: HTMLElement): void {
+  const target = range.getBoundingClientRect();
+  const frame = box.getBoundingClientRect();
+  if (target.top < frame.top + 8 || target.bottom > frame.bottom - 8) box.scrollTop += target.top - (frame.top + frame.height / 2 - target.height / 2);
+}
+
+/**
+ * Scrolls the boxes inside the row (a tool's output) so the range shows; the history itself is
+ * left to the virtual list, which centres the row, unless the row is taller than the view.
+ * True once the range is in view.
+ */
+function bringIntoView(range: Range, row: HTMLElement, scroller: HTMLElement): boolean {
+  for (let box = range.startContainer.parentElement; box && box !== row; box = box.parentElement) {
+    if (box.scrollHeight > box.clientHeight + 1 && /(auto|scroll)/.test(getComputedStyle(box).overflowY)) centre(range, box);
+  }
+  if (row.getBoundingClientRect().height > scroller.clientHeight) centre(range, scroller);
+  const target = range.getBoundingClientRect();
+  const frame = scroller.getBoundingClientRect();
+  return target.height > 0 && target.top >= frame.top && target.bottom <= frame.bottom;
+}
+
+/**
+ * Marks every match in the rendered rows of the hits, and the current one apart, with the CSS
+ * Custom Highlight API so the rendered markdown is left as it is. Rows come and go as the list
+ * scrolls: the marks are laid again whenever the rendered rows change. The current match is
+ * brought into view once per jump, inside a long message or a tool's scrolling output too.
+ */
+export function useFindHighlight(scroller: RefObject<HTMLElement | null>, match: FindMatch | null, rows: unknown[]): void {
+  const shown = useRef<number | null>(null);
+  useEffect(() => {
+    if (!supported()) return;
+    CSS.highlights.delete(ALL);
+    CSS.highlights.delete(CURRENT);
+    const container = scroller.current;
+    if (!match || !container) return;
+    const others: Range[] = [];
+    let current: Range | null = null;
+    let currentRow: HTMLElement | null = null;
+    for (const row of container.querySelectorAll<HTMLElement>("[data-item-id]")) {
+      const itemId = row.dataset.itemId ?? "";
+      if (!match.itemIds.has(itemId)) continue;
+      const ranges = rangesIn(row, match.needle);
+      if (itemId === match.itemId && ranges.length > 0) {
+        current = ranges[Math.min(match.occurrence, ranges.length - 1)];
+        currentRow = row;
+        others.push(...ranges.filter((range) => range !== current));
+      } else others.push(...ranges);
+    }
+    if (others.length > 0) CSS.highlights.set(ALL, new Highlight(...others));
+    if (!current || !currentRow) return;
+    CSS.highlights.set(CURRENT, new Highlight(current));
+    if (shown.current !== match.nonce && bringIntoView(current, currentRow, container)) shown.current = match.nonce;
+  }, [scroller, match, rows]);
+
+  useEffect(
+    () => () => {
+      if (!supported()) return;
+      CSS.highlights.delete(ALL);
+      CSS.highlights.delete(CURRENT);
+    },
+    [],
+  );
 }

@@ -8,6 +8,7 @@ import { Button } from "@/components/ui/button";
 import { HistoryTail, type HistoryProps } from "./history";
 import { EntryView, ForkNotice, historyEntries, type Entry, type EntryContext } from "./history-items";
 import { useFindHighlight } from "./use-find-highlight";
+import type { FindMatch } from "./use-find-hits";
 
 /** Closer than this to either end of what is loaded, a scroll fetches the next page. */
 const NEAR_END_PX = 1200;
@@ -25,8 +26,8 @@ interface VirtualHistoryProps extends HistoryProps {
   onNearBottom: () => void;
   /** Scrolled to (centred) once it is among the rows; a new nonce scrolls again. */
   target: { itemId: string; nonce: number } | null;
-  /** The search hit: its row is outlined and the words are marked in its text. */
-  hit: { itemId: string; words: string[] } | null;
+  /** The current find match: its row is outlined, its match marked apart from the others, and a tool card holding it opened. */
+  hit: FindMatch | null;
 }
 
 function estimateSize(entry: Entry | undefined): number {
@@ -49,7 +50,7 @@ export function VirtualHistory(props: VirtualHistoryProps) {
   const entries = useMemo(() => historyEntries(items, turns, openTurnId, objective), [items, turns, openTurnId, objective]);
   const approvalByItem = useMemo(() => new Map(Object.values(approvals).map((approval) => [approval.itemId, approval])), [approvals]);
   const questionByItem = useMemo(() => new Map(Object.values(questions).map((question) => [question.itemId, question])), [questions]);
-  const context = { approvalByItem, questionByItem, restartingItemId: props.restartingItemId, onRestart: props.onRestart };
+  const context = { approvalByItem, questionByItem, restartingItemId: props.restartingItemId, onRestart: props.onRestart, revealedItemId: hit?.itemId ?? null };
 
   const edges = useRef({ onNearTop: props.onNearTop, onNearBottom: props.onNearBottom, hasOlder, hasNewer });
   edges.current = { onNearTop: props.onNearTop, onNearBottom: props.onNearBottom, hasOlder, hasNewer };

@@ -1,6 +1,6 @@
 "use client";
 
-import { ArchiveIcon, GitForkIcon, LogOutIcon, MessageSquarePlusIcon, RotateCcwIcon, SearchIcon, SettingsIcon, ShieldCheckIcon, XIcon } from "lucide-react";
+import { ArchiveIcon, FolderTreeIcon, LogOutIcon, MessageSquarePlusIcon, SearchIcon, SettingsIcon, ShieldCheckIcon, XIcon } from "lucide-react";
 import Link from "next/link";
 import { usePathname } from "next/navigation";
 import { useEffect, useState } from "react";
@@ -13,12 +13,18 @@ import { ThemeToggle } from "@/components/theme/theme-toggle";
 import { apiFetch, errorMessage } from "@/components/shared/api-client";
 import { clearAllDrafts } from "@/components/shared/drafts";
 import { announceSignOut } from "@/components/shared/session-signal";
-import { relativeTime } from "@/components/shared/format";
-import { StatusDot } from "./status-dot";
+import { ConversationList } from "./conversation-list";
+import type { SidebarGrouping } from "./sidebar-prefs";
 
 interface SidebarPanelProps {
   conversations: Conversation[];
   pendingApprovals: number;
+  list: {
+    grouping: SidebarGrouping;
+    onGroupingChange: (grouping: SidebarGrouping) => void;
+    timeZone: string;
+    more: { available: boolean; loading: boolean; load: () => void };
+  };
   /** In the phone sheet the close button sits top right: leave it room. */
   inSheet?: boolean;
 }
@@ -51,7 +57,7 @@ function useConversationSearch(query: string): SearchState {
   return state;
 }
 
-export function SidebarPanel({ conversations, pendingApprovals, inSheet = false }: SidebarPanelProps) {
+export function SidebarPanel({ conversations, pendingApprovals, list, inSheet = false }: SidebarPanelProps) {
   const pathname = usePathname();
   const [query, setQuery] = useState("");
   const search = useConversationSearch(query);
@@ -76,32 +82,7 @@ export function SidebarPanel({ conversations, pendingApprovals, inSheet = false 
           </Link>
         </Button>
       </div>
-      <div className="px-3 pb-2">
-        <div className="relative">
-          <SearchIcon className="pointer-events-none absolute top-1/2 left-2.5 size-4 -translate-y-1/2 text-muted-foreground" />
-          <Input
-            type="search"
-            value={query}
-            onChange={(event) => setQuery(event.target.value)}
-            onKeyDown={(event) => {
-              if (event.key === "Escape") setQuery("");
-            }}
-            placeholder="Search conversations"
-            aria-label="Search conversations"
-            className="h-8 bg-background pr-8 pl-8 [&::-webkit-search-cancel-button]:hidden"
-          />
-          {query && (
-            <button
-              type="button"
-              aria-label="Clear search"
-              className="absolute top-1/2 right-2 -translate-y-1/2 rounded-sm text-muted-foreground hover:text-foreground"
-              onClick={() => setQuery("")}
-            >
-              <XIcon className="size-4" />
-            </button>
-          )}
-        </div>
-      </div>
+      <SearchField query={query} onChange={setQuery} />
       <nav aria-label="Workspace" className="grid gap-0.5 px-2 pb-2">
         <SidebarLink href="/approvals" active={pathname === "/approvals"} icon={<ShieldCheckIcon />} label="Approvals">
           {pendingApprovals > 0 && (
@@ -113,8 +94,11 @@ export function SidebarPanel({ conversations, pendingApprovals, inSheet = false 
         <SidebarLink href="/archive" active={pathname === "/archive"} icon={<ArchiveIcon />} label="Archive" />
         <SidebarLink href="/settings" active={pathname.startsWith("/settings")} icon={<SettingsIcon />} label="Settings" />
       </nav>
-      <div className="px-4 pt-2 pb-1 text-xs font-medium text-muted-foreground">
-        {searching ? (search.results === null || search.query !== query.trim() ? "Searching…" : `Results for “${query.trim()}”`) : "Conversations"}
+      <div className="flex h-7 items-center justify-between gap-2 pr-2 pl-4 text-xs font-medium text-muted-foreground">
+        <span className="min-w-0 truncate">
+          {searching ? (search.results === null || search.query !== query.trim() ? "Searching…" : `Results for “${query.trim()}”`) : "Conversations"}
+        </span>
+        {!searching && <GroupingToggle grouping={list.grouping} onChange={list.onGroupingChange} />}
       </div>
       <nav aria-label="Conversations" className="min-h-0 flex-1 overflow-y-auto px-2 pb-2">
         {search.error && <p className="px-2 py-1 text-xs text-destructive">{search.error}</p>}
@@ -123,13 +107,14 @@ export function SidebarPanel({ conversations, pendingApprovals, inSheet = false 
             {searching ? (search.results === null ? "" : "Nothing matches.") : "No conversations yet."}
           </p>
         ) : (
-          <ul className="flex flex-col gap-0.5">
-            {shown.map((conversation) => (
-              <li key={conversation.id} className="min-w-0">
-                <ConversationLink conversation={conversation} active={pathname === `/c/${conversation.id}`} />
-              </li>
-            ))}
-          </ul>
+          <ConversationList
+            conversations={shown}
+            pathname={pathname}
+            searchQuery={searching ? query.trim() : null}
+            grouping={list.grouping}
+            timeZone={list.timeZone}
+            more={list.more}
+          />
         )}
       </nav>
       <div className="flex items-center justify-between gap-2 border-t px-3 py-2">
@@ -181,37 +166,52 @@ function SidebarLink({
   );
 }
 
-function ConversationLink({ conversation, active }: { conversation: Conversation; active: boolean }) {
+/** By date or by project (folder and machine); the choice is remembered by the browser. */
+function GroupingToggle({ grouping, onChange }: { grouping: SidebarGrouping; onChange: (grouping: SidebarGrouping) => void }) {
+  const byProject = grouping === "project";
   return (
-    <Link
-      href={`/c/${conversation.id}`}
-      prefetch={false}
-      aria-current={active ? "page" : undefined}
-      aria-label={conversation.title}
-      data-status={conversation.status}
-      className={cn(
-        "group flex items-center gap-2 rounded-md px-2 py-1.5 text-sm transition-colors hover:bg-sidebar-accent",
-        active && "bg-sidebar-accent text-sidebar-accent-foreground",
-      )}
+    <Button
+      variant="ghost"
+      size="sm"
+      aria-pressed={byProject}
+      aria-label="Group by project"
+      title={byProject ? "Grouped by project: show by date" : "Grouped by date: show by project"}
+      className="h-6 gap-1 px-1.5 text-xs font-normal text-muted-foreground aria-pressed:bg-sidebar-accent aria-pressed:text-sidebar-accent-foreground [&_svg]:size-3.5"
+      onClick={() => onChange(byProject ? "date" : "project")}
     >
-      <StatusDot status={conversation.status} />
-      <span className={cn("min-w-0 flex-1 truncate", active && "font-medium")}>{conversation.title}</span>
-      <LineageIcon conversation={conversation} />
-      <time dateTime={conversation.updatedAt} className="shrink-0 text-[11px] text-muted-foreground tabular-nums" suppressHydrationWarning>
-        {conversation.archived ? "archived" : relativeTime(conversation.updatedAt)}
-      </time>
-    </Link>
+      <FolderTreeIcon />
+      By project
+    </Button>
   );
 }
 
-/** A restart or a fork says so beside its title, so it can be told from its original. */
-function LineageIcon({ conversation }: { conversation: Conversation }) {
-  if (!conversation.forkedFrom) return null;
-  const restart = Boolean(conversation.restartOf);
-  const Icon = restart ? RotateCcwIcon : GitForkIcon;
+function SearchField({ query, onChange }: { query: string; onChange: (query: string) => void }) {
   return (
-    <span title={restart ? "Restarted from another conversation" : "Forked from another conversation"} className="shrink-0 text-muted-foreground">
-      <Icon className="size-3.5" aria-label={restart ? "Restart" : "Fork"} />
-    </span>
+    <div className="px-3 pb-2">
+      <div className="relative">
+        <SearchIcon className="pointer-events-none absolute top-1/2 left-2.5 size-4 -translate-y-1/2 text-muted-foreground" />
+        <Input
+          type="search"
+          value={query}
+          onChange={(event) => onChange(event.target.value)}
+          onKeyDown={(event) => {
+            if (event.key === "Escape") onChange("");
+          }}
+          placeholder="Search conversations"
+          aria-label="Search conversations"
+          className="h-8 bg-background pr-8 pl-8 [&::-webkit-search-cancel-button]:hidden"
+        />
+        {query && (
+          <button
+            type="button"
+            aria-label="Clear search"
+            className="absolute top-1/2 right-2 -translate-y-1/2 rounded-sm text-muted-foreground hover:text-foreground"
+            onClick={() => onChange("")}
+          >
+            <XIcon className="size-4" />
+          </button>
+        )}
+      </div>
+    </div>
   );
 }

@@ -11,27 +11,32 @@ import { useLiveList } from "@/components/live/use-live";
 import { SessionEndedNotice } from "@/components/auth/session-ended-notice";
 import { SidebarContext } from "./sidebar-context";
 import { SidebarPanel } from "./sidebar-panel";
+import { SidebarResizeHandle } from "./sidebar-resize-handle";
+import { useSidebarConversations } from "./use-sidebar-conversations";
+import { saveSidebarPref, SIDEBAR_GROUPING_COOKIE, SIDEBAR_WIDTH_COOKIE, TIME_ZONE_COOKIE, type SidebarGrouping, type SidebarPrefs } from "./sidebar-prefs";
 
-const SIDEBAR_LIMIT = 100;
-
-function byRecency(a: Conversation, b: Conversation): number {
-  return a.updatedAt < b.updatedAt ? 1 : a.updatedAt > b.updatedAt ? -1 : a.id < b.id ? 1 : -1;
-}
 
 interface WorkspaceShellProps {
   initialConversations: Conversation[];
   initialPendingApprovals: number;
+  prefs: SidebarPrefs;
   children: React.ReactNode;
 }
 
 /** Layout of every signed-in page: the sidebar (fixed on laptops, a sheet on phones) kept live by /api/events. */
-export function WorkspaceShell({ initialConversations, initialPendingApprovals, children }: WorkspaceShellProps) {
-  const [conversations, setConversations] = useState(initialConversations);
+export function WorkspaceShell({ initialConversations, initialPendingApprovals, prefs, children }: WorkspaceShellProps) {
+  const { conversations, refresh, apply, more } = useSidebarConversations(initialConversations);
+  const [width, setWidth] = useState(prefs.width);
+  const [grouping, setGrouping] = useState<SidebarGrouping>(prefs.grouping);
   const [pendingApprovals, setPendingApprovals] = useState(initialPendingApprovals);
   const [sheetOpen, setSheetOpen] = useState(false);
   const pathname = usePathname();
 
-  useEffect(() => setConversations(initialConversations), [initialConversations]);
+  // The server groups by date in the zone this cookie names: keep it the browser's own.
+  useEffect(() => {
+    const zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
+    if (zone && zone !== prefs.timeZone) saveSidebarPref(TIME_ZONE_COOKIE, zone);
+  }, [prefs.timeZone]);
   useEffect(() => setPendingApprovals(initialPendingApprovals), [initialPendingApprovals]);
   useEffect(() => setSheetOpen(false), [pathname]);
 
@@ -47,50 +52,40 @@ export function WorkspaceShell({ initialConversations, initialPendingApprovals, 
     }, 150);
   }, []);
 
-  // The list the server rendered may be stale by the time the stream opens (or reopens): refetch it then.
-  const refreshList = useCallback(() => {
-    apiFetch<{ conversations: Conversation[] }>(`/api/conversations?limit=${SIDEBAR_LIMIT}&sort=updated&direction=desc`).then(
-      (body) => setConversations(body.conversations),
-      () => undefined,
-    );
-    refreshApprovals();
-  }, [refreshApprovals]);
-
   const notify = useDesktopNotifications(pendingApprovals, conversations);
-  useLiveList((event) => {
-    notify(event);
-    switch (event.type) {
-      case "conversation.created":
-      case "conversation.updated": {
-        const conversation = event.conversation;
-        setConversations((current) => {
-          const rest = current.filter((candidate) => candidate.id !== conversation.id);
-          if (conversation.archived) return rest;
-          return [...rest, conversation].sort(byRecency);
-        });
-        if (event.type === "conversation.updated") refreshApprovals();
-        break;
+  useLiveList(
+    (event) => {
+      notify(event);
+      apply(event);
+      if (event.type === "conversation.deleted") clearConversationDraft(event.conversationId);
+      if (event.type === "conversation.updated" || event.type === "conversation.deleted" || event.type === "approval.requested" || event.type === "approval.decided") {
+        refreshApprovals();
       }
-      case "conversation.deleted":
-        setConversations((current) => current.filter((candidate) => candidate.id !== event.conversationId));
-        clearConversationDraft(event.conversationId);
-        refreshApprovals();
-        break;
-      case "approval.requested":
-      case "approval.decided":
-        refreshApprovals();
-        break;
-    }
-  }, refreshList);
+    },
+    // The list the server rendered may be stale by the time the stream opens (or reopens): refetch it then.
+    () => {
+      refresh();
+      refreshApprovals();
+    },
+  );
 
   const context = useMemo(() => ({ openSheet: () => setSheetOpen(true) }), []);
-  const panel = <SidebarPanel conversations={conversations} pendingApprovals={pendingApprovals} />;
+  const list = {
+    grouping,
+    timeZone: prefs.timeZone,
+    onGroupingChange: (next: SidebarGrouping) => {
+      setGrouping(next);
+      saveSidebarPref(SIDEBAR_GROUPING_COOKIE, next);
+    },
+    more,
+  };
 
   return (
     <SidebarContext.Provider value={context}>
       <div className="flex h-dvh w-full overflow-hidden">
-        <aside aria-label="Sidebar" className="hidden w-72 shrink-0 border-r bg-sidebar text-sidebar-foreground md:flex md:flex-col">
-          {panel}
+        <aside aria-label="Sidebar" style={{ width }} className="relative hidden shrink-0 border-r bg-sidebar text-sidebar-foreground md:flex md:flex-col">
+          <SidebarPanel conversations={conversations} pendingApprovals={pendingApprovals} list={list} />
+          <SidebarResizeHandle width={width} onResize={setWidth} onCommit={(next) => saveSidebarPref(SIDEBAR_WIDTH_COOKIE, String(next))} />
         </aside>
         <Sheet open={sheetOpen} onOpenChange={setSheetOpen}>
           <SheetContent side="left" className="gap-0 bg-sidebar p-0 md:hidden" onOpenAutoFocus={(event) => {
@@ -101,7 +96,7 @@ export function WorkspaceShell({ initialConversations, initialPendingApprovals, 
           >
             <SheetTitle className="sr-only">Sidebar</SheetTitle>
             <SheetDescription className="sr-only">Conversations and navigation</SheetDescription>
-            <SidebarPanel conversations={conversations} pendingApprovals={pendingApprovals} inSheet />
+            <SidebarPanel conversations={conversations} pendingApprovals={pendingApprovals} list={list} inSheet />
           </SheetContent>
         </Sheet>
         <main className="flex min-w-0 flex-1 flex-col">{children}</main>

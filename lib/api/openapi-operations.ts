@@ -110,6 +110,23 @@ export const OPERATIONS: Record<string, Record<string, Operation>> = {
       },
     },
   },
+  "/api/conversations/{id}/find": {
+    get: {
+      operationId: "findInConversation",
+      summary: "Find a text in the history: every match in messages and tool output, counted, the newest hits first",
+      query: schemas.findItemsQuery,
+      answers: {
+        200: {
+          description: "hits in seq order (the newest page first), each with its number of matches; total counts every match in the session",
+          schema: object({
+            hits: { type: "array", items: object({ itemId: { type: "string" }, seq: { type: "integer" }, kind: { type: "string" }, matches: { type: "integer" } }) },
+            nextCursor: nullable({ type: "integer" }),
+            total: { type: "integer" },
+          }),
+        },
+      },
+    },
+  },
   "/api/conversations/{id}/messages": {
     post: { operationId: "sendMessage", summary: "Send a message (auto|steer|queue|jump)", body: schemas.sendMessageBody, answers: { 202: { description: "accepted", schema: messageOutcome } }, errors: [409, 422, 429] },
   },

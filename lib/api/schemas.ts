@@ -113,6 +113,14 @@ export const listItemsQuery = z.strictObject({
   q: z.string().trim().min(1).max(200).optional().describe("Only the messages whose text matches these words (prefixes), in seq order, paged with after, before or tail; total counts every match"),
 });
 
+/** Find in a conversation: the newest hits first, paged backward with before. */
+export const findItemsQuery = z.strictObject({
+  q: z.string().trim().min(1).max(200).describe("The text to find: case and accents ignored, any white space matching any white space"),
+  session: idSchema.optional(),
+  before: integerParam(1).optional().describe("Only hits before this seq (nextCursor of the previous page)"),
+  limit: integerParam(1).optional().describe("Hits per page, default 500, at most 2000"),
+});
+
 export const artifactQuery = z.strictObject({ page: z.string().regex(/^[1-9]\d{0,8}$/, "must be a page number from 1").transform(Number).optional() });
 export const conversationEventsQuery = z.strictObject({ session: idSchema.optional(), lastEventId: z.string().regex(/^\d{1,15}$/, "must be an event id").optional() });
 

@@ -11,6 +11,7 @@ import type { ConversationActor } from "./conversation-actor";
 import { findAttachment, readArtifact, sessionsWithStatus, turnsWithLive } from "./conversation-reads";
 import { findQuestion } from "./decision-reads";
 import type { OwnerContext } from "./engine-owner";
+import { findInSession, type FindPage, type FindQuery } from "./item-find";
 import { pageOfItems, type ItemsPage, type ItemsQuery } from "./item-pages";
 import { missingParts } from "./missing";
 import { filesChangedSinceItem } from "./rewind";
@@ -56,6 +57,10 @@ export class ReadModel {
 
   listItems(conversationId: string, options: ItemsQuery): ItemsPage {
     return pageOfItems(this.store, this.owner(conversationId), options);
+  }
+
+  findItems(conversationId: string, query: FindQuery): FindPage {
+    return findInSession(this.owner(conversationId), query);
   }
 
   listTurns(conversationId: string, subset?: TurnSubset): Turn[] {

@@ -29,6 +29,7 @@ import { ConversationActor, type MessageOutcome } from "./conversation-actor";
 import { answerQuestionRequest, decideApprovalRequest } from "./decision-reads";
 import { recoverOpenTurns } from "./recovery";
 import type { ItemsPage, ItemsQuery } from "./item-pages";
+import type { FindPage, FindQuery } from "./item-find";
 import type { TurnSubset } from "../store/turn-subset";
 import type { RewindOptions, RewindOutcome } from "./rewind";
 import { RequestKeys } from "./request-keys";
@@ -230,6 +231,11 @@ export class Runtime {
 
   listItems(conversationId: string, options: ItemsQuery): ItemsPage {
     return this.reads.listItems(conversationId, options);
+  }
+
+  /** GET …/find: where a text occurs in the history (messages and tool output), counted per match. */
+  findItems(conversationId: string, query: FindQuery): FindPage {
+    return this.reads.findItems(conversationId, query);
   }
 
   listTurns(conversationId: string, subset?: TurnSubset): Turn[] {

@@ -57,7 +57,7 @@ test("a 600-item conversation opens at the latest, stays virtual, pages older it
   await expect(hit).toContainText("the quokka was here");
   await expect(hit).toBeInViewport();
   expect(pages.some((search) => search.includes("around="))).toBe(true);
-  expect(await page.evaluate(() => CSS.highlights.get("atrium-find")?.size ?? 0)).toBe(1);
+  expect(await page.evaluate(() => CSS.highlights.get("atrium-find-current")?.size ?? 0)).toBe(1);
   expect(await rows.count()).toBeLessThan(40);
 
   // No matches is said plainly; Esc closes the bar and takes the marks away.
@@ -102,4 +102,28 @@ test("a 600-item conversation opens at the latest, stays virtual, pages older it
   await expect(conversation.lastReply).toHaveAttribute("data-status", "completed");
   await expect(conversation.lastReply).toBeInViewport();
   await expect(page.getByRole("button", { name: "Scroll to latest" })).toBeHidden();
+});
+
+test("a sidebar search hit far back in a long conversation pages its window in and shows the match", async ({ page }) => {
+  await page.goto(`${server.url}/signin?token=${encodeURIComponent(E2E_TOKEN)}`);
+  await expect(page).toHaveURL(`${server.url}/`);
+  await hydrated(page);
+  const pages: string[] = [];
+  page.on("request", (request) => {
+    if (request.url().includes(`/api/conversations/${conversationId}/items?`)) pages.push(new URL(request.url()).search);
+  });
+  await page.getByRole("searchbox", { name: "Search conversations" }).fill("quokka");
+  const result = page.getByRole("navigation", { name: "Conversations" }).getByRole("link", { name: `A long conversation (${ITEMS} items)` });
+  await expect(result).toHaveAttribute("href", `/c/${conversationId}?find=quokka`);
+  await result.click();
+  await hydrated(page);
+  const conversation = new ConversationPage(page);
+  await conversation.expectLive();
+  const findBar = page.getByRole("search", { name: "Find in conversation" });
+  await expect(findBar.getByRole("status")).toHaveText("1 of 1");
+  const hit = conversation.history.locator("[data-search-hit]");
+  await expect(hit).toContainText("the quokka was here");
+  await expect(hit).toBeInViewport();
+  expect(pages.some((search) => search.includes("around="))).toBe(true);
+  await expect.poll(() => page.evaluate(() => [...(CSS.highlights.get("atrium-find-current") ?? [])].map((range) => String(range)))).toEqual(["quokka"]);
 });

@@ -1,0 +1,46 @@
+/**
+ * The sidebar's choices, kept per browser in cookies so the server renders the page the way
+ * the browser last left it (no jump of the width or the grouping when the page loads).
+ */
+export const SIDEBAR_WIDTH_COOKIE = "atrium-sidebar-width";
+export const SIDEBAR_GROUPING_COOKIE = "atrium-sidebar-grouping";
+/** The browser's time zone, so the server's first render puts "Today" where the reader's day is. */
+export const TIME_ZONE_COOKIE = "atrium-time-zone";
+
+export const SIDEBAR_WIDTH = { min: 220, max: 480, default: 288 } as const;
+export type SidebarGrouping = "date" | "project";
+
+export interface SidebarPrefs {
+  width: number;
+  grouping: SidebarGrouping;
+  timeZone: string;
+}
+
+export function clampWidth(width: number): number {
+  return Math.round(Math.min(SIDEBAR_WIDTH.max, Math.max(SIDEBAR_WIDTH.min, width)));
+}
+
+function validTimeZone(value: string | undefined): string {
+  if (!value) return "UTC";
+  try {
+    new Intl.DateTimeFormat("en", { timeZone: value });
+    return value;
+  } catch {
+    return "UTC";
+  }
+}
+
+/** The prefs from cookie values as the server reads them; anything missing or malformed falls back to the default. */
+export function parseSidebarPrefs(read: (name: string) => string | undefined): SidebarPrefs {
+  const width = Number(read(SIDEBAR_WIDTH_COOKIE));
+  return {
+    width: Number.isFinite(width) && width > 0 ? clampWidth(width) : SIDEBAR_WIDTH.default,
+    grouping: read(SIDEBAR_GROUPING_COOKIE) === "project" ? "project" : "date",
+    timeZone: validTimeZone(read(TIME_ZONE_COOKIE)),
+  };
+}
+
+/** Remembered for a year, for this site's pages only. */
+export function saveSidebarPref(name: string, value: string): void {
+  document.cookie = `${name}=${encodeURIComponent(value)}; path=/; max-age=31536000; samesite=lax`;
+}
