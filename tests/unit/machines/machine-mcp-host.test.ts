@@ -19,7 +19,7 @@ afterEach(() => {
   fs.rmSync(root, { recursive: true, force: true });
 });
 
-function machineHost(): { host: MachineMcpServers; sent: MachineMessage[] } {
+function machineHost(bufferedBytes = () => 0): { host: MachineMcpServers; sent: MachineMessage[] } {
   root = fs.mkdtempSync(path.join(os.tmpdir(), "atrium-mcp-host-"));
   const sent: MachineMessage[] = [];
   host = new MachineMcpServers({
@@ -27,7 +27,7 @@ function machineHost(): { host: MachineMcpServers; sent: MachineMessage[] } {
     sandbox: toolSandbox({ mode: "off", network: true, writable: [] }, path.join(root, "home")),
     env: { PATH: process.env.PATH },
     send: (message) => sent.push(message),
-    bufferedBytes: () => 0,
+    bufferedBytes,
     log: () => undefined,
   });
   return { host, sent };
@@ -66,5 +66,21 @@ describe("the MCP servers a machine runs for its gateway", () => {
     await pollUntil(() => !alive(second), { what: "the last server to exit", timeoutMs: 20_000 });
     // A stopped server's exit is not reported: the gateway asked for it.
     expect(sent.filter((message) => message.type === "mcp_exit")).toEqual([]);
+  }, 60_000);
+
+  it("pauses a server's stdout while the link is backed up and resumes it when it drains, dropping no message", async () => {
+    let backedUp = true;
+    const { host, sent } = machineHost(() => (backedUp ? 64 * 1024 * 1024 : 0));
+    const lines = () => sent.filter((message) => message.type === "mcp_line").length;
+    // 100 messages, one every 10 ms, then a file saying all were written (into the pipe, whoever reads it).
+    const script = 'let n=0;const t=setInterval(()=>{console.log(JSON.stringify({n:n++}));if(n===100){clearInterval(t);require("fs").writeFileSync("written","")}},10);process.stdin.resume()';
+    host.start("mcp-1", { command: process.execPath, args: ["-e", script], env: {}, envFrom: {} });
+    await pollUntil(() => fs.existsSync(path.join(root, "written")), { what: "the server to write all its messages", timeoutMs: 20_000 });
+    expect(lines()).toBeGreaterThan(0);
+    expect(lines()).toBeLessThan(100);
+    backedUp = false;
+    await pollUntil(() => lines() === 100, { what: "every message after the link drained", timeoutMs: 20_000 });
+    const numbers = sent.flatMap((message) => (message.type === "mcp_line" ? [(JSON.parse(message.line) as { n: number }).n] : []));
+    expect(numbers).toEqual(Array.from({ length: 100 }, (_, index) => index));
   }, 60_000);
 });
