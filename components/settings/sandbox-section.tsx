@@ -11,14 +11,14 @@ const MODE_TEXT = {
 export function SandboxSection({ sandbox }: { sandbox: ToolsOverview["sandbox"] }) {
   const missing = sandbox.mode !== "off" && sandbox.backend === null;
   return (
-    <section aria-labelledby="section-sandbox" className="grid gap-2">
+    <section aria-labelledby="section-sandbox" className="grid grid-cols-1 gap-2">
       <div>
         <h2 id="section-sandbox" className="text-sm font-semibold">
           Sandbox
         </h2>
         <p className="text-xs text-muted-foreground">Shell commands and MCP stdio servers run confined; the file tools follow the same rules. Set it under sandbox in config.json.</p>
       </div>
-      <dl className="grid grid-cols-[max-content_1fr] gap-x-4 gap-y-2 rounded-lg border px-3 py-3 text-sm" aria-label="Sandbox">
+      <dl className="grid grid-cols-[max-content_minmax(0,1fr)] gap-x-4 gap-y-2 rounded-lg border px-3 py-3 text-sm" aria-label="Sandbox">
         <dt className="text-muted-foreground">Status</dt>
         <dd>
           {sandbox.active ? (

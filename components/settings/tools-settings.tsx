@@ -22,7 +22,7 @@ function ApprovalBadge({ approval }: { approval: Approval }) {
 function Section({ title, description, children }: { title: string; description: string; children: React.ReactNode }) {
   const id = `section-${title.toLowerCase().replace(/\W+/g, "-")}`;
   return (
-    <section aria-labelledby={id} className="grid gap-2">
+    <section aria-labelledby={id} className="grid grid-cols-1 gap-2">
       <div>
         <h2 id={id} className="text-sm font-semibold">
           {title}
@@ -87,7 +87,7 @@ export function ToolsSettings({ overview, project, projects }: { overview: Tools
       </PageHeader>
       <SettingsNav />
       <main className="min-h-0 flex-1 overflow-y-auto">
-        <div className="mx-auto grid max-w-4xl gap-8 p-4 md:p-6">
+        <div className="mx-auto grid max-w-4xl grid-cols-1 gap-8 p-4 break-words md:p-6">
           <SandboxSection sandbox={overview.sandbox} />
           <Section title="MCP servers" description="Started with Atrium (a server with a machine starts there when it connects); a failing server is retried with backoff.">
             <ServersTable servers={overview.mcpServers} />

@@ -1,6 +1,6 @@
 import type { WebSocket } from "ws";
 import { MachineDisconnectedError, type MachineCall, type MachineCallIo, type McpRelay, type McpRelayHandlers, type McpRelaySpec } from "../ports/machine-port";
-import { maximumKeptOutputCharacters } from "../tools/capped-output";
+import { CappedOutput, maximumKeptOutputCharacters } from "../tools/capped-output";
 import type { ToolResult } from "../tools/tool";
 import { machineMessageSchema, parseFrame, type GatewayMessage, type MachineMessage } from "./link-protocol";
 
@@ -8,6 +8,14 @@ import { machineMessageSchema, parseFrame, type GatewayMessage, type MachineMess
 export const HEARTBEAT_MS = 10_000;
 /** After a cancel, how long the machine has to report the call's end before the gateway ends it itself. */
 const CANCEL_GRACE_MS = 5_000;
+/** A shell's kept output at most: its head and tail, and the line saying how much was left out between. */
+const KEPT_WITH_MARKER = maximumKeptOutputCharacters + 100;
+
+function capped(output: string): string {
+  const kept = new CappedOutput();
+  kept.append(output);
+  return kept.toString();
+}
 
 interface PendingCall {
   io: MachineCallIo;
@@ -170,11 +178,7 @@ export class GatewayLink {
     const message = parseFrame(machineMessageSchema, data);
     if (!message) return;
     if (message.type === "output") this.output(message.callId, message.delta);
-    else if (message.type === "result") {
-      const call = this.calls.get(message.callId);
-      const { streamed, ...result } = message.result;
-      call?.resolve(streamed ? { ...result, output: call.streamed + result.output } : result);
-    }
+    else if (message.type === "result") this.settle(message.callId, message.result);
     else if (message.type === "mcp_line") this.relays.get(message.relayId)?.onLine(message.line);
     else if (message.type === "mcp_stderr") this.relays.get(message.relayId)?.onStderr(message.line);
     else if (message.type === "mcp_started") this.relays.get(message.relayId)?.onStarted(message.sandbox);
@@ -188,9 +192,20 @@ export class GatewayLink {
   /** A live delta; a machine that streams past what a shell keeps is not believed beyond it. */
   private output(callId: string, delta: string): void {
     const call = this.calls.get(callId);
-    if (!call || call.streamed.length + delta.length > maximumKeptOutputCharacters) return;
-    call.streamed += delta;
-    call.io.onOutput(delta);
+    const room = call ? maximumKeptOutputCharacters - call.streamed.length : 0;
+    if (!call || room <= 0) return;
+    const kept = delta.length > room ? delta.slice(0, room) : delta;
+    call.streamed += kept;
+    call.io.onOutput(kept);
+  }
+
+  /** A call's result: its streamed text joined to the rest when the machine says so, and no longer than a shell keeps. */
+  private settle(callId: string, frame: Extract<MachineMessage, { type: "result" }>["result"]): void {
+    const call = this.calls.get(callId);
+    if (!call) return;
+    const { streamed, ...result } = frame;
+    const output = streamed ? call.streamed + result.output : result.output;
+    call.resolve({ ...result, output: output.length > KEPT_WITH_MARKER ? capped(output) : output });
   }
 
   private lost(reason: string): void {

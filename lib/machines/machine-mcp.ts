@@ -49,13 +49,24 @@ export class MachineMcpServers {
     // A server may ask for the network; it never turns off this machine's sandbox, and writes only inside the roots.
     const widening = spec.sandbox === "off" ? undefined : { network: spec.sandbox?.network, writable: spec.sandbox?.writable };
     const wrapped = wrapCommand(serverSandbox(this.setup.sandbox, widening), cwd, [spec.command, ...spec.args]);
-    const child = spawn(wrapped.command, wrapped.args, { cwd, env: env as NodeJS.ProcessEnv, stdio: ["pipe", "pipe", "pipe"], detached: true });
+    // One process per relay id: a repeated start replaces (and stops) the one before, never leaks it.
+    this.stop(relayId);
+    let child: ChildProcess;
+    try {
+      child = spawn(wrapped.command, wrapped.args, { cwd, env: env as NodeJS.ProcessEnv, stdio: ["pipe", "pipe", "pipe"], detached: true });
+    } catch (error) {
+      // spawn throws at once for some arguments (a NUL byte): an answer, not a crash of the machine.
+      return this.exit(relayId, `the server could not start: ${error instanceof Error ? error.message : String(error)}`, wrapped.backend);
+    }
     const entry: Running = { child, stopped: false };
     this.running.set(relayId, entry);
     this.setup.log(`mcp server ${relayId} started: ${spec.command} ${spec.args.join(" ")} in ${cwd} (${wrapped.backend})`);
     this.setup.send({ type: "mcp_started", relayId, sandbox: wrapped.backend });
     this.relayStdout(relayId, child);
-    relayLines(child.stderr!, 4096, (line) => this.setup.send({ type: "mcp_stderr", relayId, line }));
+    // Diagnostics only: dropped while the link is backed up, so a chatty server cannot flood it.
+    relayLines(child.stderr!, 4096, (line) => {
+      if (this.setup.bufferedBytes() <= MAX_BUFFERED_BYTES) this.setup.send({ type: "mcp_stderr", relayId, line });
+    });
     child.stdin!.on("error", () => undefined);
     child.once("error", (error) => this.finish(relayId, entry, `the server could not start: ${error.message}`, wrapped.backend));
     child.once("exit", (code, signal) => this.finish(relayId, entry, `the server exited (${signal ?? `code ${code}`})`, wrapped.backend));

@@ -127,6 +127,11 @@ export class MachineRegistry implements MachinePort {
       socket.close(REVOKED_CLOSE_CODE, "this machine was revoked");
       return;
     }
+    // Two dials that both passed the upgrade's check before either said hello: the first one keeps the machine.
+    if (this.isLinked(machineId)) {
+      socket.close(1008, "this machine is already connected with this token");
+      return;
+    }
     const at = this.options.now().toISOString();
     const roots = effectiveRoots(normalizeRoots(hello.roots), stored.allowedRoots);
     const renamed = hello.name && hello.name !== stored.name && !this.records.byName(hello.name) && hello.name !== LOCAL_MACHINE_ID ? hello.name : stored.name;

@@ -29,3 +29,17 @@ test("at phone width a running turn keeps the Running state and the Steer / Queu
   await conversation.interruptButton.click();
   await conversation.expectIdle();
 });
+
+test("at phone width every Settings page fits the screen: nothing is cut off on the right", async ({ app }) => {
+  for (const section of ["", "/tools", "/machines", "/approvals"]) {
+    await app.page.goto(`/settings${section}`);
+    await expect(app.page.getByRole("navigation", { name: "Settings sections" })).toBeVisible();
+    // Wide tables scroll inside their own box; the page itself must not be wider than the screen.
+    const overflowing = await app.page.evaluate(() =>
+      [...document.querySelectorAll("main")].filter((main) => main.scrollWidth > main.clientWidth + 1).map((main) => `${main.scrollWidth} > ${main.clientWidth}`),
+    );
+    expect(overflowing, `/settings${section}`).toEqual([]);
+  }
+  const sandbox = await app.page.goto("/settings/tools").then(() => app.page.getByRole("definition").filter({ hasText: "Atrium's data directory" }).boundingBox());
+  expect(sandbox!.x + sandbox!.width).toBeLessThanOrEqual(390);
+});

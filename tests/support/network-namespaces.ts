@@ -18,19 +18,23 @@ export interface NamespacePair {
   remove(): void;
 }
 
-/** Whether this process may make namespaces (root, with `ip`); tests that need them are skipped otherwise. */
+/**
+ * Whether this process can make namespaces and a veth pair between them (root with `ip`, and the
+ * capabilities for both: a container's root often lacks them); tests that need them are skipped
+ * otherwise. Tried for real, on a probe pair removed at once.
+ */
 export function canMakeNamespaces(): boolean {
   if (process.getuid?.() !== 0) return false;
   try {
-    execFileSync("ip", ["netns", "list"], { stdio: "ignore" });
+    makeNamespacePair("probe").remove();
     return true;
   } catch {
     return false;
   }
 }
 
-export function makeNamespacePair(): NamespacePair {
-  const tag = `at${process.pid % 100_000}`;
+export function makeNamespacePair(purpose = ""): NamespacePair {
+  const tag = `at${process.pid % 100_000}${purpose.slice(0, 1)}`;
   const subnet = 1 + (process.pid % 250);
   const [gateway, machine, gatewayLink, machineLink] = [`${tag}g`, `${tag}m`, `${tag}x`, `${tag}y`];
   const ip = (...args: string[]) => execFileSync("ip", args, { stdio: "pipe" });

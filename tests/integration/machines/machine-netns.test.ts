@@ -3,6 +3,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startMachineProcess, type MachineProcess } from "../../support/machine-process";
+import { pollUntil } from "../../support/poll";
 import { bridgeInto, canMakeNamespaces, makeNamespacePair, type NamespacePair } from "../../support/network-namespaces";
 import { TEST_TOKEN, type ServerProcess } from "../../support/server-process";
 import { makeTempHome } from "../../support/temp-home";
@@ -35,7 +36,10 @@ async function startGatewayInNamespace(home: string): Promise<void> {
         resolve();
       }
     });
-    gateway.once("exit", (code) => reject(new Error(`the gateway exited with ${code}:\n${gatewayOutput}`)));
+    gateway.once("exit", (code) => {
+      clearTimeout(timer);
+      reject(new Error(`the gateway exited with ${code}:\n${gatewayOutput}`));
+    });
   });
 }
 
@@ -82,7 +86,6 @@ describe.skipIf(!canMakeNamespaces())("a machine on another network namespace (D
 
     // Unplugged mid-call: no FIN or RST ever reaches the gateway, only silence; its heartbeat (10 s) finds it.
     const long = await (await createOn(server, { text: '[[tool:shell {"command":"echo started; sleep 4519"}]]', machine: added.id })).json();
-    const { pollUntil } = await import("../../support/poll");
     await pollUntil(async () => toolCalls(await items(server, long.conversation.id))[0]?.output?.includes("started"), { what: "the long call to start" });
     execFileSync("ip", ["-n", pair.machine, "link", "set", pair.machineLink, "down"]);
     const turn = await endedTurn(server, long.turn.id, 40_000);
