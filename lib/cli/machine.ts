@@ -4,6 +4,7 @@ import { parseArgs } from "node:util";
 import { MachineRoots } from "../machines/machine-paths";
 import { connectMachine } from "../machines/machine-connect";
 import { machineNameSchema } from "../machines/machine-schema";
+import { sharedMcpEnvironment } from "./mcp-shared-environment";
 import { sandboxModeSchema } from "../sandbox/sandbox-policy";
 import { toolSandbox } from "../sandbox/tool-sandbox";
 import { SnapshotStore } from "../checkpoints/snapshot-store";
@@ -25,7 +26,7 @@ export async function runMachine(args: string[], context: CliContext): Promise<n
 async function runConnect(args: string[], context: CliContext): Promise<number> {
   const { values, positionals } = parseArgs({
     args,
-    options: { name: { type: "string" }, root: { type: "string", multiple: true }, sandbox: { type: "string" } },
+    options: { name: { type: "string" }, root: { type: "string", multiple: true }, sandbox: { type: "string" }, "mcp-env": { type: "string", multiple: true } },
     allowPositionals: true,
     strict: true,
   });
@@ -39,13 +40,14 @@ async function runConnect(args: string[], context: CliContext): Promise<number> 
   for (const root of roots) {
     if (!fs.statSync(root, { throwIfNoEntry: false })?.isDirectory()) throw new UsageError(`--root ${root} is not a directory`);
   }
+  const mcpEnv = sharedMcpEnvironment(context.env, values["mcp-env"] ?? []);
   // This machine's own data directory stays out of the tools' reach, as the gateway's does there.
   const sandbox = toolSandbox({ mode, network: false, writable: [] }, context.home);
   const print = (line: string) => context.print(`[${new Date().toISOString()}] ${line}`);
   print(`linking to ${url} (roots: ${roots.join(", ")}; sandbox: ${mode}, ${sandbox.available ?? "no sandbox program found"})`);
   // Checkpoints of this machine's folders stay here, in its own data directory, like the gateway's snapshots/.
   const snapshots = new SnapshotStore(path.join(context.home, "snapshots"), SNAPSHOT_MAX_FILES);
-  return connectMachine({ url, token, name, roots: new MachineRoots(roots), sandbox, env: context.env, snapshots, print });
+  return connectMachine({ url, token, name, roots: new MachineRoots(roots), sandbox, env: context.env, mcpEnv, snapshots, print });
 }
 
 async function runAdd(args: string[], context: CliContext): Promise<number> {

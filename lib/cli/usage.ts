@@ -13,7 +13,7 @@ Commands:
   chat <id>               attach to a live conversation in the terminal
   machine add <name> [--root DIR]... [--url U]
                           add a machine to the running server; prints its token once
-  machine connect <gateway URL> [--name N] [--root DIR]... [--sandbox MODE]
+  machine connect <gateway URL> [--name N] [--root DIR]... [--sandbox MODE] [--mcp-env NAME]...
                           link this computer to a gateway as a machine (token from
                           ATRIUM_MACHINE_TOKEN; roots default to the current directory)
   help                    show this help

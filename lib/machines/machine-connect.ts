@@ -15,6 +15,8 @@ export interface ConnectOptions {
   roots: MachineRoots;
   sandbox: ToolSandbox;
   env: Record<string, string | undefined>;
+  /** What MCP servers started here may read: the tool allowlist plus the names shared with `--mcp-env`. */
+  mcpEnv: Record<string, string | undefined>;
   snapshots: SnapshotStore;
   print(line: string): void;
   /** The gateway pings every 10 s; a link silent for this long is taken for dead and redialled. */
@@ -58,7 +60,7 @@ function linkUrl(base: string): string {
 function linkOnce(options: ConnectOptions): Promise<LinkEnd> {
   return new Promise((resolve) => {
     const socket = new WebSocket(linkUrl(options.url), { headers: { authorization: `Bearer ${options.token}` }, handshakeTimeout: 10_000 });
-    const worker = new MachineWorker(socket, { roots: options.roots, sandbox: options.sandbox, env: options.env, snapshots: options.snapshots, log: options.print });
+    const worker = new MachineWorker(socket, { roots: options.roots, sandbox: options.sandbox, env: options.env, mcpEnv: options.mcpEnv, snapshots: options.snapshots, log: options.print });
     let linked = false;
     let ended = false;
     let silence: NodeJS.Timeout | undefined;

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import path from "node:path";
 import { killProcessGroup } from "../tools/kill-process-group";
-import { stdioEnvironment } from "../tools/mcp-environment";
+import { MissingVariableError, stdioEnvironment } from "../tools/mcp-environment";
 import { serverSandbox } from "../sandbox/tool-sandbox";
 import type { SandboxBackend, ToolSandbox } from "../sandbox/sandbox-policy";
 import { wrapCommand } from "../sandbox/wrap-command";
@@ -11,7 +11,7 @@ import type { MachineRoots } from "./machine-paths";
 export interface McpHostSetup {
   roots: MachineRoots;
   sandbox: ToolSandbox;
-  /** The machine process's environment: a server's `${NAME}` and `envFrom` are read here, never on the gateway. */
+  /** What a server's `${NAME}` and `envFrom` may read, here and never on the gateway: the tool allowlist plus the names its owner shared (`--mcp-env`). */
   env: Record<string, string | undefined>;
   send(message: MachineMessage): void;
   /** Bytes not yet sent on the link: past a bound, the server's stdout is paused until it drains. */
@@ -44,7 +44,8 @@ export class MachineMcpServers {
     try {
       env = stdioEnvironment(spec, this.setup.env);
     } catch (error) {
-      return this.exit(relayId, error instanceof Error ? error.message : String(error));
+      const reason = error instanceof MissingVariableError ? `${error.message} or not shared with MCP servers (atrium machine connect --mcp-env NAME)` : error instanceof Error ? error.message : String(error);
+      return this.exit(relayId, reason);
     }
     // A server may ask for the network; it never turns off this machine's sandbox, and writes only inside the roots.
     const widening = spec.sandbox === "off" ? undefined : { network: spec.sandbox?.network, writable: spec.sandbox?.writable };

@@ -18,6 +18,8 @@ export interface WorkerSetup {
   sandbox: ToolSandbox;
   /** The machine process's environment; tools see only its allowlist (DESIGN §5). */
   env: Record<string, string | undefined>;
+  /** What MCP servers started here may read: the tool allowlist plus the names shared with `--mcp-env`. */
+  mcpEnv: Record<string, string | undefined>;
   /** Checkpoints of its working directories, in the machine's own data directory. */
   snapshots: SnapshotStore;
   /** What the machine prints about the MCP servers it runs. */
@@ -43,7 +45,7 @@ export class MachineWorker {
     this.mcp = new MachineMcpServers({
       roots: setup.roots,
       sandbox: setup.sandbox,
-      env: setup.env,
+      env: setup.mcpEnv,
       send: (message) => this.send(message),
       bufferedBytes: () => socket.bufferedAmount,
       log: setup.log ?? (() => undefined),

@@ -1,7 +1,7 @@
 import type { HttpServerConfig, StdioServerConfig } from "../config/mcp-servers-schema";
 
 /** Names a server process inherits from Atrium's environment, as for tool processes (DESIGN §5). */
-const INHERITED = ["PATH", "HOME", "LANG", "TERM", "TMPDIR", "USER", "SHELL", "TZ"];
+export const INHERITED_VARIABLES = ["PATH", "HOME", "LANG", "TERM", "TMPDIR", "USER", "SHELL", "TZ"];
 
 export class MissingVariableError extends Error {
   readonly code = "mcp_missing_variable";
@@ -14,7 +14,7 @@ export class ForbiddenVariableError extends Error {
 /** A stdio server's environment: the allowlist, the literal `env`, and the secrets `envFrom` names. */
 export function stdioEnvironment(config: Pick<StdioServerConfig, "env" | "envFrom">, env: Readonly<Record<string, string | undefined>>): Record<string, string> {
   const result: Record<string, string> = {};
-  for (const name of INHERITED) {
+  for (const name of INHERITED_VARIABLES) {
     const value = env[name];
     if (value !== undefined) result[name] = value;
   }
