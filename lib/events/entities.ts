@@ -94,6 +94,8 @@ export const contextSchema = z.object({
   threshold: z.number().int(),
   usedTokens: z.number().int(),
   source: z.enum(["reported", "estimate"]),
+  /** Reported ÷ estimated input at the provider's last report, which every estimate is scaled by; null: no report yet. */
+  calibration: z.number().nullable().optional(),
   roomTokens: z.number().int(),
   totalTokens: z.object({ input: z.number().int(), output: z.number().int() }),
   lastCompaction: z
