@@ -8,6 +8,7 @@ import type { Project } from "@/lib/store/projects";
 import { Button } from "@/components/ui/button";
 import { Composer } from "@/components/chat/composer";
 import { AttachButton, AttachmentChips, useAttachmentTray } from "@/components/attachments/attachments";
+import { ImageModelWarning } from "@/components/attachments/image-model-warning";
 import { EffortPicker, ModelPicker, type Effort } from "@/components/chat/model-controls";
 import { PageHeader } from "@/components/sidebar/page-header";
 import { apiFetch, errorMessage, newRequestKey } from "@/components/shared/api-client";
@@ -113,6 +114,7 @@ export function NewChat({ agents, models, defaultModel, defaultCwd, machines: in
           </div>
           {failure && <CreateFailure message={failure.message} sending={sending} onRetry={() => void create(failure.body, failure.requestKey)} />}
           <AttachmentChips tray={attachments} />
+          <ImageModelWarning tray={attachments} model={modelInfo} models={models} />
           <Composer
             toolbar={
               <>

@@ -73,6 +73,8 @@ export const modelInfoSchema = z.object({
   effort: z.boolean(),
   notice: z.string().nullable(),
   available: z.boolean(),
+  /** What the model takes as image or file parts (config `attachments`, else its provider's default); anything else is described in text. */
+  attachments: z.array(z.enum(["image", "pdf"])).optional(),
 });
 export type ModelInfo = z.infer<typeof modelInfoSchema>;
 
