@@ -276,6 +276,11 @@ export class Runtime {
     return this.reads.listAgents(place);
   }
 
+  /** The home agents with the file each comes from (null: the built-in default), for Settings → Agents. */
+  agentSources(): Array<Agent & { source: string | null }> {
+    return this.agents.list().map((agent) => ({ name: agent.name, description: agent.description, model: agent.model, tools: agent.tools, source: agent.source }));
+  }
+
   uploadAttachment(name: string, mediaType: string, data: Buffer): Attachment {
     return saveUpload(this.store.paths, this.store.newId(), name, mediaType, data, this.store.now());
   }
