@@ -60,6 +60,18 @@ function useProjectChoice(projects: Project[]) {
   return [cwd, choose] as const;
 }
 
+/** A typed folder on a linked machine is checked there (its folder listing), never on the server's disk. */
+function checkOnMachine(machine: string): CheckFolder {
+  return async (folder) => {
+    try {
+      const listing = await apiFetch<{ path: string }>(`/api/folders?machine=${encodeURIComponent(machine)}&path=${encodeURIComponent(folder.trim())}`);
+      return { ok: true, path: listing.path };
+    } catch (error) {
+      return { ok: false, message: sentence(errorMessage(error)) };
+    }
+  };
+}
+
 /** A server message may lack its full stop ("… does not exist"); the alert reads as sentences. */
 const sentence = (message: string) => (/[.!?]$/.test(message.trim()) ? message.trim() : `${message.trim()}.`).replace(/^\w/, (first) => first.toUpperCase());
 
@@ -130,10 +142,11 @@ export function NewChat({ agents, models, defaultModel, defaultCwd, machines: in
                 />
                 {machines.length > 1 && <MachinePicker machines={machines} value={machine} onChange={(next) => (setMachine(next), setCwd(""))} />}
                 <ProjectPicker
-                  projects={projects.filter((project) => project.machine === machine)}
+                  {...{ machine, agent, projects: projects.filter((project) => project.machine === machine) }}
+                  machineName={machines.find((candidate) => candidate.id === machine)?.name ?? machine}
                   value={cwd}
                   defaultCwd={machineCwd}
-                  checkFolder={checkFolder}
+                  checkFolder={machine === "local" ? checkFolder : checkOnMachine(machine)}
                   onChange={(next) => {
                     setCwd(next);
                     // The error was about the folder given then; a new choice makes it stale.

@@ -186,8 +186,13 @@ export class Runtime {
     return this.reads.filesChangedSince(conversationId, itemId);
   }
 
-  turnChanges(turnId: string, itemId?: string): Promise<TurnChanges> {
-    return this.reads.turnChanges(turnId, itemId);
+  turnChanges(turnId: string, itemId?: string, context?: number): Promise<TurnChanges> {
+    return this.reads.turnChanges(turnId, itemId, context);
+  }
+
+  /** POST /api/turns/:id/revert: one file the turn changed, put back to how it was before the turn. */
+  revertFile(turnId: string, filePath: string, force: boolean): Promise<{ restored: string[] }> {
+    return this.lifecycle.revertFile(this.reads.getTurn(turnId), filePath, force);
   }
 
   async sendMessage(

@@ -78,6 +78,8 @@ export const gatewayMessageSchema = z.discriminatedUnion("type", [
     from: z.string().optional(),
     to: z.string().optional(),
     paths: z.array(z.string()).optional(),
+    /** `changes`: lines of context in the diff (an older machine ignores it and sends git's default 3). */
+    context: z.number().int().nonnegative().optional(),
   }),
 ]);
 export type GatewayMessage = z.infer<typeof gatewayMessageSchema>;
