@@ -97,10 +97,10 @@ function useWiderContext(file: FileData, loadContext: DiffViewProps["loadContext
   return { shown: wide ?? file, step, loading, failed, more, less, last: step === CONTEXT_STEPS.length - 1 };
 }
 
-function ContextButton({ context }: { context: ReturnType<typeof useWiderContext> }) {
+function ContextButton({ context, path }: { context: ReturnType<typeof useWiderContext>; path: string }) {
   if (context.last) {
     return (
-      <Button type="button" variant="ghost" size="xs" className="h-6 gap-1 px-1.5 text-xs" onClick={context.less} aria-label="Show less context">
+      <Button type="button" variant="ghost" size="xs" className="h-6 gap-1 px-1.5 text-xs" onClick={context.less} aria-label={`Show less context in ${path}`}>
         <FoldVerticalIcon className="size-3.5" />
         <span className="max-sm:sr-only">Less context</span>
       </Button>
@@ -108,7 +108,7 @@ function ContextButton({ context }: { context: ReturnType<typeof useWiderContext
   }
   const label = context.step === 0 ? "Show 20 lines of context" : "Show the whole file";
   return (
-    <Button type="button" variant="ghost" size="xs" className="h-6 gap-1 px-1.5 text-xs" disabled={context.loading} onClick={() => void context.more()} aria-label={label} title={context.failed ? "Could not load more context; try again" : label}>
+    <Button type="button" variant="ghost" size="xs" className="h-6 gap-1 px-1.5 text-xs" disabled={context.loading} onClick={() => void context.more()} aria-label={`${label} of ${path}`} title={context.failed ? "Could not load more context; try again" : label}>
       {context.loading ? <Loader2Icon className="size-3.5 animate-spin" /> : <UnfoldVerticalIcon className="size-3.5" />}
       <span className="max-sm:sr-only">{context.step === 0 ? "More context" : "Whole file"}</span>
     </Button>
@@ -128,7 +128,7 @@ function FileDiff({ file: given, viewType, loadContext, actions }: { file: FileD
         <span className="text-muted-foreground">{STATUS[file.type]}</span>
         <span className="hljs-addition font-medium">+{additions}</span>
         <span className="hljs-deletion font-medium">−{deletions}</span>
-        {loadContext && file.type === "modify" && <ContextButton context={context} />}
+        {loadContext && file.type === "modify" && <ContextButton context={context} path={path} />}
         {actions}
       </header>
       <div className="max-h-[32rem] overflow-auto">

@@ -23,14 +23,14 @@ test("a turn's diff expands its context, and Revert puts one file back to before
   await expect(codeLines.filter({ hasText: /^line 27$/ })).toHaveCount(1);
   await expect(codeLines.filter({ hasText: /^line 10$/ })).toHaveCount(0);
 
-  await long.getByRole("button", { name: "Show 20 lines of context" }).click();
+  await long.getByRole("button", { name: "Show 20 lines of context of long.txt" }).click();
   await expect(codeLines.filter({ hasText: /^line 10$/ })).toHaveCount(1);
   await expect(codeLines.filter({ hasText: /^line 1$/ })).toHaveCount(0);
-  await long.getByRole("button", { name: "Show the whole file" }).click();
+  await long.getByRole("button", { name: "Show the whole file of long.txt" }).click();
   await expect(codeLines.filter({ hasText: /^line 1$/ })).toHaveCount(1);
   await expect(codeLines.filter({ hasText: /^line 60$/ })).toHaveCount(1);
   await app.page.screenshot({ path: "test-results/screens/diff-context.png" });
-  await long.getByRole("button", { name: "Show less context" }).click();
+  await long.getByRole("button", { name: "Show less context in long.txt" }).click();
   await expect(codeLines.filter({ hasText: /^line 10$/ })).toHaveCount(0);
 
   // Changed outside Atrium: the dialog says so before overwriting.
