@@ -56,13 +56,19 @@ export function FolderBrowser({ machine, machineName, start, onOpen, onUse }: Fo
   const list = useRef<HTMLUListElement>(null);
   const use = useRef<HTMLButtonElement>(null);
   const listing = state?.listing ?? null;
+  const focusAfterLoad = useRef(false);
+
+  // Focus follows the listing once it is on screen: the first folder in it, or "Use this folder" when it has none.
+  useEffect(() => {
+    if (!focusAfterLoad.current || loading) return;
+    focusAfterLoad.current = false;
+    (list.current?.querySelector<HTMLButtonElement>("button") ?? use.current)?.focus();
+  }, [listing?.path, loading]);
 
   const go = async (folder: string) => {
+    focusAfterLoad.current = true;
     const opened = await open(folder);
-    if (!opened) return;
-    onOpen(opened.path);
-    // Focus follows the listing: the first folder in it, or "Use this folder" when it has none.
-    window.requestAnimationFrame(() => (list.current?.querySelector<HTMLButtonElement>("button") ?? use.current)?.focus());
+    if (opened) onOpen(opened.path);
   };
 
   const onKeyDown = (event: React.KeyboardEvent<HTMLUListElement>) => {

@@ -13,7 +13,8 @@ export function AgentsSettings({ agents, defaultModel }: { agents: AgentWithSour
           Markdown files in $ATRIUM_HOME/agents; a project&apos;s .atrium/agents adds its own (and wins by name) in its conversations.
         </p>
       </div>
-      <div className="overflow-x-auto rounded-lg border">
+      <AgentCards agents={agents} defaultModel={defaultModel} />
+      <div className="overflow-x-auto rounded-lg border max-sm:hidden">
         <Table aria-label="Agents">
           <TableHeader>
             <TableRow>
@@ -39,5 +40,24 @@ export function AgentsSettings({ agents, defaultModel }: { agents: AgentWithSour
         </Table>
       </div>
     </div>
+  );
+}
+
+/** On a phone the table's columns do not fit: one card per agent. */
+function AgentCards({ agents, defaultModel }: { agents: AgentWithSource[]; defaultModel: string }) {
+  return (
+    <ul aria-label="Agents" className="grid gap-2 sm:hidden">
+      {[...agents].sort((a, b) => a.name.localeCompare(b.name)).map((agent) => (
+        <li key={agent.name} className="grid gap-1 rounded-lg border p-3 text-sm">
+          <p className="font-medium">{agent.name}</p>
+          <p className="text-xs text-muted-foreground">{agent.description}</p>
+          <p>
+            <span className="text-muted-foreground">Model:</span> {agent.model ?? `default (${defaultModel})`} · <span className="text-muted-foreground">Tools:</span>{" "}
+            {agent.tools ? agent.tools.join(", ") : "all tools"}
+          </p>
+          <p className="font-mono text-xs break-all text-muted-foreground">{agent.source ?? "built in"}</p>
+        </li>
+      ))}
+    </ul>
   );
 }

@@ -25,7 +25,8 @@ export function ModelsSettings({ models, defaultModel }: { models: ModelInfo[]; 
         <h2 className="text-sm font-semibold">Models</h2>
         <p className="text-xs text-muted-foreground">From config.json (models, defaultModel). New chats start with the default; each conversation can switch.</p>
       </div>
-      <div className="overflow-x-auto rounded-lg border">
+      <ModelCards models={models} defaultModel={defaultModel} />
+      <div className="overflow-x-auto rounded-lg border max-sm:hidden">
         <Table aria-label="Models">
           <TableHeader>
             <TableRow>
@@ -62,5 +63,26 @@ export function ModelsSettings({ models, defaultModel }: { models: ModelInfo[]; 
         </Table>
       </div>
     </div>
+  );
+}
+
+/** On a phone the table's columns do not fit: one card per model. */
+function ModelCards({ models, defaultModel }: { models: ModelInfo[]; defaultModel: string }) {
+  return (
+    <ul aria-label="Models" className="grid gap-2 sm:hidden">
+      {models.map((model) => (
+        <li key={model.id} className="grid gap-1 rounded-lg border p-3 text-sm">
+          <p className="flex items-center gap-2 font-medium">
+            {model.id}
+            {model.id === defaultModel && <Badge variant="secondary">default</Badge>}
+            {model.available ? <Badge variant="success">ready</Badge> : <Badge variant="warning">no API key</Badge>}
+          </p>
+          <p className="text-muted-foreground">
+            {PROVIDER_LABEL[model.provider] ?? model.provider} · window {number.format(model.contextWindow)} · output {number.format(model.maxOutputTokens)} · {takes(model)}
+          </p>
+          {model.notice && <p className="text-xs text-muted-foreground">{model.notice}</p>}
+        </li>
+      ))}
+    </ul>
   );
 }
