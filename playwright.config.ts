@@ -26,6 +26,9 @@ if (!process.env.ATRIUM_E2E_HOME) {
       },
     }),
   );
+  // Settings → Agents lists a home agent with its file, model and tools.
+  fs.mkdirSync(path.join(home, "agents"));
+  fs.writeFileSync(path.join(home, "agents", "reviewer.md"), "---\nname: reviewer\ndescription: Reads and reviews, changes nothing.\nmodel: offline\ntools: [read_file, grep]\n---\nReview the code you are shown.\n");
   process.env.ATRIUM_E2E_HOME = home;
 }
 

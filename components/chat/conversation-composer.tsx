@@ -4,6 +4,7 @@ import { useMemo } from "react";
 import type { Conversation, ModelInfo, Turn } from "@/lib/events/entities";
 import { newRequestKey } from "@/components/shared/api-client";
 import { AttachButton, AttachmentChips, type AttachmentTray } from "@/components/attachments/attachments";
+import { ImageModelWarning } from "@/components/attachments/image-model-warning";
 import { Composer } from "./composer";
 import { useConversationContext } from "./conversation-provider";
 import { EffortPicker, ModelPicker, type Effort } from "./model-controls";
@@ -53,6 +54,7 @@ export function ConversationComposer({ draftKey, models, attachments, injected, 
       <div className="mx-auto w-full max-w-3xl">
         <WaitingList conversationId={id} waiting={state.waiting} held={!busy && conversation.status === "idle"} />
         <AttachmentChips tray={attachments} />
+        <ImageModelWarning tray={attachments} model={models.find((model) => model.id === conversation.model)} models={models} />
         <Composer
           draftKey={draftKey}
           busy={busy}

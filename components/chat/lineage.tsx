@@ -2,10 +2,12 @@
 
 import { ChevronLeftIcon, ChevronRightIcon } from "lucide-react";
 import Link from "next/link";
-import { createContext, useContext, useMemo } from "react";
+import { createContext, useContext, useEffect, useMemo, useRef, useState } from "react";
+import { useLiveList } from "@/components/live/use-live";
 import type { Item } from "@/lib/events/entities";
 import { cn } from "@/lib/utils";
 import { useConversationContext } from "./conversation-provider";
+import { lineageAfter } from "./lineage-updates";
 
 export interface Version {
   id: string;
@@ -27,9 +29,15 @@ interface LineageValue {
 
 const LineageContext = createContext<LineageValue | null>(null);
 
-export function LineageProvider({ lineage, children }: { lineage: Lineage; children: React.ReactNode }) {
+export function LineageProvider({ lineage: initial, children }: { lineage: Lineage; children: React.ReactNode }) {
   const { id, state } = useConversationContext();
   const { conversation, items } = state;
+  const [lineage, setLineage] = useState(initial);
+  useEffect(() => setLineage(initial), [initial]);
+  const place = useRef({ id, title: conversation.title, parentId: conversation.forkedFrom?.conversationId ?? null, restartOf: conversation.restartOf ?? null });
+  place.current = { id, title: conversation.title, parentId: conversation.forkedFrom?.conversationId ?? null, restartOf: conversation.restartOf ?? null };
+  // A restart made in another tab (or by the API) joins the versions at once, without a reload.
+  useLiveList((event) => setLineage((current) => lineageAfter(current, place.current, event)));
   const resentMessageId = useMemo(() => {
     if (!lineage.siblings) return null;
     // Copied items keep their times; the first owner message newer than the restart itself is the resent one.

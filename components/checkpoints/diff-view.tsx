@@ -1,7 +1,9 @@
 "use client";
 
+import { FoldVerticalIcon, Loader2Icon, UnfoldVerticalIcon } from "lucide-react";
 import { useMemo, useState } from "react";
 import { Diff, Hunk, markEdits, parseDiff, tokenize, type FileData, type ViewType } from "react-diff-view";
+import { Button } from "@/components/ui/button";
 import { ToggleGroup, ToggleGroupItem } from "@/components/ui/toggle-group";
 import { cn } from "@/lib/utils";
 
@@ -10,7 +12,17 @@ import { cn } from "@/lib/utils";
  * with old and new line numbers, context lines and word-level marks; unified or side by side.
  * No raw git headers (`index 6309912..b913b81`) are shown.
  */
-export function DiffView({ diff, label, className }: { diff: string; label: string; className?: string }) {
+export interface DiffViewProps {
+  diff: string;
+  label: string;
+  className?: string;
+  /** The same diff with `lines` of context around each change (the turn's changes with ?context=): offers "More context". */
+  loadContext?: (lines: number) => Promise<string>;
+  /** Buttons in a file's header (e.g. Revert to before this turn). */
+  fileActions?: (path: string) => React.ReactNode;
+}
+
+export function DiffView({ diff, label, className, loadContext, fileActions }: DiffViewProps) {
   const files = useMemo(() => parseDiff(asGitDiff(diff), { nearbySequences: "zip" }), [diff]);
   const [viewType, setViewType] = useState<ViewType>("unified");
   if (files.length === 0) return null;
@@ -27,7 +39,7 @@ export function DiffView({ diff, label, className }: { diff: string; label: stri
         </ToggleGroup>
       </div>
       {files.map((file) => (
-        <FileDiff key={`${file.oldPath}→${file.newPath}`} file={file} viewType={viewType} />
+        <FileDiff key={`${file.oldPath}→${file.newPath}`} file={file} viewType={viewType} loadContext={loadContext} actions={fileActions?.(pathOf(file))} />
       ))}
     </div>
   );
@@ -47,10 +59,68 @@ function changeCounts(file: FileData) {
 
 const STATUS: Record<FileData["type"], string> = { add: "added", delete: "deleted", modify: "modified", rename: "renamed", copy: "copied" };
 
-function FileDiff({ file, viewType }: { file: FileData; viewType: ViewType }) {
+function pathOf(file: FileData): string {
+  return file.type === "delete" ? file.oldPath : file.newPath;
+}
+
+/** Steps of "More context": git's default 3 lines, then 20, then the whole file. */
+const CONTEXT_STEPS = [3, 20, 1_000_000];
+
+/** A file's diff with more lines of context around each change, read again from the turn's changes. */
+function useWiderContext(file: FileData, loadContext: DiffViewProps["loadContext"]) {
+  const [step, setStep] = useState(0);
+  const [wide, setWide] = useState<FileData | null>(null);
+  const [loading, setLoading] = useState(false);
+  const [failed, setFailed] = useState(false);
+  const more = async () => {
+    const next = step + 1;
+    if (!loadContext || next >= CONTEXT_STEPS.length) return;
+    setLoading(true);
+    setFailed(false);
+    try {
+      const files = parseDiff(asGitDiff(await loadContext(CONTEXT_STEPS[next])), { nearbySequences: "zip" });
+      const found = files.find((candidate) => pathOf(candidate) === pathOf(file));
+      if (found) {
+        setWide(found);
+        setStep(next);
+      }
+    } catch {
+      setFailed(true);
+    } finally {
+      setLoading(false);
+    }
+  };
+  const less = () => {
+    setWide(null);
+    setStep(0);
+  };
+  return { shown: wide ?? file, step, loading, failed, more, less, last: step === CONTEXT_STEPS.length - 1 };
+}
+
+function ContextButton({ context, path }: { context: ReturnType<typeof useWiderContext>; path: string }) {
+  if (context.last) {
+    return (
+      <Button type="button" variant="ghost" size="xs" className="h-6 gap-1 px-1.5 text-xs" onClick={context.less} aria-label={`Show less context in ${path}`}>
+        <FoldVerticalIcon className="size-3.5" />
+        <span className="max-sm:sr-only">Less context</span>
+      </Button>
+    );
+  }
+  const label = context.step === 0 ? "Show 20 lines of context" : "Show the whole file";
+  return (
+    <Button type="button" variant="ghost" size="xs" className="h-6 gap-1 px-1.5 text-xs" disabled={context.loading} onClick={() => void context.more()} aria-label={`${label} of ${path}`} title={context.failed ? "Could not load more context; try again" : label}>
+      {context.loading ? <Loader2Icon className="size-3.5 animate-spin" /> : <UnfoldVerticalIcon className="size-3.5" />}
+      <span className="max-sm:sr-only">{context.step === 0 ? "More context" : "Whole file"}</span>
+    </Button>
+  );
+}
+
+function FileDiff({ file: given, viewType, loadContext, actions }: { file: FileData; viewType: ViewType; loadContext: DiffViewProps["loadContext"]; actions: React.ReactNode }) {
+  const context = useWiderContext(given, loadContext);
+  const file = context.shown;
   const tokens = useMemo(() => tokenize(file.hunks, { highlight: false, enhancers: [markEdits(file.hunks, { type: "block" })] }), [file.hunks]);
-  const path = file.type === "delete" ? file.oldPath : file.newPath;
-  const { additions, deletions } = changeCounts(file);
+  const path = pathOf(file);
+  const { additions, deletions } = changeCounts(given);
   return (
     <section aria-label={`Changes to ${path}`} className="overflow-hidden rounded-md border" data-file-status={STATUS[file.type]}>
       <header className="flex items-center gap-2 border-b bg-muted/50 px-3 py-1.5 text-xs">
@@ -58,6 +128,8 @@ function FileDiff({ file, viewType }: { file: FileData; viewType: ViewType }) {
         <span className="text-muted-foreground">{STATUS[file.type]}</span>
         <span className="hljs-addition font-medium">+{additions}</span>
         <span className="hljs-deletion font-medium">−{deletions}</span>
+        {loadContext && file.type === "modify" && <ContextButton context={context} path={path} />}
+        {actions}
       </header>
       <div className="max-h-[32rem] overflow-auto">
         <Diff viewType={viewType} diffType={file.type} hunks={file.hunks} tokens={tokens} className="atrium-diff">

@@ -2,8 +2,10 @@
 
 import { ChevronRightIcon, FileDiffIcon } from "lucide-react";
 import { Collapsible, CollapsibleContent, CollapsibleTrigger } from "@/components/ui/collapsible";
+import { apiFetch } from "@/components/shared/api-client";
 import { DiffView } from "./diff-view";
-import { totals, useTurnChanges, type ChangedFile } from "./use-turn-changes";
+import { RevertFileButton } from "./revert-file-button";
+import { totals, useTurnChanges, type ChangedFile, type TurnChanges } from "./use-turn-changes";
 
 const STATUS_MARK: Record<ChangedFile["status"], string> = { added: "A", modified: "M", deleted: "D" };
 
@@ -41,7 +43,12 @@ export function TurnChangesLine({ turnId }: { turnId: string }) {
             </li>
           ))}
         </ul>
-        <DiffView diff={changes.diff} label="Diff of the turn's changes" />
+        <DiffView
+          diff={changes.diff}
+          label="Diff of the turn's changes"
+          loadContext={(lines) => apiFetch<TurnChanges>(`/api/turns/${turnId}/changes?context=${lines}`).then((body) => body.diff)}
+          fileActions={(path) => <RevertFileButton turnId={turnId} path={path} />}
+        />
       </CollapsibleContent>
     </Collapsible>
   );

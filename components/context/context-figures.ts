@@ -20,10 +20,17 @@ export function contextFigures(context: ContextInfo) {
 }
 
 /** Why the figure is what it is: the basis the popover names (DESIGN §4 "the API/UI say which"). */
-export function basisExplanation(context: Pick<ContextInfo, "source">): string {
-  return context.source === "reported"
-    ? "The provider's count for the last model call, plus an estimate of what was added since."
-    : "An estimate (no model call has reported its input since this conversation started or was last compacted).";
+export function basisExplanation(context: Pick<ContextInfo, "source" | "calibration">): string {
+  if (context.source === "reported") return "The provider's count for the last model call, plus an estimate of what was added since, on the provider's scale.";
+  if (context.calibration)
+    return `An estimate, calibrated against the provider's last count (×${context.calibration.toFixed(2)}): no call has reported since this conversation was loaded, compacted, forked or restarted.`;
+  return "An estimate: no model call has reported its input for this conversation yet.";
+}
+
+/** The basis in a few words, for the popover's "Figures" row. */
+export function basisLabel(context: Pick<ContextInfo, "source" | "calibration">): string {
+  if (context.source === "reported") return "reported by the provider";
+  return context.calibration ? "calibrated estimate" : "estimate";
 }
 
 /**

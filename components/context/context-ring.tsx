@@ -5,7 +5,7 @@ import { Popover } from "radix-ui";
 import { toast } from "sonner";
 import type { ContextInfo } from "@/lib/events/entities";
 import { Button } from "@/components/ui/button";
-import { basisExplanation, compactionExplanation, contextFigures, type ContextTone } from "./context-figures";
+import { basisExplanation, basisLabel, compactionExplanation, contextFigures, type ContextTone } from "./context-figures";
 import { useContextInfo } from "./use-context-info";
 
 const number = new Intl.NumberFormat("en-US");
@@ -124,7 +124,7 @@ function ContextFigures({ context, percent, thresholdPercent }: { context: Conte
       )}
       <dt className="text-muted-foreground">Figures</dt>
       <dd className="text-right" data-testid="context-basis" title={basisExplanation(context)}>
-        {context.source === "reported" ? "reported by the provider" : "estimate"}
+        {basisLabel(context)}
       </dd>
       <dd className="col-span-2 text-xs text-muted-foreground" data-testid="context-basis-why">
         {basisExplanation(context)}

@@ -8,6 +8,7 @@ import type { Project } from "@/lib/store/projects";
 import { Button } from "@/components/ui/button";
 import { Composer } from "@/components/chat/composer";
 import { AttachButton, AttachmentChips, useAttachmentTray } from "@/components/attachments/attachments";
+import { ImageModelWarning } from "@/components/attachments/image-model-warning";
 import { EffortPicker, ModelPicker, type Effort } from "@/components/chat/model-controls";
 import { PageHeader } from "@/components/sidebar/page-header";
 import { apiFetch, errorMessage, newRequestKey } from "@/components/shared/api-client";
@@ -57,6 +58,18 @@ function useProjectChoice(projects: Project[]) {
     if (next.trim()) window.localStorage.setItem(LAST_PROJECT_KEY, next.trim());
   };
   return [cwd, choose] as const;
+}
+
+/** A typed folder on a linked machine is checked there (its folder listing), never on the server's disk. */
+function checkOnMachine(machine: string): CheckFolder {
+  return async (folder) => {
+    try {
+      const listing = await apiFetch<{ path: string }>(`/api/folders?machine=${encodeURIComponent(machine)}&path=${encodeURIComponent(folder.trim())}`);
+      return { ok: true, path: listing.path };
+    } catch (error) {
+      return { ok: false, message: sentence(errorMessage(error)) };
+    }
+  };
 }
 
 /** A server message may lack its full stop ("… does not exist"); the alert reads as sentences. */
@@ -113,6 +126,7 @@ export function NewChat({ agents, models, defaultModel, defaultCwd, machines: in
           </div>
           {failure && <CreateFailure message={failure.message} sending={sending} onRetry={() => void create(failure.body, failure.requestKey)} />}
           <AttachmentChips tray={attachments} />
+          <ImageModelWarning tray={attachments} model={modelInfo} models={models} />
           <Composer
             toolbar={
               <>
@@ -128,10 +142,11 @@ export function NewChat({ agents, models, defaultModel, defaultCwd, machines: in
                 />
                 {machines.length > 1 && <MachinePicker machines={machines} value={machine} onChange={(next) => (setMachine(next), setCwd(""))} />}
                 <ProjectPicker
-                  projects={projects.filter((project) => project.machine === machine)}
+                  {...{ machine, agent, projects: projects.filter((project) => project.machine === machine) }}
+                  machineName={machines.find((candidate) => candidate.id === machine)?.name ?? machine}
                   value={cwd}
                   defaultCwd={machineCwd}
-                  checkFolder={checkFolder}
+                  checkFolder={machine === "local" ? checkFolder : checkOnMachine(machine)}
                   onChange={(next) => {
                     setCwd(next);
                     // The error was about the folder given then; a new choice makes it stale.

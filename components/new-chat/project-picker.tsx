@@ -1,6 +1,6 @@
 "use client";
 
-import { CheckIcon, CircleAlertIcon, FolderIcon, Loader2Icon } from "lucide-react";
+import { CheckIcon, CircleAlertIcon, FolderIcon, FolderSearchIcon, Loader2Icon } from "lucide-react";
 import { Popover } from "radix-ui";
 import { useEffect, useId, useState } from "react";
 import type { Project } from "@/lib/store/projects";
@@ -9,6 +9,8 @@ import { Input } from "@/components/ui/input";
 import { Label } from "@/components/ui/label";
 import { cn } from "@/lib/utils";
 import { folderName } from "@/components/shared/format";
+import { FolderBrowser } from "./folder-browser";
+import { useAgentProjects } from "./use-agent-projects";
 
 export type FolderCheck = { ok: true; path: string } | { ok: false; message: string };
 /** Checks a typed folder on the server (a server action the page hands down). */
@@ -19,36 +21,65 @@ const CHECK_PAUSE_MS = 250;
 const SHOWN_PROJECTS = 10;
 
 interface ProjectPickerProps {
+  /** The recent projects of the chosen machine, the last used first. */
   projects: Project[];
+  machine: string;
+  machineName: string;
+  /** The chosen agent: its recent projects come first. */
+  agent: string;
   value: string;
   defaultCwd: string;
   onChange: (cwd: string) => void;
   checkFolder: CheckFolder;
 }
 
-/** The project (a folder on this machine): recent ones first, or any folder typed in, checked as it is typed; Enter confirms. */
-export function ProjectPicker({ projects, value, defaultCwd, onChange, checkFolder }: ProjectPickerProps) {
+/**
+ * The project (a folder on the chosen machine): the agent's recent ones first, then the machine's
+ * others; a folder browser; or any folder typed in, checked as it is typed. Enter confirms.
+ */
+export function ProjectPicker({ projects, machine, machineName, agent, value, defaultCwd, onChange, checkFolder }: ProjectPickerProps) {
   const [open, setOpen] = useState(false);
+  const [browsing, setBrowsing] = useState(false);
   const shown = value.trim() || defaultCwd;
-  const choices = projects.some((project) => project.path === defaultCwd) ? projects : [...projects, { machine: "local", path: defaultCwd, name: folderName(defaultCwd), lastUsedAt: "" }];
+  const choices = projects.some((project) => project.path === defaultCwd) ? projects : [...projects, { machine, path: defaultCwd, name: folderName(defaultCwd), lastUsedAt: "" }];
+  const agentPaths = useAgentProjects(open, machine, agent);
+  const mine = choices.filter((project) => agentPaths.includes(project.path)).sort((a, b) => agentPaths.indexOf(a.path) - agentPaths.indexOf(b.path));
+  const others = choices.filter((project) => !agentPaths.includes(project.path));
+  const pick = (path: string) => {
+    onChange(path);
+    setOpen(false);
+  };
   return (
-    <Popover.Root open={open} onOpenChange={setOpen}>
+    <Popover.Root
+      open={open}
+      onOpenChange={(next) => {
+        setOpen(next);
+        if (!next) setBrowsing(false);
+      }}
+    >
       <Popover.Trigger asChild>
-        <Button type="button" variant="ghost" size="sm" className={PILL} aria-label={`Working directory: ${shown}`} title={`${shown} (on local)`}>
+        <Button type="button" variant="ghost" size="sm" className={PILL} aria-label={`Working directory: ${shown}`} title={`${shown} (on ${machineName})`}>
           <FolderIcon className="size-3.5" />
           <span className="truncate">{folderName(shown)}</span>
         </Button>
       </Popover.Trigger>
       <Popover.Portal>
         <Popover.Content align="start" sideOffset={6} className="z-50 grid w-[22rem] max-w-[calc(100vw-1rem)] gap-3 rounded-lg border bg-popover p-3 text-sm text-popover-foreground shadow-md outline-none">
-          <RecentProjects
-            choices={choices}
-            selected={shown}
-            onPick={(path) => {
-              onChange(path);
-              setOpen(false);
-            }}
-          />
+          {browsing ? (
+            <FolderBrowser machine={machine} machineName={machineName} start={shown} onOpen={onChange} onUse={pick} />
+          ) : (
+            <div role="group" aria-label="Recent projects" className="grid gap-0.5">
+              {/* Long lists scroll inside the popover, so the folder field below always stays on screen. */}
+              <div className="grid max-h-56 gap-0.5 overflow-y-auto">
+                {mine.length > 0 && <ProjectList heading={`Recent with ${agent} on ${machineName}`} choices={mine} selected={shown} onPick={pick} />}
+                <ProjectList heading={mine.length > 0 ? "Other recent projects" : `Recent projects on ${machineName}`} choices={others.slice(0, Math.max(0, SHOWN_PROJECTS - mine.length))} selected={shown} onPick={pick} />
+              </div>
+            </div>
+          )}
+          <Button type="button" variant="outline" size="sm" aria-pressed={browsing} onClick={() => setBrowsing(!browsing)}>
+            <FolderSearchIcon />
+            {browsing ? "Back to recent projects" : "Browse folders…"}
+          </Button>
           <FolderField value={value} defaultCwd={defaultCwd} onChange={onChange} onConfirm={() => setOpen(false)} checkFolder={checkFolder} />
         </Popover.Content>
       </Popover.Portal>
@@ -56,13 +87,12 @@ export function ProjectPicker({ projects, value, defaultCwd, onChange, checkFold
   );
 }
 
-function RecentProjects({ choices, selected, onPick }: { choices: Project[]; selected: string; onPick: (path: string) => void }) {
+function ProjectList({ heading, choices, selected, onPick }: { heading: string; choices: Project[]; selected: string; onPick: (path: string) => void }) {
+  if (choices.length === 0) return null;
   return (
-    <div role="group" aria-label="Recent projects" className="grid gap-0.5">
-      <p className="px-1 pb-1 text-xs font-medium text-muted-foreground">Recent projects on local</p>
-      {/* Long lists scroll inside the popover, so the folder field below always stays on screen. */}
-      <div className="grid max-h-56 gap-0.5 overflow-y-auto">
-      {choices.slice(0, SHOWN_PROJECTS).map((project) => (
+    <>
+      <p className="px-1 pt-1 pb-1 text-xs font-medium text-muted-foreground">{heading}</p>
+      {choices.map((project) => (
         <button
           key={project.path}
           type="button"
@@ -79,8 +109,7 @@ function RecentProjects({ choices, selected, onPick }: { choices: Project[]; sel
           <CheckIcon className={cn("size-3.5 shrink-0", project.path !== selected && "invisible")} />
         </button>
       ))}
-      </div>
-    </div>
+    </>
   );
 }
 

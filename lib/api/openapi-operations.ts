@@ -147,9 +147,18 @@ export const OPERATIONS: Record<string, Record<string, Operation>> = {
   "/api/turns/{turnId}/changes": {
     get: {
       operationId: "getTurnChanges",
-      summary: "Files the turn changed, with a unified diff (?item= for one tool call)",
+      summary: "Files the turn changed, with a unified diff (?item= for one tool call, ?context= lines around each change)",
       query: schemas.turnChangesQuery,
       answers: { 200: { description: "the changes", schema: ref("TurnChanges") } },
+    },
+  },
+  "/api/turns/{turnId}/revert": {
+    post: {
+      operationId: "revertTurnFile",
+      summary: "Put one file the turn changed back to how it was before the turn, on the conversation's machine",
+      body: schemas.revertFileBody,
+      answers: { 200: { description: "the paths restored ([] when the file already was as before)", schema: object({ restored: { type: "array", items: { type: "string" } } }) } },
+      errors: [409],
     },
   },
   "/api/conversations/{id}/sessions": {
@@ -283,11 +292,20 @@ export const OPERATIONS: Record<string, Record<string, Operation>> = {
     get: { operationId: "getMachine", summary: "One machine", answers: { 200: { description: "the machine", schema: one("machine", "Machine") } } },
     delete: { operationId: "removeMachine", summary: "Revoke a machine: its token stops working and its link is cut at once", answers: { 204: { description: "revoked" } } },
   },
+  "/api/folders": {
+    get: {
+      operationId: "listFolders",
+      summary: "The folders in a folder of a machine (?machine=, default local; ?path=, default the server's folder on local, the first root on a linked machine, read there)",
+      query: schemas.foldersQuery,
+      answers: { 200: { description: "the folders", schema: ref("FolderListing") } },
+      errors: [409, 422],
+    },
+  },
   "/api/agents": { get: { operationId: "listAgents", summary: "Agent definitions", answers: { 200: { description: "the agents", schema: object({ agents: arrayOf("Agent") }) } } } },
   "/api/projects": {
     get: {
       operationId: "listProjects",
-      summary: "Recent projects (a folder on a machine), the last used first; ?machine= keeps one machine's",
+      summary: "Recent projects (a folder on a machine), the last used first; ?machine= keeps one machine's, ?agent= one agent's",
       query: schemas.projectsQuery,
       answers: { 200: { description: "the recent projects", schema: list("projects", "Project") } },
     },

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { folderListingSchema } from "../machines/folder-listing";
 import { machineSchema } from "../machines/machine-schema";
 import { projectSchema } from "../store/projects";
 import { approvalRuleSchema } from "../tools/approval-rules";
@@ -113,6 +114,7 @@ export function openApiDocument(serverUrl = "http://127.0.0.1:3000"): Record<str
     Agent: jsonSchema(entities.agentSchema),
     Machine: jsonSchema(machineSchema),
     Project: jsonSchema(projectSchema),
+    FolderListing: jsonSchema(folderListingSchema),
     ApprovalRule: jsonSchema(approvalRuleSchema),
     Tools: jsonSchema(entities.toolsOverviewSchema),
     Model: jsonSchema(entities.modelInfoSchema),

@@ -50,7 +50,18 @@ export const rewindBody = z.object({
   requestKey,
 });
 export const rewindPreviewQuery = z.strictObject({ itemId: idSchema });
-export const turnChangesQuery = z.strictObject({ item: idSchema.optional() });
+export const turnChangesQuery = z.strictObject({
+  item: idSchema.optional(),
+  /** Lines of context around each change in the diff (default 3); a large number shows whole files. */
+  context: z.coerce.number().int().min(0).max(1_000_000).optional(),
+});
+/** POST /api/turns/:id/revert */
+export const revertFileBody = z.strictObject({
+  /** A path the turn changed, relative to the conversation's folder, as the turn's changes list it. */
+  path: z.string().min(1).max(4096),
+  /** Revert even when the file changed outside Atrium since the agent's last checkpoint. */
+  force: z.boolean().optional(),
+});
 
 const changedFile = z.object({
   path: z.string(),
@@ -147,6 +158,13 @@ export const questionsQuery = z.strictObject({
 
 export const projectsQuery = z.strictObject({
   machine: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, "machine must be a machine id").optional(),
+  /** Only the folders this agent's conversations were held in, by its last use there. */
+  agent: z.string().min(1).max(64).optional(),
+});
+/** GET /api/folders */
+export const foldersQuery = z.strictObject({
+  machine: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, "machine must be a machine id").default("local"),
+  path: z.string().min(1).max(4096).optional(),
 });
 
 export const approvalRulesQuery = z.strictObject({

@@ -1,6 +1,6 @@
 import path from "node:path";
 import type { CheckpointFields, CheckpointReason } from "./checkpoints";
-import { filesChangedSince, restoreFilesBefore, type RestoreOutcome } from "./restore-files";
+import { filesChangedSince, restoreFilesBefore, restoreFromCheckpoint, type RestoreOutcome } from "./restore-files";
 import { AtriumError } from "../errors";
 import type { Item } from "../events/entities";
 import type { ConversationOwner, TurnHandle } from "../ports/owner-port";
@@ -77,6 +77,22 @@ export async function restoreBeforeMessage(actor: RewindSource, message: Item, f
   });
 }
 
+/** One file a turn changed, back to how the turn's first checkpoint holds it; the paths restored ([] when it already is). */
+export async function revertFileBeforeTurn(actor: RewindSource, turnId: string, filePath: string, force: boolean): Promise<string[]> {
+  const checkpoints = actor.context.checkpoints;
+  if (!checkpoints) throw new AtriumError("bad_request", "checkpoints are off: files cannot be reverted");
+  if (actor.hasOpenTurn()) {
+    throw new AtriumError("turn_running", "a turn of this conversation is running; interrupt it before reverting files");
+  }
+  await checkpoints.settled(actor.id);
+  const ofTurn = checkpoints.list(actor.id).filter((record) => record.turnId === turnId);
+  const first = ofTurn[0];
+  const end = ofTurn.at(-1);
+  const changed = first && end && first.cwd === end.cwd ? await checkpoints.storeFor(actor.id).changedPaths(first.cwd, first.tree, end.tree, [filePath]).catch(() => []) : [];
+  if (!first || changed.length === 0) throw new AtriumError("bad_request", `${filePath} is not among the files this turn changed`);
+  const outcome = await restoreFromCheckpoint(checkpoints, actor.id, first, [filePath], { force, record: (fields) => actor.recordCheckpoint(fields) });
+  return outcome.restored;
+}
 
 function isInside(child: string, parent: string): boolean {
   return child === parent || child.startsWith(parent.endsWith(path.sep) ? parent : parent + path.sep);

@@ -122,7 +122,7 @@ export class Checkpoints {
   }
 
   /** Between the turn's first and last checkpoint; with itemId, between the checkpoint before that tool call and the one after it. */
-  async turnChanges(conversationId: string, turnId: string, itemId?: string): Promise<TurnChanges> {
+  async turnChanges(conversationId: string, turnId: string, itemId?: string, context?: number): Promise<TurnChanges> {
     const ofTurn = this.list(conversationId).filter((record) => record.turnId === turnId);
     if (ofTurn.length < 2) return NO_CHANGES;
     let from = ofTurn[0];
@@ -135,7 +135,7 @@ export class Checkpoints {
     }
     if (from.cwd !== to.cwd || from.tree === to.tree) return NO_CHANGES;
     try {
-      const changes: TurnChanges = await this.storeFor(conversationId).changes(to.cwd, from.tree, to.tree);
+      const changes: TurnChanges = await this.storeFor(conversationId).changes(to.cwd, from.tree, to.tree, context);
       if (!itemId) changes.items = await this.itemPaths(this.storeFor(conversationId), ofTurn);
       return changes;
     } catch {

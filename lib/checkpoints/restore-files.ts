@@ -49,22 +49,41 @@ export async function restoreFilesBefore(
   checkpoints: Checkpoints,
   conversationId: string,
   message: RestoreMessage,
-  options: { force: boolean; record: (fields: CheckpointFields) => Promise<void> },
+  options: RestoreOptions,
 ): Promise<RestoreOutcome> {
-  const records = checkpoints.list(conversationId);
-  const before = checkpointBefore(records, message);
-  const last = before && records.filter((record) => record.cwd === before.cwd).at(-1);
-  if (!before || !last) return { restored: [], undo: async () => {} };
+  const before = checkpointBefore(checkpoints.list(conversationId), message);
+  if (!before) return NOTHING_RESTORED;
+  return restoreFromCheckpoint(checkpoints, conversationId, before, null, options);
+}
+
+type RestoreOptions = { force: boolean; record: (fields: CheckpointFields) => Promise<void> };
+
+const NOTHING_RESTORED: RestoreOutcome = { restored: [], undo: async () => {} };
+
+/**
+ * Puts the files that differ between `before` and the conversation's last checkpoint in its
+ * folder back to how `before` holds them: all of them, or only those in `only` (a per-file
+ * revert). The same checks and undo as a rewind's restore.
+ */
+export async function restoreFromCheckpoint(
+  checkpoints: Checkpoints,
+  conversationId: string,
+  before: CheckpointRecord,
+  only: string[] | null,
+  options: RestoreOptions,
+): Promise<RestoreOutcome> {
+  const last = checkpoints.list(conversationId).filter((record) => record.cwd === before.cwd).at(-1);
+  if (!last) return NOTHING_RESTORED;
   const cwd = before.cwd;
   const snapshots = checkpoints.storeFor(conversationId);
   let paths: string[];
   try {
-    paths = await snapshots.changedPaths(cwd, before.tree, last.tree);
+    paths = await snapshots.changedPaths(cwd, before.tree, last.tree, only ?? undefined);
   } catch {
     // The snapshots are a cache (not exported, maybe deleted): without them there is nothing known to restore.
-    return { restored: [], undo: async () => {} };
+    return NOTHING_RESTORED;
   }
-  if (paths.length === 0) return { restored: [], undo: async () => {} };
+  if (paths.length === 0) return NOTHING_RESTORED;
   const now = await checkpoints.snapshot(cwd, conversationId);
   if ("off" in now) throw new AtriumError("bad_request", `files cannot be restored: checkpoints are off because ${now.off}`);
   const outside = await snapshots.changedPaths(cwd, last.tree, now.tree, paths);

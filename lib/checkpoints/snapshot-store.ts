@@ -76,14 +76,15 @@ export class SnapshotStore {
     return snapshot;
   }
 
-  changes(cwd: string, from: string, to: string): Promise<{ files: ChangedFile[]; diff: string }> {
+  /** `context`: lines of context around each change in the diff (git's -U; default 3). */
+  changes(cwd: string, from: string, to: string, context?: number): Promise<{ files: ChangedFile[]; diff: string }> {
     return this.serial(cwd, async () => {
       const target = this.target(cwd);
       const base = ["diff-tree", "-r", "--no-renames", "--no-ext-diff"];
       const [numstat, nameStatus, diff] = await Promise.all([
         gitText(target, [...base, "-z", "--numstat", from, to]),
         gitText(target, [...base, "-z", "--name-status", from, to]),
-        gitText(target, [...base, "-p", "--no-color", from, to]),
+        gitText(target, [...base, "-p", "--no-color", ...(context === undefined ? [] : [`-U${context}`]), from, to]),
       ]);
       return { files: parseChanges(numstat, nameStatus), diff: capDiff(diff) };
     });

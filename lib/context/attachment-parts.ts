@@ -1,25 +1,20 @@
 import fs from "node:fs";
 import type { ModelConfig } from "../config/config";
 import type { Item } from "../events/entities";
+import { acceptedAttachments } from "../models/attachment-kinds";
 import { attachmentPath } from "../store/uploads";
 import type { DataPaths } from "../store/paths";
 import type { UserPart } from "./history";
 
 const TEXT_INLINE_LIMIT = 200_000;
 
-/** What each provider takes as parts when the model entry does not say (config `attachments`). */
-function acceptedKinds(model: ModelConfig | undefined): Set<string> {
-  if (model?.attachments) return new Set(model.attachments);
-  if (model?.provider === "openai" || model?.provider === "anthropic") return new Set(["image", "pdf"]);
-  return new Set();
-}
 
 /**
  * Attachments become image or file parts where the model takes them; text and JSON are
  * inlined as text; anything else gets a clear note of what was left out (DESIGN §9).
  */
 export function attachmentPartsFor(paths: DataPaths, conversationId: string, model: ModelConfig | undefined): (item: Item) => UserPart[] {
-  const accepted = acceptedKinds(model);
+  const accepted = new Set<string>(acceptedAttachments(model));
   return (item) =>
     (item.attachments ?? []).map((attachment): UserPart => {
       const file = attachmentPath(paths, conversationId, attachment);

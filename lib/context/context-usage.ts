@@ -25,6 +25,8 @@ export interface RequestShape {
 export interface Usage {
   usedTokens: number;
   source: "reported" | "estimate";
+  /** What estimates were scaled by (SessionState.calibration); null: never calibrated, taken as 1. */
+  calibration: number | null;
   contextWindow: number;
   maxOutputTokens: number;
   threshold: number;
@@ -128,26 +130,35 @@ export function fixedTokens(request: Pick<RequestShape, "system" | "tools">, cou
   return counter(request.system) + counter(catalog.join("\n"));
 }
 
+/** The whole request as Atrium estimates it: the figure a report is compared with to calibrate. */
+export function estimateRequest(request: RequestShape, counter: TokenCounter): number {
+  return fixedTokens(request, counter) + countMessages(request.messages, counter);
+}
+
 /**
  * DESIGN §4: the provider's input count for the last request plus an estimate of what
- * was added since; without a report, a full estimate.
+ * was added since; without a report, a full estimate. Every estimate is scaled by the
+ * session's calibration (reported ÷ estimated at the last report), so the figure keeps one
+ * basis: the same content shows the same usage with or without a fresh report.
  */
 export function measureUsage(actor: ConversationOwner, session: SessionState, modelId: string): Usage {
   const model = actor.context.models.get(modelId);
   const contextWindow = model?.contextWindow ?? 32000;
   const maxOutputTokens = model?.maxOutputTokens ?? 4000;
   const counter = tokenCounterFor(model?.provider);
-  const base = { contextWindow, maxOutputTokens, threshold: compactionThreshold(contextWindow, maxOutputTokens), counter };
+  const calibration = session.calibration;
+  const scale = (tokens: number) => Math.round(tokens * (calibration ?? 1));
+  const base = { contextWindow, maxOutputTokens, threshold: compactionThreshold(contextWindow, maxOutputTokens), counter, calibration };
   if (session.lastReportedInput !== null) {
     const mode = session.reasoningContextApplied ?? model?.reasoningContext;
     const added = itemsToMessages(session.items.slice(session.reportedItemCount), {
       reasoning: mode ? { mode, currentTurnId: session.runner?.turn.id ?? null } : undefined,
     });
-    return { ...base, usedTokens: session.lastReportedInput + countMessages(added, counter), source: "reported" };
+    return { ...base, usedTokens: session.lastReportedInput + scale(countMessages(added, counter)), source: "reported" };
   }
   // Counted the way the provider said it applied reasoning context, when it said so.
   const request = nextRequest(actor, session, session.reasoningContextApplied ?? undefined);
-  return { ...base, usedTokens: fixedTokens(request, counter) + countMessages(request.messages, counter), source: "estimate" };
+  return { ...base, usedTokens: scale(estimateRequest(request, counter)), source: "estimate" };
 }
 
 export function contextInfo(actor: ConversationOwner, session: SessionState, modelId: string, totals: ContextInfo["totalTokens"], lastCompaction: ContextInfo["lastCompaction"]): ContextInfo {
@@ -159,6 +170,7 @@ export function contextInfo(actor: ConversationOwner, session: SessionState, mod
     threshold: usage.threshold,
     usedTokens: usage.usedTokens,
     source: usage.source,
+    calibration: usage.calibration,
     roomTokens: usage.contextWindow - usage.usedTokens,
     totalTokens: totals,
     lastCompaction,

@@ -13,7 +13,7 @@ import { forkConversation } from "./fork";
 import type { OwnerCache } from "./owner-cache";
 import type { ReadModel } from "./read-model";
 import type { RequestKeys } from "./request-keys";
-import { rewindConversation, type RewindOptions, type RewindOutcome } from "./rewind";
+import { revertFileOfTurn, rewindConversation, type RewindOptions, type RewindOutcome } from "./rewind";
 
 /**
  * A conversation's life as a whole (DESIGN §3, §8): created with its first message, changed,
@@ -106,6 +106,11 @@ export class ConversationLifecycle {
         (reference) => this.reads.getConversation(String(reference.conversationId)),
       ),
     );
+  }
+
+  revertFile(turn: Turn, filePath: string, force: boolean): Promise<{ restored: string[] }> {
+    const actor = this.owners.get(turn.conversationId);
+    return actor.track(revertFileOfTurn(actor, turn.id, filePath, force));
   }
 
   rewind(conversationId: string, itemId: string, options: RewindOptions = {}): Promise<RewindOutcome> {

@@ -46,7 +46,7 @@ export async function forkConversation(context: OwnerContext, source: Conversati
       void staging.abandon();
       throw storageError(error, "the fork");
     }
-    return { conversation, agent: root.agent, model: root.model, fromSummary, copied, staging };
+    return { conversation, agent: root.agent, model: root.model, calibration: root.calibration, fromSummary, copied, staging };
   });
   const { conversation, copied, staging, fromSummary } = read;
   try {
@@ -68,7 +68,9 @@ export async function forkConversation(context: OwnerContext, source: Conversati
       },
       ...options.keyed,
     });
-    await staging.appendMetadata({ type: "session.created", sessionId: rootSessionId, agent: read.agent, model: read.model, parentSessionId: null, depth: 0 });
+    // The copy is the same content, so it keeps its origin's calibration: a fork shows the same figure.
+    const calibration = read.calibration === null ? {} : { contextCalibration: read.calibration };
+    await staging.appendMetadata({ type: "session.created", sessionId: rootSessionId, agent: read.agent, model: read.model, parentSessionId: null, depth: 0, ...calibration });
     const newIds = new Map(copied.map((item) => [item.id, store.newId()]));
     await Promise.all(
       copied.map((item) => staging.appendSession(rootSessionId, { type: "item.created", item: copyItem(item, newIds.get(item.id)!, rootSessionId) })),

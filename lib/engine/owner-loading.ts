@@ -31,6 +31,7 @@ export function loadOwnerState(store: Store, conversationId: string): OwnerState
         reportedItemCount: 0,
         compaction: session.compaction ? { itemId: session.compaction.itemId, firstKeptItemId: session.compaction.firstKeptItemId } : null,
         reasoningContextApplied: null,
+        calibration: session.calibration,
       }),
     );
   const waiting = [...fold.waiting.values()].sort((a, b) => a.position - b.position).map((entry) => ({ ...entry }));

@@ -80,9 +80,9 @@ export class ReadModel {
   }
 
   /** GET /api/turns/:id/changes; with itemId, the changes of that one tool call. */
-  async turnChanges(turnId: string, itemId?: string): Promise<TurnChanges> {
+  async turnChanges(turnId: string, itemId?: string, context?: number): Promise<TurnChanges> {
     const turn = this.getTurn(turnId);
-    return this.context.checkpoints?.turnChanges(turn.conversationId, turnId, itemId) ?? { files: [], diff: "" };
+    return this.context.checkpoints?.turnChanges(turn.conversationId, turnId, itemId, context) ?? { files: [], diff: "" };
   }
 
   /** The files changed since an owner's message: what a rewind with restoreFiles would put back. */

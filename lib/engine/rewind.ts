@@ -1,7 +1,7 @@
 import type { EngineOwner } from "./engine-owner";
 import { AtriumError } from "../errors";
 import type { Conversation, Item } from "../events/entities";
-import { fileChangesSince, restoreBeforeMessage } from "../checkpoints/checkpoint-hooks";
+import { fileChangesSince, restoreBeforeMessage, revertFileBeforeTurn } from "../checkpoints/checkpoint-hooks";
 
 type RewindSource = EngineOwner & { hasOpenTurn(): boolean; beginRestore(): Promise<void>; endRestore(): Promise<void> };
 
@@ -43,6 +43,19 @@ export async function rewindConversation(
       throw error;
     }
     return { conversation, draft: item.text ?? "", restored: files.restored };
+  } finally {
+    await actor.endRestore().catch(() => undefined);
+  }
+}
+
+/**
+ * "Revert to before this turn" for one file of a turn's changes: the file as the turn's first
+ * checkpoint holds it, with a rewind's checks (nothing running; changed outside Atrium → asks).
+ */
+export async function revertFileOfTurn(actor: RewindSource, turnId: string, filePath: string, force: boolean): Promise<{ restored: string[] }> {
+  await actor.beginRestore();
+  try {
+    return { restored: await revertFileBeforeTurn(actor, turnId, filePath, force) };
   } finally {
     await actor.endRestore().catch(() => undefined);
   }

@@ -187,8 +187,13 @@ export class Runtime {
     return this.reads.filesChangedSince(conversationId, itemId);
   }
 
-  turnChanges(turnId: string, itemId?: string): Promise<TurnChanges> {
-    return this.reads.turnChanges(turnId, itemId);
+  turnChanges(turnId: string, itemId?: string, context?: number): Promise<TurnChanges> {
+    return this.reads.turnChanges(turnId, itemId, context);
+  }
+
+  /** POST /api/turns/:id/revert: one file the turn changed, put back to how it was before the turn. */
+  revertFile(turnId: string, filePath: string, force: boolean): Promise<{ restored: string[] }> {
+    return this.lifecycle.revertFile(this.reads.getTurn(turnId), filePath, force);
   }
 
   async sendMessage(
@@ -280,6 +285,11 @@ export class Runtime {
 
   listAgents(place?: ProjectPlace): Agent[] {
     return this.reads.listAgents(place);
+  }
+
+  /** The home agents with the file each comes from (null: the built-in default), for Settings → Agents. */
+  agentSources(): Array<Agent & { source: string | null }> {
+    return this.agents.list().map((agent) => ({ name: agent.name, description: agent.description, model: agent.model, tools: agent.tools, source: agent.source }));
   }
 
   uploadAttachment(name: string, mediaType: string, data: Buffer): Attachment {

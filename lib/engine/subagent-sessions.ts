@@ -44,6 +44,7 @@ export async function spawnSession(actor: EngineOwner, parent: SessionState, opt
     reportedItemCount: 0,
     compaction: null,
     reasoningContextApplied: null,
+    calibration: null,
   };
   actor.sessions.set(sessionId, child);
   actor.publish({

@@ -100,7 +100,8 @@ export async function recordTurnEnd(
     });
     runner.noticeWritten = true;
   }
-  const record = await owner.records.append({ type: "turn.ended", turnId: turn.id, status, error, usage: turn.usage });
+  const calibration = session.calibration === null ? {} : { contextCalibration: session.calibration };
+  const record = await owner.records.append({ type: "turn.ended", turnId: turn.id, status, error, usage: turn.usage, ...calibration });
   return record.at;
 }
 

@@ -20,6 +20,8 @@ export type TurnReport =
       outputTokens: number;
       /** How many of the session's items the call's request covered. */
       coveredItems: number;
+      /** The request as Atrium estimates it (`estimateRequest`), to calibrate later estimates against the report. */
+      estimatedInput: number;
       reasoningContext?: "all_turns" | "current_turn";
     }
   /** Parked for a decision, or running again. */
@@ -42,6 +44,7 @@ export function applyTurnReport(owner: Pick<ConversationOwner, "sessions" | "pub
       if (report.inputTokens !== null) {
         session.lastReportedInput = report.inputTokens;
         session.reportedItemCount = report.coveredItems;
+        if (report.inputTokens > 0 && report.estimatedInput > 0) session.calibration = report.inputTokens / report.estimatedInput;
       }
       if (report.reasoningContext) session.reasoningContextApplied = report.reasoningContext;
       turn.usage.inputTokens += report.inputTokens ?? 0;

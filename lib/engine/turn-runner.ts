@@ -5,7 +5,8 @@ import { isStorageError } from "../errors";
 import type { TurnError } from "../store/records";
 import type { InterruptReason, ItemFields, SessionState, TurnHandle } from "../ports/owner-port";
 import { ensureRoom, publishContext } from "../context/compaction-step";
-import { nextRequest } from "../context/context-usage";
+import { estimateRequest, nextRequest } from "../context/context-usage";
+import { tokenCounterFor } from "../context/tokens";
 import { checkpointTurnStart } from "../checkpoints/checkpoint-hooks";
 import { runModelStep, type StepResult } from "./model-step";
 import { abortableSleep, classifyModelError, retryDelay } from "./retry";
@@ -266,6 +267,7 @@ export class TurnRunner implements TurnHandle {
       inputTokens: step.usage.inputTokens,
       outputTokens: step.usage.outputTokens,
       coveredItems,
+      estimatedInput: step.usage.inputTokens === null ? 0 : estimateRequest(request, tokenCounterFor(modelConfig?.provider)),
       reasoningContext: applied === "all_turns" || applied === "current_turn" ? applied : undefined,
     });
     publishContext(this.actor, this.session, this.turn.model);

@@ -75,6 +75,8 @@ export const modelInfoSchema = z.object({
   effort: z.boolean(),
   notice: z.string().nullable(),
   available: z.boolean(),
+  /** What the model takes as image or file parts (config `attachments`, else its provider's default); anything else is described in text. */
+  attachments: z.array(z.enum(["image", "pdf"])).optional(),
 });
 export type ModelInfo = z.infer<typeof modelInfoSchema>;
 
@@ -96,6 +98,8 @@ export const contextSchema = z.object({
   threshold: z.number().int(),
   usedTokens: z.number().int(),
   source: z.enum(["reported", "estimate"]),
+  /** Reported ÷ estimated input at the provider's last report, which every estimate is scaled by; null: no report yet. */
+  calibration: z.number().nullable().optional(),
   roomTokens: z.number().int(),
   totalTokens: z.object({ input: z.number().int(), output: z.number().int() }),
   lastCompaction: z

@@ -108,6 +108,8 @@ export const gatewayMessageSchema = z.discriminatedUnion("type", [
     from: z.string().optional(),
     to: z.string().optional(),
     paths: z.array(z.string()).optional(),
+    /** `changes`: lines of context in the diff (an older machine ignores it and sends git's default 3). */
+    context: z.number().int().nonnegative().optional(),
   }),
   /** Start an MCP stdio server on the machine, in its sandbox and roots; its stdio is relayed as mcp_send / mcp_line. */
   z.object({ type: z.literal("mcp_start"), relayId: relayIdSchema, spec: mcpStartSpecSchema }),

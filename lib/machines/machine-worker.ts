@@ -83,7 +83,7 @@ export class MachineWorker {
     const { cwd, from, to, paths } = message;
     if (message.op === "snapshot") return snapshots.snapshot(cwd);
     if (!from || !isTreeId(from) || (message.op !== "restore" && (!to || !isTreeId(to)))) throw new Error("not a snapshot tree id");
-    if (message.op === "changes") return snapshots.changes(cwd, from, to!);
+    if (message.op === "changes") return snapshots.changes(cwd, from, to!, message.context);
     if (message.op === "changed_paths") return snapshots.changedPaths(cwd, from, to!, paths);
     // Restored paths are the snapshot's own, relative to the cwd: none may step out of it.
     if ((paths ?? []).some((entry) => path.isAbsolute(entry) || entry.split("/").includes(".."))) throw new Error("a restore path leaves the working directory");

@@ -23,8 +23,8 @@ export class RemoteSnapshots implements SnapshotApi {
     return outcomeSchema.parse(await this.run({ op: "snapshot", cwd }));
   }
 
-  async changes(cwd: string, from: string, to: string): Promise<z.infer<typeof changesSchema>> {
-    return changesSchema.parse(await this.run({ op: "changes", cwd, from, to }));
+  async changes(cwd: string, from: string, to: string, context?: number): Promise<z.infer<typeof changesSchema>> {
+    return changesSchema.parse(await this.run({ op: "changes", cwd, from, to, ...(context === undefined ? {} : { context }) }));
   }
 
   async changedPaths(cwd: string, from: string, to: string, paths?: string[]): Promise<string[]> {

@@ -2,6 +2,7 @@ import { createRequire } from "node:module";
 import type { LanguageModelV3 } from "@ai-sdk/provider";
 import type { AtriumConfig, ModelConfig } from "../config/config";
 import { AtriumError } from "../errors";
+import { acceptedAttachments, type AttachmentKind } from "./attachment-kinds";
 import { OFFLINE_MODEL_NOTICE, createOfflineModel } from "./offline-model";
 
 export type Effort = "low" | "medium" | "high";
@@ -27,6 +28,8 @@ export interface ModelInfo {
   effort: boolean;
   notice: string | null;
   available: boolean;
+  /** What it takes as image or file parts (config `attachments`, else the provider's default). */
+  attachments: AttachmentKind[];
 }
 
 export interface ModelRegistry {
@@ -113,6 +116,7 @@ function describe(entry: ModelConfig, env: Record<string, string | undefined>): 
     effort: entry.effort,
     notice: entry.provider === "offline" ? OFFLINE_MODEL_NOTICE : null,
     available: isAvailable(entry, env),
+    attachments: acceptedAttachments(entry),
   };
 }
 

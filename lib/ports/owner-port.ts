@@ -32,6 +32,12 @@ export interface SessionState {
   lastReportedInput: number | null;
   /** How many items that request covered; later ones are estimated on top of the report. */
   reportedItemCount: number;
+  /**
+   * Reported ÷ estimated input at the provider's last report: what the estimate is scaled by, so a
+   * figure without a fresh report (after a reload, a compaction, in a fork or a restart) stays on
+   * the provider's basis. Null until some call reported; recorded with `turn.ended`.
+   */
+  calibration: number | null;
   /** The latest compaction: what the model sees starts from its summary. */
   compaction: CompactionPoint | null;
   /** For OpenAI reasoning models: the reasoning context the provider last reported applying. */

@@ -17,6 +17,8 @@ export interface FoldedSession {
   createdAt: string;
   items: Item[];
   compaction: { itemId: string; firstKeptItemId: string | null; at: string } | null;
+  /** The context calibration last recorded for the session (SessionState.calibration). */
+  calibration: number | null;
 }
 
 export interface FoldedWaiting {
@@ -47,6 +49,7 @@ export class ConversationFold {
   readonly questions = new Map<string, Question>();
   /** What a waiting_event objective listens for (objective.updated's listener), by objective id. */
   readonly listeners = new Map<string, unknown>();
+  private readonly turnSessions = new Map<string, string>();
   private objectives = new Map<string, Objective & { openedAt: string }>();
   private newest: (Objective & { openedAt: string }) | null = null;
 
@@ -102,8 +105,17 @@ export class ConversationFold {
           createdAt: record.at,
           items: [],
           compaction: null,
+          calibration: record.contextCalibration ?? null,
         });
         return;
+      case "turn.started":
+        this.turnSessions.set(record.turnId, record.sessionId);
+        return;
+      case "turn.ended": {
+        const session = this.sessions.get(this.turnSessions.get(record.turnId) ?? "");
+        if (session && record.contextCalibration !== undefined) session.calibration = record.contextCalibration;
+        return;
+      }
       case "queue.added":
         return this.queueAdded(record);
       case "queue.updated": {

@@ -1,5 +1,5 @@
 import path from "node:path";
-import { desc, eq, max, sql } from "drizzle-orm";
+import { and, desc, eq, max, sql } from "drizzle-orm";
 import { z } from "zod";
 import type { IndexDatabase } from "./database";
 import * as tables from "./schema";
@@ -16,12 +16,16 @@ export type Project = z.infer<typeof projectSchema>;
 export const RECENT_PROJECTS_LIMIT = 20;
 
 /** The folders conversations were held in, the most recently used first (archived conversations count too). */
-export function recentProjects(db: IndexDatabase, filter: { machine?: string; limit?: number } = {}): Project[] {
+export function recentProjects(db: IndexDatabase, filter: { machine?: string; agent?: string; limit?: number } = {}): Project[] {
   const lastUsedAt = max(tables.conversations.updatedAt);
+  const conditions = [
+    ...(filter.machine === undefined ? [] : [eq(tables.conversations.executor, filter.machine)]),
+    ...(filter.agent === undefined ? [] : [eq(tables.conversations.agent, filter.agent)]),
+  ];
   const query = db
     .select({ machine: tables.conversations.executor, path: tables.conversations.cwd, lastUsedAt })
     .from(tables.conversations)
-    .where(filter.machine === undefined ? sql`1 = 1` : eq(tables.conversations.executor, filter.machine))
+    .where(conditions.length === 0 ? sql`1 = 1` : and(...conditions))
     .groupBy(tables.conversations.executor, tables.conversations.cwd)
     .orderBy(desc(lastUsedAt), tables.conversations.cwd)
     .limit(filter.limit ?? RECENT_PROJECTS_LIMIT);

@@ -136,6 +136,8 @@ export const metadataRecordSchema = z.discriminatedUnion("type", [
     parentSessionId: idSchema.nullable().optional(),
     spawnedBy: idSchema.nullable().optional(),
     depth: z.number().int().nonnegative().optional(),
+    /** A fork's or restart's root session: its origin's context calibration (SessionState.calibration). */
+    contextCalibration: z.number().positive().optional(),
   }),
   z.object({
     ...base,
@@ -156,6 +158,8 @@ export const metadataRecordSchema = z.discriminatedUnion("type", [
     status: z.enum(["completed", "failed", "interrupted"]),
     error: turnErrorSchema.nullable().optional(),
     usage: usageSchema,
+    /** The session's context calibration when the turn ended (SessionState.calibration). */
+    contextCalibration: z.number().positive().optional(),
   }),
   z.object({
     ...base,

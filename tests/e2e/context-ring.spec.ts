@@ -49,3 +49,38 @@ test("the context ring shows the figures, and Compact now adds a summary block",
   await popover.getByRole("button", { name: "Show the summary" }).click();
   await expect(popover).toBeHidden();
 });
+
+test("identical content shows identical usage: original, fork, and a restart sent again", async ({ app, api, request }) => {
+  const created = await api.createConversation(`${unique("basis")} [[stream:800]]`);
+  await api.waitUntilIdle(created.id);
+  await sendViaApi(request, created.id, "the second question [[stream:800]]");
+  await api.waitUntilIdle(created.id);
+  const ring = app.page.getByRole("banner").getByRole("button", { name: /^Context: \d+% used/ });
+  const percentOf = async () => /^Context: (\d+)% used/.exec((await ring.getAttribute("aria-label")) ?? "")![1];
+
+  await ConversationPage.open(app.page, created.id);
+  await expect(ring).toBeVisible();
+  const original = await percentOf();
+  expect(Number(original)).toBeGreaterThan(0);
+
+  const forked = await request.post(`/api/conversations/${created.id}/fork`, { headers, data: {} });
+  expect(forked.status()).toBe(201);
+  const fork = ((await forked.json()) as { conversation: { id: string } }).conversation;
+  await ConversationPage.open(app.page, fork.id);
+  await expect(ring).toHaveAttribute("aria-label", new RegExp(`^Context: ${original}% used`));
+  await ring.click();
+  const popover = app.page.getByRole("dialog", { name: "Context usage" });
+  await expect(popover.getByTestId("context-basis")).toHaveText("calibrated estimate");
+  await expect(popover.getByTestId("context-basis-why")).toContainText("calibrated against the provider's last count");
+  await app.page.keyboard.press("Escape");
+
+  const items = await api.items(created.id);
+  const second = items.filter((item) => item.kind === "user_message")[1];
+  const rewound = await request.post(`/api/conversations/${created.id}/rewind`, { headers, data: { itemId: second.id } });
+  expect(rewound.status()).toBe(201);
+  const restart = (await rewound.json()) as { conversation: { id: string }; draft: string };
+  await sendViaApi(request, restart.conversation.id, restart.draft);
+  await api.waitUntilIdle(restart.conversation.id);
+  await ConversationPage.open(app.page, restart.conversation.id);
+  await expect(ring).toHaveAttribute("aria-label", new RegExp(`^Context: ${original}% used`));
+});

@@ -51,3 +51,33 @@ test("a restart links to its origin, and a restarted message shows ‹ n/m › t
   await expect(app.sidebar.conversation(`${created.title} (restart)`).first().getByLabel("Restart")).toBeVisible();
   await expect(app.sidebar.conversation(created.title).getByLabel(/Restart|Fork/)).toHaveCount(0);
 });
+
+test("‹ n/m › follows a restart made in another tab, without a reload", async ({ app, api }) => {
+  const created = await api.createConversation(unique("lineage live"));
+  await api.waitUntilIdle(created.id);
+  await api.sendMessage(created.id, "the message to restart");
+  await api.waitUntilIdle(created.id);
+
+  // Two tabs of one profile on the same conversation.
+  const watching = await ConversationPage.open(app.page, created.id);
+  const otherTab = await app.page.context().newPage();
+  const acting = await ConversationPage.open(otherTab, created.id);
+  const watched = watching.userMessages.filter({ hasText: "the message to restart" });
+  await expect(watched.getByRole("navigation", { name: "Versions of this message" })).toHaveCount(0);
+
+  for (const expected of ["1/2", "1/3"]) {
+    await otherTab.goto(`/c/${created.id}`);
+    await acting.expectLive();
+    const message = acting.userMessages.filter({ hasText: "the message to restart" });
+    await message.hover();
+    await message.getByRole("button", { name: "Restart from here" }).click();
+    await otherTab.getByRole("alertdialog", { name: "Restart from here" }).getByRole("button", { name: "Restart", exact: true }).click();
+    await expect(otherTab).not.toHaveURL(new RegExp(created.id));
+    await expect(watched.getByRole("navigation", { name: "Versions of this message" })).toContainText(expected);
+  }
+  const restartId = new URL(otherTab.url()).pathname.split("/").pop();
+  await watched.getByRole("navigation", { name: "Versions of this message" }).getByRole("link", { name: /^Next version:/ }).click();
+  await expect(app.page).not.toHaveURL(new RegExp(`/c/${created.id}$`));
+  await expect(app.page).not.toHaveURL(new RegExp(`/c/${restartId}$`));
+  await otherTab.close();
+});

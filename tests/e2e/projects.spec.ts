@@ -80,3 +80,58 @@ test("a folder that is gone says so in sentences, and choosing another clears th
   await app.page.getByRole("group", { name: "Recent projects" }).getByRole("button").first().click();
   await expect(alert).toBeHidden();
 });
+
+test("the picker puts the agent's recent projects first, and browses folders with the keyboard: Enter opens, ← goes up, Use this folder confirms", async ({ app, api }) => {
+  const root = folder("browse");
+  for (const name of ["alpha", "beta/inner", ".hidden"]) fs.mkdirSync(path.join(root, name), { recursive: true });
+  const reviewed = folder("reviewed");
+  await api.waitUntilIdle((await api.createConversation(unique("as reviewer"), { cwd: reviewed, agent: "reviewer" })).id);
+  await api.waitUntilIdle((await api.createConversation(unique("as default"), { cwd: root })).id);
+
+  const listed = await api.get(`/api/folders?machine=local&path=${encodeURIComponent(root)}`);
+  expect(listed.status).toBe(200);
+  expect(listed.body).toEqual({ machine: "local", path: root, parent: path.dirname(root), folders: [{ name: "alpha", path: path.join(root, "alpha") }, { name: "beta", path: path.join(root, "beta") }], truncated: false });
+  expect((await api.get("/api/folders?machine=local&path=relative")).status).toBe(400);
+  expect((await api.get("/api/folders?machine=local&path=%2Fno%2Fsuch%2Ffolder")).status).toBe(422);
+  expect((await api.get("/api/folders?machine=nowhere")).status).toBe(404);
+
+  const newChat = await app.sidebar.newChat();
+  await app.page.getByRole("combobox", { name: "Agent" }).click();
+  await app.page.getByRole("option", { name: /^reviewer/ }).click();
+  const pill = app.page.getByRole("button", { name: /^Working directory: / });
+  await pill.click();
+  const recents = app.page.getByRole("group", { name: "Recent projects" });
+  await expect(recents.getByText("Recent with reviewer on local")).toBeVisible();
+  await expect(recents.getByRole("button").first()).toContainText(reviewed);
+  await expect(recents.getByText("Other recent projects")).toBeVisible();
+  await app.page.screenshot({ path: "test-results/screens/projects-agent-recents.png" });
+
+  await app.page.getByRole("button", { name: "Browse folders…" }).click();
+  const browser = app.page.getByRole("group", { name: "Folders on local" });
+  // It starts at the chosen project: the last used, here the browse root.
+  await expect(browser.getByTestId("browsed-folder")).toHaveText(root);
+  const folders = browser.getByRole("list", { name: `Folders in ${root}` });
+  await expect(folders.getByRole("button")).toHaveText(["alpha", "beta"]);
+  await folders.getByRole("button", { name: "alpha" }).focus();
+  await app.page.keyboard.press("ArrowDown");
+  await expect(folders.getByRole("button", { name: "beta" })).toBeFocused();
+  await app.page.keyboard.press("Enter");
+  const field = app.page.getByRole("textbox", { name: "Working directory" });
+  await expect(browser.getByTestId("browsed-folder")).toHaveText(path.join(root, "beta"));
+  await expect(field).toHaveValue(path.join(root, "beta"));
+  await expect(app.page.getByRole("status").filter({ hasText: "Folder found. Enter to use it." })).toBeVisible();
+  await expect(browser.getByRole("button", { name: "inner" })).toBeFocused();
+  await app.page.screenshot({ path: "test-results/screens/projects-browser.png" });
+  await app.page.keyboard.press("ArrowLeft");
+  await expect(browser.getByTestId("browsed-folder")).toHaveText(root);
+  await browser.getByRole("button", { name: "beta" }).click();
+  await browser.getByRole("button", { name: "inner" }).click();
+  await expect(browser.getByText("No folders in here.")).toBeVisible();
+  await expect(browser.getByRole("button", { name: "Use this folder" })).toBeFocused();
+  await app.page.keyboard.press("Enter");
+  await expect(browser).toBeHidden();
+  await expect(pill).toHaveAttribute("aria-label", `Working directory: ${path.join(root, "beta", "inner")}`);
+
+  const conversation = await newChat.start(unique("in inner"));
+  expect((await api.getConversation(conversation.id)).cwd).toBe(path.join(root, "beta", "inner"));
+});

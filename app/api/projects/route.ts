@@ -9,5 +9,5 @@ export const dynamic = "force-dynamic";
 /** Recent projects (folder + machine), the last used first: the new-chat picker offers them (DESIGN §8, §9). */
 export const GET = apiRoute(({ request, runtime }) => {
   const query = parseWith(projectsQuery, queryParams(request));
-  return json({ projects: recentProjects(runtime.store.index, { machine: query.machine }), nextCursor: null });
+  return json({ projects: recentProjects(runtime.store.index, { machine: query.machine, agent: query.agent }), nextCursor: null });
 });

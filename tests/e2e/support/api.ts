@@ -11,7 +11,7 @@ export class AtriumApi {
     return { authorization: `Bearer ${E2E_TOKEN}` };
   }
 
-  async createConversation(text: string, options: { cwd?: string; model?: string } = {}): Promise<Conversation> {
+  async createConversation(text: string, options: { cwd?: string; model?: string; agent?: string } = {}): Promise<Conversation> {
     const response = await this.request.post("/api/conversations", { headers: this.headers(), data: { text, ...options } });
     if (response.status() !== 201) throw new Error(`creating a conversation answered ${response.status()}: ${await response.text()}`);
     return ((await response.json()) as { conversation: Conversation }).conversation;

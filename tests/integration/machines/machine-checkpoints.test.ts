@@ -58,4 +58,34 @@ describe.each(["local", "laptop"])("checkpoints on %s (DESIGN §10b)", (where) =
       expect(gatewayAfter.length).toBeGreaterThan(gatewayBefore.length);
     }
   });
+
+  it("Revert to before this turn puts one file back on the machine, asking first when it changed outside Atrium", async () => {
+    const created = await (await createOn(scene.server, { text: tool("write_file", { path: "keep.txt", content: "kept\n" }) + tool("write_file", { path: "undo.txt", content: "first\n" }), machine: laptop.id })).json();
+    const id = created.conversation.id;
+    expect((await endedTurn(scene.server, created.turn.id)).status).toBe("completed");
+    const second = await (
+      await scene.server.api(`/api/conversations/${id}/messages`, {
+        method: "POST",
+        body: JSON.stringify({ text: tool("edit_file", { path: "undo.txt", old: "first", new: "second" }) + tool("edit_file", { path: "keep.txt", old: "kept", new: "kept too" }) }),
+      })
+    ).json();
+    expect((await endedTurn(scene.server, second.turn.id)).status).toBe("completed");
+    fs.writeFileSync(path.join(laptop.root, "undo.txt"), "the owner's edit\n");
+
+    const revert = (body: object) => scene.server.api(`/api/turns/${second.turn.id}/revert`, { method: "POST", body: JSON.stringify(body) });
+    const refused = await revert({ path: "undo.txt" });
+    expect(refused.status).toBe(409);
+    expect(await refused.json()).toMatchObject({ error: { code: "files_changed_outside", files: ["undo.txt"] } });
+    expect(fs.readFileSync(path.join(laptop.root, "undo.txt"), "utf8")).toBe("the owner's edit\n");
+    const forced = await revert({ path: "undo.txt", force: true });
+    expect(forced.status).toBe(200);
+    expect(await forced.json()).toEqual({ restored: ["undo.txt"] });
+    expect(fs.readFileSync(path.join(laptop.root, "undo.txt"), "utf8")).toBe("first\n");
+    expect(fs.readFileSync(path.join(laptop.root, "keep.txt"), "utf8")).toBe("kept too\n");
+
+    // More context comes through the link too.
+    const wide = await (await scene.server.api(`/api/turns/${second.turn.id}/changes?context=50`)).json();
+    expect(wide.diff).toContain("@@ -1 +1 @@");
+  });
 });
+

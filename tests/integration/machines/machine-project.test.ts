@@ -141,4 +141,22 @@ describe("project files from the machine (DESIGN §4, §10b)", () => {
     expect(first).not.toContain("fresh");
     expect(second).toContain("fresh");
   });
+
+  it("the folder browser lists a linked machine's folders as the machine sees them, never the gateway's, and only under its roots", async () => {
+    fs.mkdirSync(path.join(project, "gateway-only"));
+    fs.mkdirSync(path.join(machineView, "machine-only", "deeper"), { recursive: true });
+    const top = await scene.server.api(`/api/folders?machine=${machineId}`);
+    expect(top.status).toBe(200);
+    const listing = await top.json();
+    expect(listing).toMatchObject({ machine: machineId, path: project, parent: null, truncated: false });
+    expect(listing.folders.map((folder: { name: string }) => folder.name)).toEqual(["machine-only"]);
+    const inner = await (await scene.server.api(`/api/folders?machine=${machineId}&path=${encodeURIComponent(path.join(project, "machine-only"))}`)).json();
+    expect(inner).toMatchObject({ parent: project, folders: [{ name: "deeper", path: path.join(project, "machine-only", "deeper") }] });
+    const outside = await scene.server.api(`/api/folders?machine=${machineId}&path=${encodeURIComponent(scene.temp)}`);
+    expect(outside.status).toBe(400);
+    expect((await outside.json()).error.code).toBe("cwd_outside_roots");
+    const missing = await scene.server.api(`/api/folders?machine=${machineId}&path=${encodeURIComponent(path.join(project, "gateway-only"))}`);
+    expect(missing.status).toBe(400);
+  });
 });
+

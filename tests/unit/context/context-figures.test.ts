@@ -1,12 +1,15 @@
 import { describe, expect, it } from "vitest";
-import { basisExplanation, compactionExplanation, contextFigures } from "@/components/context/context-figures";
+import { basisExplanation, basisLabel, compactionExplanation, contextFigures } from "@/components/context/context-figures";
 
 const at = "2026-12-02T21:00:00.000Z";
 
 describe("context ring explanations", () => {
   it("names the basis of the figure", () => {
     expect(basisExplanation({ source: "reported" })).toMatch(/provider's count/);
-    expect(basisExplanation({ source: "estimate" })).toMatch(/^An estimate/);
+    expect(basisExplanation({ source: "estimate" })).toMatch(/^An estimate: no model call/);
+    expect(basisExplanation({ source: "estimate", calibration: 0.5 })).toMatch(/^An estimate, calibrated against the provider's last count \(×0\.50\)/);
+    expect(basisLabel({ source: "estimate", calibration: 0.5 })).toBe("calibrated estimate");
+    expect(basisLabel({ source: "reported", calibration: 0.5 })).toBe("reported by the provider");
   });
 
   it("says a compaction that barely shrank kept the last 20 % of the window", () => {

@@ -19,12 +19,12 @@ describe("model registry", () => {
   it("lists every model with its limits, notice and availability", () => {
     const registry = createModelRegistry(config, { OPENAI_API_KEY: "sk-test" });
     expect(registry.list()).toEqual([
-      { id: "offline", provider: "offline", contextWindow: 32000, maxOutputTokens: 4000, effort: false, notice: OFFLINE_MODEL_NOTICE, available: true },
-      { id: "local", provider: "openai-compatible", contextWindow: 32000, maxOutputTokens: 4000, effort: true, notice: null, available: true },
-      { id: "gpt", provider: "openai", contextWindow: 32000, maxOutputTokens: 4000, effort: true, notice: null, available: true },
-      { id: "gpt-reasoning", provider: "openai", contextWindow: 32000, maxOutputTokens: 4000, effort: false, notice: null, available: false },
-      { id: "claude", provider: "anthropic", contextWindow: 200000, maxOutputTokens: 4000, effort: true, notice: null, available: false },
-      { id: "plain", provider: "openai", contextWindow: 32000, maxOutputTokens: 4000, effort: false, notice: null, available: true },
+      { id: "offline", provider: "offline", contextWindow: 32000, maxOutputTokens: 4000, effort: false, notice: OFFLINE_MODEL_NOTICE, available: true, attachments: [] },
+      { id: "local", provider: "openai-compatible", contextWindow: 32000, maxOutputTokens: 4000, effort: true, notice: null, available: true, attachments: [] },
+      { id: "gpt", provider: "openai", contextWindow: 32000, maxOutputTokens: 4000, effort: true, notice: null, available: true, attachments: ["image", "pdf"] },
+      { id: "gpt-reasoning", provider: "openai", contextWindow: 32000, maxOutputTokens: 4000, effort: false, notice: null, available: false, attachments: ["image", "pdf"] },
+      { id: "claude", provider: "anthropic", contextWindow: 200000, maxOutputTokens: 4000, effort: true, notice: null, available: false, attachments: ["image", "pdf"] },
+      { id: "plain", provider: "openai", contextWindow: 32000, maxOutputTokens: 4000, effort: false, notice: null, available: true, attachments: ["image", "pdf"] },
     ]);
   });
 

@@ -8,5 +8,5 @@ export const dynamic = "force-dynamic";
 
 export const GET = apiRoute<{ turnId: string }>(async ({ request, params, runtime }) => {
   const query = parseWith(turnChangesQuery, queryParams(request));
-  return json(await runtime.turnChanges(assertId(params.turnId, "turn id"), query.item));
+  return json(await runtime.turnChanges(assertId(params.turnId, "turn id"), query.item, query.context));
 });
