@@ -40,6 +40,7 @@ type NextApp = ReturnType<typeof import("next").default>;
 type RequestHandler = ReturnType<NextApp["getRequestHandler"]>;
 
 const PROJECT_ROOT = import.meta.dirname;
+const NEXT_DELAY_MS = 100;
 
 /**
  * The process entry (DESIGN §1): take the data-directory lock, open the store, recover,
@@ -72,6 +73,26 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     let handle: RequestHandler | null = null;
     let preparing: Promise<void> | null = null;
     let closing: Promise<void> | null = null;
+    let settleReady!: (prepared: Promise<void>) => void;
+    const ready = new Promise<void>((resolve) => (settleReady = resolve));
+    ready.catch(() => undefined);
+    // Loading Next blocks the event loop for a few hundred ms: it starts NEXT_DELAY_MS after
+    // listening (so health checks polling the fresh process are answered at once), or at the
+    // first request that needs it, whichever is first.
+    const prepareNext = (): Promise<void> => {
+      if (preparing) return preparing;
+      preparing = (async () => {
+        await options.beforeNext?.();
+        const { default: next } = await import("next");
+        app = next({ dev: options.dev ?? false, dir: PROJECT_ROOT, hostname: options.host, port: options.port });
+        await app.prepare();
+        handle = app.getRequestHandler();
+      })();
+      // Requests waiting on `preparing` answer its failure; the caller hears of it through `ready`.
+      preparing.catch(() => undefined);
+      settleReady(preparing);
+      return preparing;
+    };
     const server = http.createServer((request, response) => {
       // One place for every answer's security headers: the gate's, health's and Next's.
       applySecurityHeaders(request, response);
@@ -102,7 +123,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
         response.end(request.method === "HEAD" ? undefined : JSON.stringify(healthBody()));
         return;
       }
-      void (preparing ?? Promise.reject(new Error("Next was not started"))).then(
+      void prepareNext().then(
         () => {
           // close() has dropped the connection and stopped the runtime: Next must not run this request.
           if (closing) request.socket.destroy();
@@ -121,16 +142,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       server.once("error", reject);
       server.listen(options.port, options.host, () => resolve());
     });
-    preparing = (async () => {
-      await options.beforeNext?.();
-      // Loading Next is itself a few hundred milliseconds: after listening, not before.
-      const { default: next } = await import("next");
-      app = next({ dev: options.dev ?? false, dir: PROJECT_ROOT, hostname: options.host, port: options.port });
-      await app.prepare();
-      handle = app.getRequestHandler();
-    })();
-    // Requests waiting on `preparing` answer its failure; the caller hears of it through `ready`.
-    preparing.catch(() => undefined);
+    const nextTimer = setTimeout(() => void prepareNext(), NEXT_DELAY_MS);
     const address = server.address();
     const port = typeof address === "object" && address ? address.port : options.port;
     // With port 0 the kernel picked the port: the lock must name the real one for `atrium chat` and `serve stop`.
@@ -146,6 +158,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     log(`Sign in: ${signInUrl}`);
     const close = () => {
       closing ??= (async () => {
+        clearTimeout(nextTimer);
         runtime.machines.closeAll();
         machineLinks.close();
         server.closeAllConnections();
@@ -159,7 +172,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       })();
       return closing;
     };
-    return { url, signInUrl, runtime, ready: preparing, close };
+    return { url, signInUrl, runtime, ready, close };
   } catch (error) {
     if (store) await store.close().catch(() => undefined);
     lock.release();

@@ -100,7 +100,7 @@ async function main(): Promise<void> {
       failures.push(`${file}: FAILED — ${error instanceof Error ? error.message : String(error)}`);
     }
   }
-  console.log(`\n== Summary (${((performance.now() - started) / 1000).toFixed(0)} s; at end: ${machine()})\n`);
+  console.log(`\n== Summary — node ${process.version} (${((performance.now() - started) / 1000).toFixed(0)} s; at end: ${machine()})\n`);
   console.log(table(results, failures));
   process.exitCode = failures.length > 0 ? 1 : 0;
 }

@@ -36,6 +36,8 @@ export interface Window {
 export interface RoundFigures {
   readyMs: number;
   idleRss: number;
+  /** RSS after a warm-up turn in every conversation and a short idle (the conversations stay loaded). */
+  warmRss: number;
   /** Highest sampled RSS during the concurrent turns, and the kernel's high-water mark at the end. */
   peakRss: number;
   highWaterRss: number;
@@ -152,6 +154,7 @@ export async function runRound(home: string, fake: FakeModel, options: RoundOpti
     const idleStarted = performance.now();
     await sleep(IDLE_MS);
     const idleCpuPerSecond = ((cpuMs(pid) - idleCpuBefore) * 1000) / (performance.now() - idleStarted);
+    const warmRss = rssBytes(pid);
 
     const sequential: number[] = [];
     const sequentialSubmitted = new Map<string, number>();
@@ -184,6 +187,7 @@ export async function runRound(home: string, fake: FakeModel, options: RoundOpti
     return {
       readyMs: server.readyMs,
       idleRss,
+      warmRss,
       peakRss,
       highWaterRss: peakRssBytes(pid),
       sequential,

@@ -1,10 +1,18 @@
 import { spawn, type ChildProcess } from "node:child_process";
+import fs from "node:fs";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 
 const PROJECT_ROOT = path.resolve(import.meta.dirname, "..", "..");
 export const BENCH_TOKEN = "bench-token-0123456789-abcdefghijklmn";
 const READY_TIMEOUT_MS = 120_000;
+
+/** The node flags `npm start` runs bin/atrium.mjs with (package.json's "start"; the bin's shebang has the same). */
+export function startFlags(): string[] {
+  const scripts = (JSON.parse(fs.readFileSync(path.join(PROJECT_ROOT, "package.json"), "utf8")) as { scripts: Record<string, string> }).scripts;
+  const words = scripts.start.split(/\s+/);
+  return words.slice(words.indexOf("node") + 1, words.indexOf("bin/atrium.mjs"));
+}
 
 export interface BenchServer {
   url: string;
@@ -18,12 +26,12 @@ export interface BenchServer {
 /**
  * The real server started as `npm start` starts it (bin/atrium.mjs serve: the bundle and the
  * production build `npm run build` makes; run it first) on a fixed free port against `home`,
- * timed from spawn until `/api/health` answers 200, which it does only once recovery is done. `nodeArgs` go to node before the script (e.g. `--cpu-prof`).
+ * with `npm start`'s node flags, timed from spawn until `/api/health` answers 200, which it does only once recovery is done. `nodeArgs` go to node before the script (e.g. `--cpu-prof`).
  */
 export async function startBenchServer(home: string, port: number, options: { nodeArgs?: string[] } = {}): Promise<BenchServer> {
   const url = `http://127.0.0.1:${port}`;
   const started = performance.now();
-  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), "bin/atrium.mjs", "serve", "--host", "127.0.0.1", "--port", String(port)], {
+  const child = spawn(process.execPath, [...startFlags(), ...(options.nodeArgs ?? []), "bin/atrium.mjs", "serve", "--host", "127.0.0.1", "--port", String(port)], {
     cwd: PROJECT_ROOT,
     env: { ...process.env, ATRIUM_HOME: home, ATRIUM_TOKEN: BENCH_TOKEN, NODE_ENV: "production" },
     stdio: ["ignore", "ignore", "pipe"],
