@@ -17,7 +17,7 @@ const SECTIONS = [
 export function SettingsNav() {
   const pathname = usePathname();
   return (
-    <nav aria-label="Settings sections" className="flex shrink-0 gap-1 overflow-x-auto border-b px-3 md:px-4">
+    <nav aria-label="Settings sections" className="flex shrink-0 flex-wrap gap-x-1 border-b px-3 md:px-4">
       {SECTIONS.map((section) => {
         const active = pathname === section.href;
         return (
@@ -26,7 +26,7 @@ export function SettingsNav() {
             href={section.href}
             aria-current={active ? "page" : undefined}
             className={cn(
-              "-mb-px shrink-0 border-b-2 px-3 py-2 text-sm whitespace-nowrap transition-colors",
+              "-mb-px shrink-0 border-b-2 px-2.5 py-2 text-sm sm:px-3 whitespace-nowrap transition-colors",
               active ? "border-primary font-medium text-foreground" : "border-transparent text-muted-foreground hover:text-foreground",
             )}
           >
