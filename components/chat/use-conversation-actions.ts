@@ -2,13 +2,10 @@
 
 import { useRouter } from "next/navigation";
 import { useCallback } from "react";
-import { toast } from "sonner";
-import type { Conversation } from "@/lib/events/entities";
-import { apiFetch, errorMessage, newRequestKey } from "@/components/shared/api-client";
-import { clearConversationDraft } from "@/components/shared/drafts";
+import { conversationCommands, sendConversationPatch, type ConversationPatch } from "@/components/shared/conversation-commands";
 import { useConversationContext } from "./conversation-provider";
 
-export type ConversationPatch = Partial<Pick<Conversation, "title" | "archived" | "protected" | "model" | "effort" | "cwd">>;
+export type { ConversationPatch } from "@/components/shared/conversation-commands";
 
 /** The changes the header, the banners and the composer make to the conversation itself; failures show as toasts. */
 export function useConversationActions() {
@@ -18,52 +15,23 @@ export function useConversationActions() {
 
   const patchConversation = useCallback(
     async (patch: ConversationPatch, failure: string) => {
-      try {
-        const body = await apiFetch<{ conversation: Conversation }>(`/api/conversations/${id}`, { method: "PATCH", body: patch });
-        dispatch({ type: "conversation", conversation: body.conversation });
-        return body.conversation;
-      } catch (error) {
-        toast.error(`${failure}: ${errorMessage(error)}`);
-        return null;
-      }
+      const updated = await sendConversationPatch(id, patch, failure);
+      if (updated) dispatch({ type: "conversation", conversation: updated });
+      return updated;
     },
     [id, dispatch],
   );
+  const commands = conversationCommands((_, patch, failure) => patchConversation(patch, failure), (href) => router.push(href));
 
-  const archive = async (archived: boolean) => {
-    const updated = await patchConversation({ archived }, archived ? "Could not archive" : "Could not unarchive");
-    if (!updated) return;
-    toast.success(archived ? "Conversation archived" : "Conversation unarchived", {
-      action: archived ? { label: "Undo", onClick: () => void patchConversation({ archived: false }, "Could not unarchive") } : undefined,
-    });
-  };
-
-  const protect = async (value: boolean) => {
-    const updated = await patchConversation({ protected: value }, value ? "Could not protect" : "Could not unprotect");
-    if (updated) toast.success(value ? "Protected: it cannot be deleted until unprotected" : "No longer protected");
-  };
-
-  const fork = async () => {
-    try {
-      const body = await apiFetch<{ conversation: Conversation }>(`/api/conversations/${id}/fork`, { method: "POST", body: { requestKey: newRequestKey() } });
-      toast.success("Forked: you are now in the copy");
-      router.push(`/c/${body.conversation.id}`);
-    } catch (error) {
-      toast.error(`Could not fork: ${errorMessage(error)}`);
-    }
-  };
-
-  const remove = async () => {
-    try {
-      await apiFetch(`/api/conversations/${id}`, { method: "DELETE" });
-      clearConversationDraft(id);
-      toast.success(`Deleted “${title}”`);
+  return {
+    patchConversation,
+    archive: (archived: boolean) => commands.archive(id, archived),
+    protect: (value: boolean) => commands.protect(id, value),
+    fork: () => commands.fork(id),
+    async remove() {
+      if (!(await commands.remove(id, title))) return;
       router.push("/");
       router.refresh();
-    } catch (error) {
-      toast.error(`Could not delete: ${errorMessage(error)}`);
-    }
+    },
   };
-
-  return { patchConversation, archive, protect, fork, remove };
 }

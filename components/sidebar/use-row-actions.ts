@@ -1,10 +1,8 @@
 "use client";
 
 import { usePathname, useRouter } from "next/navigation";
-import { toast } from "sonner";
 import type { Conversation } from "@/lib/events/entities";
-import { apiFetch, errorMessage, newRequestKey } from "@/components/shared/api-client";
-import { clearConversationDraft } from "@/components/shared/drafts";
+import { conversationCommands, sendConversationPatch } from "@/components/shared/conversation-commands";
 
 /**
  * The sidebar's actions on a conversation, through the same API calls as the conversation's
@@ -13,50 +11,16 @@ import { clearConversationDraft } from "@/components/shared/drafts";
 export function useRowActions() {
   const router = useRouter();
   const pathname = usePathname();
-
-  const patch = async (id: string, body: Partial<Pick<Conversation, "title" | "archived" | "protected">>, failure: string): Promise<boolean> => {
-    try {
-      await apiFetch(`/api/conversations/${id}`, { method: "PATCH", body });
-      return true;
-    } catch (error) {
-      toast.error(`${failure}: ${errorMessage(error)}`);
-      return false;
-    }
-  };
+  const commands = conversationCommands(sendConversationPatch, (href) => router.push(href));
 
   return {
-    rename: (id: string, title: string) => patch(id, { title }, "Could not rename"),
-    async archive(id: string, archived: boolean) {
-      if (!(await patch(id, { archived }, archived ? "Could not archive" : "Could not unarchive"))) return;
-      toast.success(archived ? "Conversation archived" : "Conversation unarchived", {
-        action: archived ? { label: "Undo", onClick: () => void patch(id, { archived: false }, "Could not unarchive") } : undefined,
-      });
-    },
-    async protect(id: string, value: boolean) {
-      if (await patch(id, { protected: value }, value ? "Could not protect" : "Could not unprotect")) {
-        toast.success(value ? "Protected: it cannot be deleted until unprotected" : "No longer protected");
-      }
-    },
-    async fork(id: string) {
-      try {
-        const body = await apiFetch<{ conversation: Conversation }>(`/api/conversations/${id}/fork`, { method: "POST", body: { requestKey: newRequestKey() } });
-        toast.success("Forked: you are now in the copy");
-        router.push(`/c/${body.conversation.id}`);
-      } catch (error) {
-        toast.error(`Could not fork: ${errorMessage(error)}`);
-      }
-    },
+    rename: async (id: string, title: string) => (await sendConversationPatch(id, { title }, "Could not rename")) !== null,
+    archive: commands.archive,
+    protect: commands.protect,
+    fork: commands.fork,
     async remove(conversation: Conversation) {
-      try {
-        await apiFetch(`/api/conversations/${conversation.id}`, { method: "DELETE" });
-        clearConversationDraft(conversation.id);
-        toast.success(`Deleted “${conversation.title}”`);
-        if (pathname === `/c/${conversation.id}`) router.push("/");
-      } catch (error) {
-        toast.error(`Could not delete: ${errorMessage(error)}`);
-      }
+      if ((await commands.remove(conversation.id, conversation.title)) && pathname === `/c/${conversation.id}`) router.push("/");
     },
   };
 }
-
 export type RowActions = ReturnType<typeof useRowActions>;
