@@ -1,6 +1,6 @@
 "use client";
 
-import { useCallback, useRef, useState, type Dispatch } from "react";
+import { useCallback, useEffect, useRef, useState, type Dispatch } from "react";
 import { toast } from "sonner";
 import type { Item } from "@/lib/events/entities";
 import { apiFetch, errorMessage } from "@/components/shared/api-client";
@@ -21,8 +21,9 @@ export type PageLoad = "older" | "newer" | "window" | null;
  * Fetches the conversation's history a page at a time through the items API: older pages
  * before the first item loaded, newer ones after the last (once a jump left the latest
  * behind), a window around an item (a search hit), and the latest page back again.
- * One fetch at a time: a scroll-driven page asked for meanwhile is dropped (the next scroll
- * asks again), a window the reader asked for (a jump, back to the latest) waits its turn.
+ * One fetch at a time: a scroll-driven page asked for meanwhile is asked for again once the
+ * fetch under way has landed and rendered (a reader already at the top makes no more scroll
+ * events to ask with), a window the reader asked for (a jump, back to the latest) waits its turn.
  * A page that lands after the view moved on is still merged by id.
  */
 export function useHistoryPages(conversationId: string, state: ConversationState, dispatch: Dispatch<ConversationAction>) {
@@ -31,9 +32,15 @@ export function useHistoryPages(conversationId: string, state: ConversationState
   const current = useRef(state);
   current.current = state;
 
+  const deferred = useRef<"older" | "newer" | null>(null);
+  const [settled, setSettled] = useState(0);
+
   const run = useCallback(
     async (kind: Exclude<PageLoad, null>, query: string, apply: (page: ItemsPage) => void): Promise<boolean> => {
-      if (inFlight.current && kind !== "window") return false;
+      if (inFlight.current && kind !== "window") {
+        deferred.current = kind;
+        return false;
+      }
       while (inFlight.current) await inFlight.current.catch(() => undefined);
       const fetching = apiFetch<ItemsPage>(`/api/conversations/${conversationId}/items?${query}&limit=${PAGE_SIZE}`);
       inFlight.current = fetching;
@@ -47,6 +54,7 @@ export function useHistoryPages(conversationId: string, state: ConversationState
       } finally {
         inFlight.current = null;
         setLoading(null);
+        if (deferred.current) setSettled((count) => count + 1);
       }
     },
     [conversationId],
@@ -86,6 +94,14 @@ export function useHistoryPages(conversationId: string, state: ConversationState
       dispatch({ type: "page", placement: "window", items: page.items, hasOlder: page.nextCursor !== null, hasNewer: false }),
     );
   }, [run, dispatch]);
+
+  // After the render that holds the landed page, so the deferred page starts from what is loaded now.
+  useEffect(() => {
+    const kind = deferred.current;
+    deferred.current = null;
+    if (kind === "older") loadOlder();
+    else if (kind === "newer") loadNewer();
+  }, [settled, loadOlder, loadNewer]);
 
   return { loading, loadOlder, loadNewer, loadAround, loadLatest };
 }
