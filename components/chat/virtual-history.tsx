@@ -76,6 +76,7 @@ export function VirtualHistory(props: VirtualHistoryProps) {
   });
 
   useKeepRowsInPlace(entries, scroller, virtualizer);
+  useAskAgainAtTop(props.loadingOlder, scroller, edges);
   useScrollToTarget(target, entries, virtualizer);
 
   const rows = virtualizer.getVirtualItems();
@@ -139,6 +140,25 @@ function useKeepRowsInPlace(entries: Entry[], scroller: RefObject<HTMLDivElement
     const added = measurements[index + 1].start - measurements[1].start;
     element.scrollTop += added;
   }, [entries, scroller, virtualizer]);
+}
+
+/**
+ * An older page that lands while the reader is still near the top asks for the next one: a
+ * reader already at the very top makes no more scroll events to ask with.
+ */
+function useAskAgainAtTop(loadingOlder: boolean, scroller: RefObject<HTMLDivElement | null>, edges: RefObject<{ onNearTop: () => void; hasOlder: boolean }>) {
+  const wasLoading = useRef(false);
+  useEffect(() => {
+    const landed = wasLoading.current && !loadingOlder;
+    wasLoading.current = loadingOlder;
+    if (!landed) return;
+    // After the frame that puts the page's rows in place above the reader.
+    const frame = requestAnimationFrame(() => {
+      const element = scroller.current;
+      if (element && edges.current.hasOlder && element.scrollTop < NEAR_END_PX) edges.current.onNearTop();
+    });
+    return () => cancelAnimationFrame(frame);
+  }, [loadingOlder, scroller, edges]);
 }
 
 /** Centres the target's row once it is among the entries, once per nonce. */
