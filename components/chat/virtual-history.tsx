@@ -76,7 +76,6 @@ export function VirtualHistory(props: VirtualHistoryProps) {
   });
 
   useKeepRowsInPlace(entries, scroller, virtualizer);
-  useAskAgainAtTop(props.loadingOlder, scroller, edges);
   useScrollToTarget(target, entries, virtualizer);
 
   const rows = virtualizer.getVirtualItems();
@@ -142,25 +141,6 @@ function useKeepRowsInPlace(entries: Entry[], scroller: RefObject<HTMLDivElement
   }, [entries, scroller, virtualizer]);
 }
 
-/**
- * An older page that lands while the reader is still near the top asks for the next one: a
- * reader already at the very top makes no more scroll events to ask with.
- */
-function useAskAgainAtTop(loadingOlder: boolean, scroller: RefObject<HTMLDivElement | null>, edges: RefObject<{ onNearTop: () => void; hasOlder: boolean }>) {
-  const wasLoading = useRef(false);
-  useEffect(() => {
-    const landed = wasLoading.current && !loadingOlder;
-    wasLoading.current = loadingOlder;
-    if (!landed) return;
-    // After the frame that puts the page's rows in place above the reader.
-    const frame = requestAnimationFrame(() => {
-      const element = scroller.current;
-      if (element && edges.current.hasOlder && element.scrollTop < NEAR_END_PX) edges.current.onNearTop();
-    });
-    return () => cancelAnimationFrame(frame);
-  }, [loadingOlder, scroller, edges]);
-}
-
 /** Centres the target's row once it is among the entries, once per nonce. */
 function useScrollToTarget(target: VirtualHistoryProps["target"], entries: Entry[], virtualizer: HistoryVirtualizer) {
   const done = useRef<number | null>(null);
@@ -188,7 +168,34 @@ function FirstPaint(props: VirtualHistoryProps & { entries: Entry[]; context: En
   );
 }
 
+/**
+ * The way to earlier pages. Within NEAR_END_PX of the view it asks for the next page by itself,
+ * each time it appears (a new observer reports where it is at once): a page that lands while
+ * the reader is at the very top brings no scroll event to ask with.
+ */
+function ShowEarlierButton({ scroller, onShowEarlier }: { scroller: RefObject<HTMLDivElement | null>; onShowEarlier: () => void }) {
+  const button = useRef<HTMLButtonElement>(null);
+  useEffect(() => {
+    const element = button.current;
+    const root = scroller.current;
+    if (!element || !root) return;
+    const observer = new IntersectionObserver((entries) => entries.some((entry) => entry.isIntersecting) && onShowEarlier(), {
+      root,
+      rootMargin: `${NEAR_END_PX}px 0px 0px 0px`,
+    });
+    observer.observe(element);
+    return () => observer.disconnect();
+  }, [scroller, onShowEarlier]);
+  return (
+    <Button ref={button} variant="ghost" size="sm" className="text-muted-foreground" onClick={onShowEarlier}>
+      <ChevronUpIcon />
+      Show earlier messages
+    </Button>
+  );
+}
+
 function HistoryHead({
+  scroller,
   hasOlder,
   loadingOlder,
   forkedFrom,
@@ -205,10 +212,7 @@ function HistoryHead({
             Loading earlier messages…
           </span>
         ) : (
-          <Button variant="ghost" size="sm" className="text-muted-foreground" onClick={onShowEarlier}>
-            <ChevronUpIcon />
-            Show earlier messages
-          </Button>
+          <ShowEarlierButton scroller={scroller} onShowEarlier={onShowEarlier} />
         )}
       </div>
     );
