@@ -29,8 +29,9 @@ test.use({ timezoneId: ZONE, locale: "en-US" });
 test.beforeAll(async () => {
   home = fs.mkdtempSync(path.join(os.tmpdir(), "atrium-e2e-dates-"));
   const write = (title: string, startAt: number) => writeLongConversation(home, 2, () => null, { title, startAt });
-  write("Early today there", zoneMidnight + 60_000);
-  write("From yesterday", now - DAY - 3600_000);
+  // Placed by the zone's own midnight, not by `now`: 25 hours before 00:30 there is two days back.
+  write("Early today there", zoneMidnight + Math.min(60_000, (now - zoneMidnight) / 2));
+  write("From yesterday", zoneMidnight - 12 * 3600_000);
   write("Three days back", now - 3 * DAY);
   write("Two weeks back", now - 15 * DAY);
   write("A season ago", now - 90 * DAY);
