@@ -5,6 +5,7 @@ import { foldConversation } from "../../lib/store/conversation-fold";
 import { Leases, LeaseHeldError } from "../../lib/store/postgres/leases";
 import { PostgresRecordStore } from "../../lib/store/postgres/postgres-record-store";
 import type { TestPostgres } from "../../tests/support/embedded-postgres";
+import { conversationCreated, rootSessionCreated } from "../../tests/support/conversation-records";
 
 const NODE_PROCESS = path.resolve(import.meta.dirname, "../../tests/support/cluster-node-process.ts");
 
@@ -71,20 +72,8 @@ export async function foldsFromDatabase(postgres: TestPostgres, newId: () => str
   const sessionId = newId();
   const lease = await leases.take(conversationId);
   const store = new PostgresRecordStore(pool, () => lease);
-  await store.appendMetadata(conversationId, {
-    type: "conversation.created",
-    conversationId,
-    title: "fold",
-    titleSource: "auto",
-    agent: "default",
-    model: "offline",
-    effort: null,
-    cwd: "/tmp",
-    executor: "local",
-    rootSessionId: sessionId,
-    forkedFrom: null,
-  });
-  await store.appendMetadata(conversationId, { type: "session.created", sessionId, agent: "default", model: "offline", parentSessionId: null, depth: 0 });
+  await store.appendMetadata(conversationId, conversationCreated(conversationId, sessionId, "fold"));
+  await store.appendMetadata(conversationId, rootSessionCreated(sessionId));
   const text = "the quick brown fox jumps over the lazy dog ".repeat(4);
   await Promise.all(Array.from({ length: records }, (_, index) => store.appendSession(conversationId, sessionId, { type: "item.progress", itemId: sessionId, text: `${index} ${text}` })));
   const times: number[] = [];

@@ -10,6 +10,7 @@
 import readline from "node:readline";
 import { createIdGenerator } from "../../lib/store/ids";
 import { ClusterNode } from "../../lib/store/postgres/cluster-node";
+import { conversationCreated, rootSessionCreated } from "./conversation-records";
 
 const newId = createIdGenerator();
 
@@ -17,20 +18,8 @@ const newId = createIdGenerator();
 async function writeConversation(node: ClusterNode, conversationId: string, items: number): Promise<number> {
   const sessionId = newId();
   await node.keeper.acquire(conversationId);
-  await node.records.appendMetadata(conversationId, {
-    type: "conversation.created",
-    conversationId,
-    title: `written by ${node.id}`,
-    titleSource: "auto",
-    agent: "default",
-    model: "offline",
-    effort: null,
-    cwd: "/tmp",
-    executor: "local",
-    rootSessionId: sessionId,
-    forkedFrom: null,
-  });
-  await node.records.appendMetadata(conversationId, { type: "session.created", sessionId, agent: "default", model: "offline", parentSessionId: null, depth: 0 });
+  await node.records.appendMetadata(conversationId, conversationCreated(conversationId, sessionId, `written by ${node.id}`));
+  await node.records.appendMetadata(conversationId, rootSessionCreated(sessionId));
   const written = await Promise.all(
     Array.from({ length: items }, (_, index) =>
       node.records.appendSession(conversationId, sessionId, {

@@ -12,6 +12,7 @@ import { RecordProofs } from "@/lib/store/record-proofs";
 import { usePostgresPerFile } from "../../support/embedded-postgres";
 import { makeTempHome } from "../../support/temp-home";
 import { waitUntil } from "../../support/wait-until";
+import { conversationCreated } from "../../support/conversation-records";
 
 const newId = createIdGenerator();
 const database = usePostgresPerFile();
@@ -168,19 +169,7 @@ describe("cluster node", () => {
     const index = await indexOf(b);
     const conversationId = newId();
     await a.keeper.acquire(conversationId);
-    await a.records.appendMetadata(conversationId, {
-      type: "conversation.created",
-      conversationId,
-      title: "made on A",
-      titleSource: "auto",
-      agent: "default",
-      model: "offline",
-      effort: null,
-      cwd: "/tmp",
-      executor: "local",
-      rootSessionId: newId(),
-      forkedFrom: null,
-    });
+    await a.records.appendMetadata(conversationId, conversationCreated(conversationId, newId(), "made on A"));
     await waitUntil(() => queries.conversationRow(index, conversationId) !== undefined, "the conversation in node B's index");
     expect(queries.conversationRow(index, conversationId)!.title).toBe("made on A");
   });

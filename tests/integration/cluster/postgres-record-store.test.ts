@@ -9,6 +9,7 @@ import { LeaseLostError, PostgresRecordStore } from "@/lib/store/postgres/postgr
 import { usePostgresPerFile } from "../../support/embedded-postgres";
 import { waitUntil } from "../../support/wait-until";
 import { appendEveryRecordType, type RecordWriter } from "../store/every-record-type";
+import { conversationCreated } from "../../support/conversation-records";
 
 const newId = createIdGenerator();
 const database = usePostgresPerFile();
@@ -30,22 +31,6 @@ function node(nodeId: string, seconds = 10) {
   };
 }
 
-function created(conversationId: string, rootSessionId: string) {
-  return {
-    type: "conversation.created" as const,
-    conversationId,
-    title: "on postgres",
-    titleSource: "auto" as const,
-    agent: "default",
-    model: "offline",
-    effort: null,
-    cwd: "/tmp",
-    executor: "local",
-    rootSessionId,
-    forkedFrom: null,
-  };
-}
-
 const progress = (itemId: string, text: string) => ({ type: "item.progress" as const, itemId, text });
 
 async function epochsOf(conversationId: string, stream: string): Promise<Array<{ seq: number; epoch: number }>> {
@@ -62,7 +47,7 @@ describe("PostgreSQL record store: order", () => {
     const conversationId = newId();
     const sessionId = newId();
     await a.take(conversationId);
-    const first = await a.records.appendMetadata(conversationId, created(conversationId, sessionId));
+    const first = await a.records.appendMetadata(conversationId, conversationCreated(conversationId, sessionId, "on postgres"));
     const second = await a.records.appendMetadata(conversationId, { type: "session.created", sessionId, agent: "default", model: "offline", parentSessionId: null, depth: 0 });
     const itemId = newId();
     const items = [];

@@ -10,6 +10,7 @@ import { RecordFeed, type FedRecord, type RecordNotice } from "@/lib/store/postg
 import { RECORD_CHANNEL } from "@/lib/store/postgres/schema";
 import { usePostgresPerFile } from "../../support/embedded-postgres";
 import { waitUntil } from "../../support/wait-until";
+import { conversationCreated } from "../../support/conversation-records";
 
 const newId = createIdGenerator();
 const database = usePostgresPerFile();
@@ -150,19 +151,7 @@ describe("record feed", () => {
     feed.onNotice((notice) => notices.push(notice));
     const conversationId = newId();
     const owner = await writer(conversationId);
-    await owner.records.appendMetadata(conversationId, {
-      type: "conversation.created",
-      conversationId,
-      title: "new",
-      titleSource: "auto",
-      agent: "default",
-      model: "offline",
-      effort: null,
-      cwd: "/tmp",
-      executor: "local",
-      rootSessionId: newId(),
-      forkedFrom: null,
-    });
+    await owner.records.appendMetadata(conversationId, conversationCreated(conversationId, newId(), "new"));
     await waitUntil(() => notices.some((notice) => notice.conversationId === conversationId), "the notice of the new conversation");
     expect(notices.find((notice) => notice.conversationId === conversationId)).toEqual({ conversationId, stream: "metadata", seq: 1 });
   });
