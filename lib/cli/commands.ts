@@ -15,6 +15,7 @@ const commands: Record<string, () => Promise<Command>> = {
   token: async () => (await import("./token")).runToken,
   chat: async () => (await import("./chat")).runChat,
   machine: async () => (await import("./machine")).runMachine,
+  migrate: async () => (await import("./migrate")).runMigrate,
 };
 
 export function findCommand(name: string): (() => Promise<Command>) | null {

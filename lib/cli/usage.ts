@@ -16,7 +16,11 @@ Commands:
   machine connect <gateway URL> [--name N] [--root DIR]... [--sandbox MODE] [--mcp-env NAME]...
                           link this computer to a gateway as a machine (token from
                           ATRIUM_MACHINE_TOKEN; roots default to the current directory)
+  migrate --to postgres://…
+                          copy this data directory's conversations into a team cluster's
+                          database (stop the server first; run again to copy what is new)
   help                    show this help
 
-Environment: ATRIUM_HOME (data directory), ATRIUM_TOKEN, HOST, PORT, ATRIUM_MACHINE_TOKEN.
+Environment: ATRIUM_HOME (data directory), ATRIUM_TOKEN, HOST, PORT, ATRIUM_MACHINE_TOKEN,
+  ATRIUM_DATABASE_URL, ATRIUM_NODE_URL, ATRIUM_CLUSTER_SECRET.
 Exit status: 0 done, 1 failed, 2 bad usage, 3 refused (lock held, id clash).`;

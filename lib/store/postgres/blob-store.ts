@@ -1,5 +1,6 @@
 import crypto from "node:crypto";
 import type { Pool } from "pg";
+import { inTransaction } from "./transaction";
 
 /** Bytes per row: large files never go through one huge bytea value. */
 export const BLOB_CHUNK_BYTES = 256 * 1024;
@@ -103,17 +104,9 @@ export class BlobStore {
 
   /** Every blob of an owner removed (a deleted conversation's files); heads first, so none is seen half-removed. */
   async removeOwner(owner: string): Promise<void> {
-    const client = await this.pool.connect();
-    try {
-      await client.query("BEGIN");
+    await inTransaction(this.pool, async (client) => {
       await client.query("DELETE FROM atrium_blob_heads WHERE owner = $1", [owner]);
       await client.query("DELETE FROM atrium_blob_chunks WHERE owner = $1", [owner]);
-      await client.query("COMMIT");
-    } catch (error) {
-      await client.query("ROLLBACK").catch(() => undefined);
-      throw error;
-    } finally {
-      client.release();
-    }
+    });
   }
 }

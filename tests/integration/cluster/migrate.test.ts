@@ -1,0 +1,213 @@
+import fs from "node:fs";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { canonicalJson } from "@/lib/store/canonical-json";
+import { BlobStore } from "@/lib/store/postgres/blob-store";
+import { Leases } from "@/lib/store/postgres/leases";
+import { lineOrder } from "@/lib/store/postgres/postgres-record-store";
+import { Store } from "@/lib/store/store";
+import { usePostgresPerFile } from "../../support/embedded-postgres";
+import { makeTempHome } from "../../support/temp-home";
+import { runAtrium } from "../cli/run-atrium";
+import { spawnLockHolder } from "../store/lock-holder";
+import { appendExchange, createConversation, type BuiltConversation } from "../store/conversation-fixtures";
+import { conversationCreated } from "../../support/conversation-records";
+import { openIndex } from "@/lib/store/database";
+import { IndexWriter } from "@/lib/store/index-writer";
+import { IndexReplica } from "@/lib/store/postgres/index-replica";
+import { RecordFeed } from "@/lib/store/postgres/record-feed";
+import { conversationRow, listItems } from "@/lib/store/queries";
+import { RecordProofs } from "@/lib/store/record-proofs";
+import { waitUntil } from "../../support/wait-until";
+
+const cluster = usePostgresPerFile();
+
+/** Every line of every JSONL file of a conversation directory, by stream ("metadata" or a session id). */
+function fileStreams(home: string, conversationId: string): Map<string, string[]> {
+  const directory = path.join(home, "conversations", conversationId);
+  const streams = new Map<string, string[]>();
+  for (const name of fs.readdirSync(directory).filter((file) => file.endsWith(".jsonl"))) {
+    const lines = fs.readFileSync(path.join(directory, name), "utf8").split("\n");
+    lines.pop();
+    streams.set(name === "metadata.jsonl" ? "metadata" : name.slice(0, -".jsonl".length), lines.map((line) => canonicalJson(JSON.parse(line))));
+  }
+  return streams;
+}
+
+/** The same, read from the cluster's atrium_records. */
+async function clusterStreams(conversationId: string): Promise<Map<string, string[]>> {
+  const rows = await cluster.pool.query<{ stream: string; record: Record<string, unknown> }>(
+    "SELECT stream, record FROM atrium_records WHERE conversation_id = $1 ORDER BY stream, seq",
+    [conversationId],
+  );
+  const streams = new Map<string, string[]>();
+  for (const row of rows.rows) streams.set(row.stream, [...(streams.get(row.stream) ?? []), canonicalJson(lineOrder(row.record))]);
+  return streams;
+}
+
+/** A user message carrying an attachment, with its file in the conversation directory, and an artifact file. */
+async function addFiles(store: Store, conversation: BuiltConversation): Promise<{ attachment: Buffer; artifact: Buffer; attachmentPath: string; artifactPath: string }> {
+  const attachmentId = store.newId();
+  const artifactId = store.newId();
+  const attachment = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 1, 2, 3, 255]);
+  const artifact = Buffer.from("line of output\n".repeat(2000));
+  const directory = store.paths.conversation(conversation.conversationId);
+  fs.mkdirSync(path.join(directory, "attachments"), { recursive: true });
+  fs.mkdirSync(path.join(directory, "artifacts"), { recursive: true });
+  fs.writeFileSync(path.join(directory, "attachments", `${attachmentId}-dot.png`), attachment);
+  fs.writeFileSync(path.join(directory, "artifacts", artifactId), artifact);
+  await store.appendSession(conversation.conversationId, conversation.rootSessionId, {
+    type: "item.created",
+    item: {
+      id: store.newId(),
+      sessionId: conversation.rootSessionId,
+      turnId: null,
+      kind: "user_message",
+      status: "completed",
+      text: "with a picture",
+      attachments: [{ id: attachmentId, name: "dot.png", mediaType: "image/png", bytes: attachment.length }],
+      createdAt: store.now().toISOString(),
+    },
+  });
+  return { attachment, artifact, attachmentPath: `attachments/${attachmentId}-dot.png`, artifactPath: `artifacts/${artifactId}` };
+}
+
+describe("atrium migrate --to", () => {
+  let home: string;
+  let cleanup: () => void;
+  let store: Store;
+
+  beforeEach(() => {
+    ({ home, cleanup } = makeTempHome("atrium-migrate-"));
+    store = new Store(home, { log: () => undefined });
+  });
+  afterEach(async () => {
+    await store.close();
+    cleanup();
+  });
+
+  const migrate = (env: Record<string, string> = {}) => runAtrium(["migrate", "--to", cluster.postgres.url], { home, env });
+
+  it("copies every conversation record for record and its files; run again it copies only what was added since", async () => {
+    const first = await createConversation(store, { title: "First", texts: ["one", "two"] });
+    const second = await createConversation(store, { title: "Second", texts: ["three"] });
+    const files = await addFiles(store, first);
+    const gone = await createConversation(store, { title: "Gone" });
+    await store.appendMetadata(gone.conversationId, { type: "conversation.deleted", conversationId: gone.conversationId });
+
+    const run = await migrate();
+    expect(run.stderr).toBe("");
+    expect(run.status).toBe(0);
+    expect(run.stdout).toMatch(new RegExp(`Copied ${first.conversationId} "First": \\d+ records, 2 files`));
+    expect(run.stdout).toContain(`Copied ${second.conversationId} "Second"`);
+    expect(run.stdout).toContain(`Skipped ${gone.conversationId}: it was deleted`);
+    for (const { conversationId } of [first, second]) expect(await clusterStreams(conversationId)).toEqual(fileStreams(home, conversationId));
+    expect((await clusterStreams(gone.conversationId)).size).toBe(0);
+    const blobs = new BlobStore(cluster.pool);
+    expect(await blobs.read(first.conversationId, files.attachmentPath)).toEqual(files.attachment);
+    expect((await blobs.head(first.conversationId, files.attachmentPath))?.mediaType).toBe("image/png");
+    expect(await blobs.read(first.conversationId, files.artifactPath)).toEqual(files.artifact);
+
+    const again = await migrate();
+    expect(again.status).toBe(0);
+    expect(again.stdout).toContain(`Already in the cluster: ${first.conversationId}`);
+    expect(again.stdout).toContain(`Already in the cluster: ${second.conversationId}`);
+    expect(again.stdout).toContain("copied 0 conversations (0 records");
+
+    // The files go on (and a crash left a torn last line): only the new whole records are copied.
+    await appendExchange(store, second, "four");
+    fs.appendFileSync(store.paths.session(second.conversationId, second.rootSessionId), '{"v":1,"seq":99,"at":"2026-');
+    const resumed = await migrate();
+    expect(resumed.status).toBe(0);
+    expect(resumed.stdout).toMatch(new RegExp(`Copied ${second.conversationId} "Second": 6 records, 0 files`));
+    // (fileStreams reads whole lines only, as every reader of the files does.)
+    expect(await clusterStreams(second.conversationId)).toEqual(fileStreams(home, second.conversationId));
+  });
+
+  it("a node following the cluster lists the migrated conversations with their items as they land", async () => {
+    const index = openIndex(":memory:");
+    const replica = new IndexReplica(cluster.postgres.pool(), index.$client, new IndexWriter(index.$client, new RecordProofs(home)));
+    const feed = new RecordFeed({ pool: cluster.postgres.pool(), connectionString: cluster.postgres.url });
+    try {
+      await feed.start();
+      replica.follow(feed);
+      await replica.catchUpAll();
+      const moved = await createConversation(store, { title: "Moved in", texts: ["one", "two", "three"] });
+      expect((await migrate()).status).toBe(0);
+      await waitUntil(() => conversationRow(index, moved.conversationId)?.title === "Moved in", "the node to index the migrated conversation");
+      const items = listItems(index, moved.rootSessionId, 0, 100).items;
+      expect(items.map((item) => item.text)).toEqual(["one", "You said: one", "two", "You said: two", "three", "You said: three"]);
+    } finally {
+      await feed.stop();
+      index.$client.close();
+    }
+  });
+
+  it("refuses a conversation that differs from the cluster's or that a node holds, copies the rest, and exits 3", async () => {
+    const clashing = await createConversation(store, { title: "Mine" });
+    const held = await createConversation(store, { title: "Busy" });
+    const fine = await createConversation(store, { title: "Fine" });
+    const garbled = await createConversation(store, { title: "Garbled" });
+    const metadataFile = store.paths.metadata(garbled.conversationId);
+    const lines = fs.readFileSync(metadataFile, "utf8").split("\n");
+    lines.splice(1, 0, "not a record");
+    fs.writeFileSync(metadataFile, lines.join("\n"));
+    // The cluster already has another conversation under the first id, and a node holds the second.
+    const leases = new Leases(cluster.pool, "node-elsewhere", 60);
+    const lease = await leases.take(clashing.conversationId);
+    const theirs = conversationCreated(clashing.conversationId, store.newId(), "Theirs");
+    await cluster.pool.query("SELECT atrium_append_records($1, $2, $3, $4::jsonb)", [
+      clashing.conversationId,
+      lease.nodeId,
+      lease.epoch,
+      JSON.stringify([{ stream: "metadata", at: new Date().toISOString(), body: theirs }]),
+    ]);
+    await leases.take(held.conversationId);
+
+    const run = await migrate();
+    expect(run.status).toBe(3);
+    expect(run.stdout).toContain(`Refused ${clashing.conversationId} "Mine": record 1 of its metadata differs from the cluster's`);
+    expect(run.stdout).toContain(`Refused ${held.conversationId} "Busy": it is in use on node node-elsewhere`);
+    expect(run.stdout).toContain(`Copied ${fine.conversationId} "Fine"`);
+    expect(run.stdout).toContain(`Refused ${garbled.conversationId}: line 2 of metadata.jsonl is not valid JSON`);
+    expect(run.stdout).toContain("3 refused");
+    expect((await clusterStreams(clashing.conversationId)).get("metadata")).toHaveLength(1);
+    expect((await clusterStreams(held.conversationId)).size).toBe(0);
+    expect(await clusterStreams(fine.conversationId)).toEqual(fileStreams(home, fine.conversationId));
+  });
+
+  it("a conversation the database refuses goes in not at all, the others still go, and the run exits 1", async () => {
+    const broken = await createConversation(store, { title: "Broken", texts: ["fine", "a NUL \u0000 here"] });
+    const fine = await createConversation(store, { title: "Fine" });
+    const run = await migrate();
+    expect(run.status).toBe(1);
+    expect(run.stdout).toContain(`Failed ${broken.conversationId} "Broken"`);
+    expect(run.stdout).toContain(`Copied ${fine.conversationId}`);
+    // One transaction per conversation: none of its records, not the ones before the bad one.
+    expect((await clusterStreams(broken.conversationId)).size).toBe(0);
+  });
+
+  it("exits 2 without a postgres URL, 3 while a server holds the data directory, 1 when the database is unreachable (password not shown)", async () => {
+    await createConversation(store);
+    const missing = await runAtrium(["migrate"], { home });
+    expect(missing.status).toBe(2);
+    expect(missing.stderr).toContain("missing --to");
+    const wrong = await runAtrium(["migrate", "--to", "mysql://u:p@h/db"], { home });
+    expect(wrong.status).toBe(2);
+    expect(wrong.stderr).toContain("must be a postgres:// URL");
+
+    const holder = await spawnLockHolder(store.paths.lock);
+    try {
+      const locked = await migrate();
+      expect(locked.status).toBe(3);
+      expect(locked.stderr).toContain(String(holder.pid));
+    } finally {
+      await holder.kill();
+    }
+
+    const unreachable = await runAtrium(["migrate", "--to", "postgres://atrium:s3cret-pass@127.0.0.1:1/atrium"], { home });
+    expect(unreachable.status).toBe(1);
+    expect(unreachable.stderr).toContain("could not use the database at postgres://atrium:***@127.0.0.1:1/atrium");
+    expect(unreachable.stdout + unreachable.stderr).not.toContain("s3cret-pass");
+  });
+});
