@@ -1,5 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
+import { canonicalJson } from "./canonical-json";
 import { badRequest } from "../errors";
 import { readConversationHead } from "./conversation-head";
 import { collectConversationIds, findForeignOwner } from "./conversation-ids";
@@ -45,7 +46,7 @@ export function planImport(store: Store, stagedDirectory: string, sourceId: stri
   const localDirectory = store.paths.conversation(sourceId);
   if (!fs.existsSync(localDirectory)) return { ...base, action: "add" };
   const local = readConversationHead(path.join(localDirectory, "metadata.jsonl"));
-  if (!local.ok || local.line !== head.line) return clash("a different conversation has this id here");
+  if (!local.ok || !sameRecord(local.line, head.line)) return clash("a different conversation has this id here");
   if (collectConversationIds(localDirectory, sourceId).deleted) return { ...base, action: "replace" };
   switch (compareCopies(localDirectory, stagedDirectory)) {
     case "same":
@@ -61,15 +62,23 @@ export function planImport(store: Store, stagedDirectory: string, sourceId: stri
 
 type Comparison = "same" | "local-ahead" | "incoming-ahead" | "diverged";
 
-/** Compares the complete lines of every JSONL file: appends only ever extend them. */
+/**
+ * Two lines hold the same record when they hold the same JSON, whatever the order of its keys: a
+ * bundle exported from a cluster writes each record's keys in the database's order (DESIGN §10c).
+ */
+function sameRecord(a: string, b: string): boolean {
+  return a === b || canonicalJson(JSON.parse(a)) === canonicalJson(JSON.parse(b));
+}
+
+/** Compares the complete records of every JSONL file: appends only ever extend them. */
 function compareCopies(localDirectory: string, incomingDirectory: string): Comparison {
   const names = new Set([...jsonlFiles(localDirectory), ...jsonlFiles(incomingDirectory)]);
   let localAhead = false;
   let incomingAhead = false;
   for (const name of names) {
-    const local = completeLines(path.join(localDirectory, name));
-    const incoming = completeLines(path.join(incomingDirectory, name));
-    if (local.equals(incoming)) continue;
+    const local = completeRecords(path.join(localDirectory, name));
+    const incoming = completeRecords(path.join(incomingDirectory, name));
+    if (local.length === incoming.length && isPrefix(local, incoming)) continue;
     if (isPrefix(local, incoming)) incomingAhead = true;
     else if (isPrefix(incoming, local)) localAhead = true;
     else return "diverged";
@@ -83,16 +92,26 @@ function jsonlFiles(directory: string): string[] {
   return fs.readdirSync(directory).filter((name) => name.endsWith(".jsonl"));
 }
 
-function completeLines(file: string): Buffer {
+/** Each complete line's record as canonical JSON (a line that is not JSON stays as it is, to compare unequal). */
+function completeRecords(file: string): string[] {
+  let text: string;
   try {
-    const buffer = fs.readFileSync(file);
-    return buffer.subarray(0, buffer.lastIndexOf(10) + 1);
+    text = fs.readFileSync(file, "utf8");
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return Buffer.alloc(0);
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return [];
     throw error;
   }
+  const lines = text.split("\n");
+  lines.pop();
+  return lines.map((line) => {
+    try {
+      return canonicalJson(JSON.parse(line));
+    } catch {
+      return line;
+    }
+  });
 }
 
-function isPrefix(prefix: Buffer, whole: Buffer): boolean {
-  return prefix.length <= whole.length && whole.subarray(0, prefix.length).equals(prefix);
+function isPrefix(prefix: string[], whole: string[]): boolean {
+  return prefix.length <= whole.length && prefix.every((record, index) => whole[index] === record);
 }
