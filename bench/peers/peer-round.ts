@@ -28,6 +28,8 @@ export interface PeerFigures {
   concurrentWords: number;
   sequentialCpuMs: number;
   sequentialWords: number;
+  /** Server CPU ms per wall second in the quiet spell after the warm-up (background work). */
+  idleCpuPerSecond: number;
   /** Stamped words of the killed turn the restarted system has stored. */
   kept: number;
 }
@@ -86,7 +88,10 @@ export async function peerRound(driver: Driver, tracker: Tracker, home: string, 
       `${driver.label}: creating ${CONVERSATIONS} conversations`,
     );
     await turnInEach(driver, tracker, ids, (index) => benchPrompt(tag("warm", index), WARM_WORDS, 0), WARM_WORDS);
+    const idleCpuBefore = treeCpuMs(pid);
+    const idleStarted = performance.now();
     await sleep(IDLE_MS);
+    const idleCpuPerSecond = ((treeCpuMs(pid) - idleCpuBefore) * 1000) / (performance.now() - idleStarted);
     const warmRss = treeRssBytes(pid);
 
     const sequential: number[] = [];
@@ -110,7 +115,7 @@ export async function peerRound(driver: Driver, tracker: Tracker, home: string, 
     const submitToRequestMs = toModelRequestMs(submitted, arrivals);
 
     const kept = await killTest(driver, tracker, home, ids[0], tag("kill", 0));
-    return { readyMs, idleRss, warmRss, peakRss, sequential, concurrent, submitToRequestMs, concurrentCpuMs, concurrentWords, sequentialCpuMs, sequentialWords, kept };
+    return { readyMs, idleCpuPerSecond, idleRss, warmRss, peakRss, sequential, concurrent, submitToRequestMs, concurrentCpuMs, concurrentWords, sequentialCpuMs, sequentialWords, kept };
   } finally {
     await driver.stop();
   }

@@ -54,22 +54,27 @@ export async function stopChild(child: ChildProcess, graceMs = 5_000): Promise<v
 /**
  * Spawn → first 200 from `url`, asking every 10 ms without waiting for earlier asks (a server
  * may accept a connection early and answer it only once it is ready; each ask gives up after
- * 2 s). Fails if the child exits first or after `timeoutMs`.
+ * 2 s, and at most 4 are open at once). Fails if the child exits first or after `timeoutMs`.
  */
 export async function pollReady(url: string, child: ChildProcess, started: number, timeoutMs = 60_000): Promise<number> {
   let readyAt = Number.NaN;
-  const ask = () =>
-    fetch(url, { signal: AbortSignal.timeout(2_000) }).then(
-      (response) => {
-        if (response.ok && Number.isNaN(readyAt)) readyAt = performance.now();
-        return response.body?.cancel();
-      },
-      () => {},
-    );
+  let open = 0;
+  const ask = () => {
+    open += 1;
+    return fetch(url, { signal: AbortSignal.timeout(2_000) })
+      .then(
+        (response) => {
+          if (response.ok && Number.isNaN(readyAt)) readyAt = performance.now();
+          return response.body?.cancel();
+        },
+        () => {},
+      )
+      .finally(() => (open -= 1));
+  };
   while (Number.isNaN(readyAt)) {
     if (child.exitCode !== null || child.signalCode !== null) throw new Error(`${url}: the server exited (${child.exitCode ?? child.signalCode}) before it was ready`);
     if (performance.now() - started > timeoutMs) throw new Error(`${url}: not ready within ${timeoutMs} ms`);
-    void ask();
+    if (open < 4) void ask();
     await sleep(10);
   }
   return readyAt - started;

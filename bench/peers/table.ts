@@ -31,6 +31,7 @@ const LINES: Line[] = [
   { name: "20 concurrent: submit → model request p50 (ms)", cells: (r) => over(r, (x) => percentile(x.submitToRequestMs, 0.5), ms) },
   { name: "20 concurrent: server CPU per streamed delta (µs)", cells: (r) => over(r, (x) => (x.concurrentCpuMs * 1000) / x.concurrentWords, whole) },
   { name: "turns one at a time: server CPU per streamed delta (µs)", cells: (r) => over(r, (x) => (x.sequentialCpuMs * 1000) / x.sequentialWords, whole) },
+  { name: "idle after the warm-up: server CPU (ms per s)", cells: (r) => over(r, (x) => x.idleCpuPerSecond, whole) },
   { name: "ready: spawn → health (Codex: initialize) (ms)", cells: (r) => over(r, (x) => x.readyMs, whole) },
   { name: "RSS fresh idle (MiB)", cells: (r) => over(r, (x) => x.idleRss, mib) },
   { name: "RSS with 20 warm conversations (MiB)", cells: (r) => over(r, (x) => x.warmRss, mib) },
