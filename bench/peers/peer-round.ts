@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { FakeModel } from "../model/handles";
-import { sampleRss, treeCpuMs, treeRssBytes } from "../model/proc";
+import { rssBytes, sampleRss, treeCpuMs, treeRssBytes } from "../model/proc";
 import { CONVERSATIONS, IDLE_MS, SEQUENTIAL_TURNS, toModelRequestMs, WARM_WORDS, WORDS } from "../model/round";
 import { benchPrompt, monotonicMicros } from "../model/stamps";
 import { wordsKept, type Driver, type Tracker } from "./driver";
@@ -21,6 +21,9 @@ export interface PeerFigures {
   idleRss: number;
   warmRss: number;
   peakRss: number;
+  /** The same for the server process alone, without the helpers it runs (Codex: a login shell per new thread). */
+  warmRssMain: number;
+  peakRssMain: number;
   sequential: number[];
   concurrent: number[];
   submitToRequestMs: number[];
@@ -93,6 +96,7 @@ export async function peerRound(driver: Driver, tracker: Tracker, home: string, 
     await sleep(IDLE_MS);
     const idleCpuPerSecond = ((treeCpuMs(pid) - idleCpuBefore) * 1000) / (performance.now() - idleStarted);
     const warmRss = treeRssBytes(pid);
+    const warmRssMain = rssBytes(pid);
 
     const sequential: number[] = [];
     let sequentialWords = 0;
@@ -105,17 +109,19 @@ export async function peerRound(driver: Driver, tracker: Tracker, home: string, 
     const sequentialCpuMs = treeCpuMs(pid) - sequentialCpuBefore;
 
     const stopSampling = sampleRss(pid, 25, treeRssBytes);
+    const stopSamplingMain = sampleRss(pid, 25);
     const cpuBefore = treeCpuMs(pid);
     const submitted = await turnInEach(driver, tracker, ids, (index) => benchPrompt(tag("con", index)), WORDS);
     const concurrentCpuMs = treeCpuMs(pid) - cpuBefore;
     const peakRss = stopSampling();
+    const peakRssMain = stopSamplingMain();
     const concurrent = tracker.latencies();
     const concurrentWords = tracker.words();
     const arrivals = await fake.arrivals();
     const submitToRequestMs = toModelRequestMs(submitted, arrivals);
 
     const kept = await killTest(driver, tracker, home, ids[0], tag("kill", 0));
-    return { readyMs, idleCpuPerSecond, idleRss, warmRss, peakRss, sequential, concurrent, submitToRequestMs, concurrentCpuMs, concurrentWords, sequentialCpuMs, sequentialWords, kept };
+    return { readyMs, idleCpuPerSecond, idleRss, warmRss, peakRss, warmRssMain, peakRssMain, sequential, concurrent, submitToRequestMs, concurrentCpuMs, concurrentWords, sequentialCpuMs, sequentialWords, kept };
   } finally {
     await driver.stop();
   }

@@ -36,6 +36,7 @@ const LINES: Line[] = [
   { name: "RSS fresh idle (MiB)", cells: (r) => over(r, (x) => x.idleRss, mib) },
   { name: "RSS with 20 warm conversations (MiB)", cells: (r) => over(r, (x) => x.warmRss, mib) },
   { name: "RSS peak under 20 turns (MiB)", cells: (r) => over(r, (x) => x.peakRss, mib) },
+  { name: "the server process alone: RSS warm / peak (MiB)", cells: (r) => `${over(r, (x) => x.warmRssMain, mib)} / ${over(r, (x) => x.peakRssMain, mib)}` },
   { name: "kill -9 after 500 streamed words: words kept", cells: (r) => over(r, (x) => x.kept, whole) },
 ];
 
