@@ -1,4 +1,4 @@
-import { monotonicMicros, StampReader } from "../model/stamps";
+import { StampReader } from "../model/stamps";
 
 /**
  * What the peers harness asks of each system: start it on a data directory of its own, talk
@@ -94,8 +94,6 @@ export class Tracker implements Sink {
     }
   }
 }
-
-export { monotonicMicros };
 
 /** Distinct stamped words of `tag` in a stored conversation's text: what survived. */
 export function wordsKept(history: string, tag: string): number {
