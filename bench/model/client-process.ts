@@ -1,4 +1,5 @@
 import http from "node:http";
+import { sseFrames } from "./sse-frames";
 import { monotonicMicros, StampReader } from "./stamps";
 
 /**
@@ -33,25 +34,6 @@ function reply(message: ClientReply): void {
 
 function fail(error: unknown): void {
   reply({ type: "failed", message: error instanceof Error ? error.message : String(error) });
-}
-
-/** Splits an SSE byte stream into (event, data) pairs. */
-function sseFrames(onFrame: (event: string, data: string) => void): (chunk: string) => void {
-  let buffer = "";
-  return (chunk) => {
-    buffer += chunk;
-    let start = 0;
-    for (let end = buffer.indexOf("\n\n"); end !== -1; start = end + 2, end = buffer.indexOf("\n\n", start)) {
-      let event = "message";
-      let data = "";
-      for (const line of buffer.slice(start, end).split("\n")) {
-        if (line.startsWith("event: ")) event = line.slice(7);
-        else if (line.startsWith("data: ")) data = line.slice(6);
-      }
-      if (data) onFrame(event, data);
-    }
-    buffer = buffer.slice(start);
-  };
 }
 
 function merged(readers: Iterable<StampReader>, frames: number): Received {

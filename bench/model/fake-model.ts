@@ -1,6 +1,7 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
+import { responsesBenchRequest, streamResponses } from "./responses-stream";
 import { monotonicMicros, parseBenchPrompt, stampWord, type BenchRequest } from "./stamps";
 
 /**
@@ -8,7 +9,9 @@ import { monotonicMicros, parseBenchPrompt, stampWord, type BenchRequest } from 
  * bench/model/fake-model-handle.ts): `POST /v1/chat/completions` with `stream: true` answers the
  * `[bench <tag> <words> <delayMs>]` of the last user message with that many stamped words,
  * one chat.completion.chunk each, `delayMs` apart, then a finish_reason chunk, usage and
- * `data: [DONE]`. It remembers when each tag's request arrived, for submit → model request.
+ * `data: [DONE]`. `POST /v1/responses` streams the same words in the Responses API's events
+ * (./responses-stream.ts). It remembers when each tag's first request arrived, for submit →
+ * model request. BENCH_FAKE_LOG=1 logs every request to stderr.
  */
 export type FakeModelMessage = { type: "listening"; port: number } | { type: "arrivals"; arrivals: Record<string, number> };
 export type FakeModelCommand = { type: "arrivals" } | { type: "exit" };
@@ -75,9 +78,36 @@ function complete(response: http.ServerResponse, model: string): void {
   response.end(JSON.stringify(body));
 }
 
+function badRequest(response: http.ServerResponse): void {
+  response.writeHead(400, { "content-type": "application/json" });
+  response.end(JSON.stringify({ error: { message: "no [bench <tag>] in the last user message", type: "invalid_request_error" } }));
+}
+
+function arrived(tag: string, micros: number): void {
+  // A client may ask again for the same message (a title, say): the turn's own request is the first.
+  if (!arrivals.has(tag)) arrivals.set(tag, micros);
+}
+
+function answer(request: http.IncomingMessage, response: http.ServerResponse, raw: string, arrivedMicros: number): Promise<void> | void {
+  if (request.url === "/v1/responses") {
+    const body = JSON.parse(raw) as { model: string; input: unknown };
+    const bench = responsesBenchRequest(body.input);
+    if (!bench) return badRequest(response);
+    arrived(bench.tag, arrivedMicros);
+    return streamResponses(response, `resp-bench-${(nextId += 1)}`, body.model, bench, raw.length);
+  }
+  const body = JSON.parse(raw) as { model: string; stream?: boolean; messages: ChatMessage[] };
+  if (!body.stream) return complete(response, body.model);
+  const bench = parseBenchPrompt(lastUserText(body.messages));
+  if (!bench) return badRequest(response);
+  arrived(bench.tag, arrivedMicros);
+  return stream(response, body.model, bench, raw.length);
+}
+
 function handle(request: http.IncomingMessage, response: http.ServerResponse): void {
   const arrivedMicros = monotonicMicros();
-  if (request.method !== "POST" || request.url !== "/v1/chat/completions") {
+  if (process.env.BENCH_FAKE_LOG === "1") console.error(`fake model: ${request.method} ${request.url}`);
+  if (request.method !== "POST" || (request.url !== "/v1/chat/completions" && request.url !== "/v1/responses")) {
     response.writeHead(404).end();
     return;
   }
@@ -85,16 +115,8 @@ function handle(request: http.IncomingMessage, response: http.ServerResponse): v
   request.on("data", (data: Buffer) => chunks.push(data));
   request.on("end", () => {
     const raw = Buffer.concat(chunks).toString("utf8");
-    const body = JSON.parse(raw) as { model: string; stream?: boolean; messages: ChatMessage[] };
-    if (!body.stream) return complete(response, body.model);
-    const bench = parseBenchPrompt(lastUserText(body.messages));
-    if (!bench) {
-      response.writeHead(400, { "content-type": "application/json" });
-      response.end(JSON.stringify({ error: { message: "no [bench <tag>] in the last user message", type: "invalid_request_error" } }));
-      return;
-    }
-    arrivals.set(bench.tag, arrivedMicros);
-    stream(response, body.model, bench, raw.length).catch((error: unknown) => {
+    if (process.env.BENCH_FAKE_LOG === "1") console.error(`fake model: ${raw.slice(0, 4000)}`);
+    Promise.resolve().then(() => answer(request, response, raw, arrivedMicros)).catch((error: unknown) => {
       console.error("fake model:", error);
       response.destroy();
     });

@@ -16,10 +16,10 @@ import { benchPrompt, monotonicMicros, parseBenchPrompt } from "./stamps";
 export const CONVERSATIONS = 20;
 export const SEQUENTIAL_TURNS = 5;
 export const WORDS = 200;
-const WARM_WORDS = 20;
+export const WARM_WORDS = 20;
 const TURN_END_TIMEOUT_MS = 30_000;
 /** A quiet spell after the warm-up: what the server spends with nothing to do. */
-const IDLE_MS = 500;
+export const IDLE_MS = 500;
 
 export interface RoundOptions {
   round: number;
@@ -61,7 +61,7 @@ export interface RoundFigures {
   floorConcurrent: number[];
 }
 
-function writeConfig(home: string, fakeUrl: string): void {
+export function writeConfig(home: string, fakeUrl: string): void {
   const workspace = path.join(home, "workspace");
   fs.mkdirSync(workspace, { recursive: true });
   fs.writeFileSync(path.join(workspace, "README.md"), "A small project for the model-stream bench.\n");
@@ -73,7 +73,7 @@ function writeConfig(home: string, fakeUrl: string): void {
   fs.writeFileSync(path.join(home, "config.json"), JSON.stringify(config, null, 2));
 }
 
-async function post<T>(server: BenchServer, pathname: string, body: object): Promise<T> {
+export async function post<T>(server: BenchServer, pathname: string, body: object): Promise<T> {
   const response = await fetch(`${server.url}${pathname}`, {
     method: "POST",
     headers: { authorization: `Bearer ${BENCH_TOKEN}`, "content-type": "application/json" },
@@ -84,7 +84,7 @@ async function post<T>(server: BenchServer, pathname: string, body: object): Pro
 }
 
 /** Polls each turn until it has ended, with a deadline. */
-async function turnsEnded(server: BenchServer, turnIds: string[]): Promise<void> {
+export async function turnsEnded(server: BenchServer, turnIds: string[]): Promise<void> {
   const deadline = performance.now() + TURN_END_TIMEOUT_MS;
   for (const turnId of turnIds) {
     for (;;) {
@@ -119,7 +119,7 @@ async function turnInEach(server: BenchServer, client: StreamClient, ids: string
 }
 
 /** Per prompt: ms from its POST being sent to the fake model receiving its request. */
-function toModelRequestMs(submitted: Map<string, number>, arrivals: Record<string, number>): number[] {
+export function toModelRequestMs(submitted: Map<string, number>, arrivals: Record<string, number>): number[] {
   return [...submitted].map(([prompt, sentMicros]) => {
     const arrived = arrivals[parseBenchPrompt(prompt)!.tag];
     if (arrived === undefined) throw new Error(`the fake model never saw ${prompt}`);

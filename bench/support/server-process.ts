@@ -28,12 +28,19 @@ export interface BenchServer {
  * production build `npm run build` makes; run it first) on a fixed free port against `home`,
  * with `npm start`'s node flags, timed from spawn until `/api/health` answers 200, which it does only once recovery is done. `nodeArgs` go to node before the script (e.g. `--cpu-prof`).
  */
-export async function startBenchServer(home: string, port: number, options: { nodeArgs?: string[] } = {}): Promise<BenchServer> {
+export interface BenchServerOptions {
+  nodeArgs?: string[];
+  /** The node binary (default: the one running the bench) and extra environment, e.g. for a run on another Node. */
+  node?: string;
+  env?: Record<string, string>;
+}
+
+export async function startBenchServer(home: string, port: number, options: BenchServerOptions = {}): Promise<BenchServer> {
   const url = `http://127.0.0.1:${port}`;
   const started = performance.now();
-  const child = spawn(process.execPath, [...startFlags(), ...(options.nodeArgs ?? []), "bin/atrium.mjs", "serve", "--host", "127.0.0.1", "--port", String(port)], {
+  const child = spawn(options.node ?? process.execPath, [...startFlags(), ...(options.nodeArgs ?? []), "bin/atrium.mjs", "serve", "--host", "127.0.0.1", "--port", String(port)], {
     cwd: PROJECT_ROOT,
-    env: { ...process.env, ATRIUM_HOME: home, ATRIUM_TOKEN: BENCH_TOKEN, NODE_ENV: "production" },
+    env: { ...process.env, ...options.env, ATRIUM_HOME: home, ATRIUM_TOKEN: BENCH_TOKEN, NODE_ENV: "production" },
     stdio: ["ignore", "ignore", "pipe"],
   });
   let stderr = "";
