@@ -6,6 +6,7 @@ import { runFigureIfMain, type Check, type Measure } from "./support/figure";
 import { formatMs, formatNumber, median, percentile } from "./support/stats";
 import { withTempDirectory } from "./support/temp-directory";
 import { FakeModel } from "./model/handles";
+import { AFTER_WORDS, wordsKeptAfterKill } from "./model/crash-words";
 import { profileWindow } from "./model/profile-window";
 import { CONVERSATIONS, runRound, SEQUENTIAL_TURNS, WORDS, type RoundFigures, type Window } from "./model/round";
 import { DEFAULT_DELAY_MS } from "./model/stamps";
@@ -97,6 +98,8 @@ export const measure: Measure = async () => {
     const peakRss = across(results, (round) => round.peakRss);
     const warmRss = across(results, (round) => round.warmRss);
 
+    // The table's last line: once, on its own fresh server (a crash mid-turn, then recovery).
+    const crash = await withTempDirectory("atrium-bench-model-crash-", (home) => wordsKeptAfterKill(home, fake));
     const ms = (value: number) => value.toFixed(2);
     const mib = (value: number) => (value / MiB).toFixed(0);
     const check = (metric: string, value: { median: number; each: number[] }, goal: number, format: (value: number) => string, unit: string): Check => ({
@@ -116,6 +119,13 @@ export const measure: Measure = async () => {
       check("RSS fresh idle (after ready)", idleRss, GOALS.idleRss, mib, "MiB"),
       check(`RSS with ${CONVERSATIONS} warm conversations`, warmRss, GOALS.warmRss, mib, "MiB"),
       check(`RSS peak during ${CONVERSATIONS} concurrent turns`, peakRss, GOALS.peakRss, mib, "MiB"),
+      {
+        metric: `kill -9 after ${AFTER_WORDS} streamed words: words kept`,
+        value: `${crash.kept} of ${crash.streamed}`,
+        // DESIGN §2: progress is written every 2 s; the goal is to keep what was streamed before the last write.
+        goal: "> 0 (keep it)",
+        pass: crash.kept > 0,
+      },
     ];
 
     const floor = (pick: (round: RoundFigures) => number[]) => {

@@ -61,7 +61,7 @@ export interface RoundFigures {
   floorConcurrent: number[];
 }
 
-function writeConfig(home: string, fakeUrl: string): void {
+export function writeConfig(home: string, fakeUrl: string): void {
   const workspace = path.join(home, "workspace");
   fs.mkdirSync(workspace, { recursive: true });
   fs.writeFileSync(path.join(workspace, "README.md"), "A small project for the model-stream bench.\n");
@@ -73,7 +73,7 @@ function writeConfig(home: string, fakeUrl: string): void {
   fs.writeFileSync(path.join(home, "config.json"), JSON.stringify(config, null, 2));
 }
 
-async function post<T>(server: BenchServer, pathname: string, body: object): Promise<T> {
+export async function post<T>(server: BenchServer, pathname: string, body: object): Promise<T> {
   const response = await fetch(`${server.url}${pathname}`, {
     method: "POST",
     headers: { authorization: `Bearer ${BENCH_TOKEN}`, "content-type": "application/json" },
