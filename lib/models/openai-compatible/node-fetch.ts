@@ -16,6 +16,18 @@ const agents = {
 
 const bodies = new WeakMap<Response, http.IncomingMessage>();
 
+/**
+ * Node's fetch (undici) gives up on a provider silent this long before its headers, or between
+ * two chunks of its body (headersTimeout, bodyTimeout); node:http has no such limit by itself.
+ */
+export const IDLE_TIMEOUT_MS = 300_000;
+
+/** The errors undici fails with then, by the same codes (the SDK finds the code and retries). */
+function idleTimeoutError(answered: boolean): Error {
+  const error = new Error(answered ? "Body Timeout Error" : "Headers Timeout Error");
+  return Object.assign(error, { name: answered ? "BodyTimeoutError" : "HeadersTimeoutError", code: answered ? "UND_ERR_BODY_TIMEOUT" : "UND_ERR_HEADERS_TIMEOUT" });
+}
+
 /** The Node stream of a successful response's body made by `nodeFetch`. */
 export function nodeBodyOf(response: Response): http.IncomingMessage | undefined {
   return bodies.get(response);
@@ -43,6 +55,11 @@ function requestHeaders(init: RequestInit | undefined, body: string | undefined)
 }
 
 export function nodeFetch(input: string | URL | Request, init?: RequestInit): Promise<Response> {
+  return fetchWithIdleTimeout(input, init, IDLE_TIMEOUT_MS);
+}
+
+/** `nodeFetch` with another idle limit (tests). */
+export function fetchWithIdleTimeout(input: string | URL | Request, init: RequestInit | undefined, idleTimeoutMs: number): Promise<Response> {
   const url = new URL(typeof input === "string" || input instanceof URL ? input : input.url);
   const body = typeof init?.body === "string" ? init.body : undefined;
   if (init?.body != null && body === undefined) return Promise.reject(new TypeError("nodeFetch sends string bodies only"));
@@ -82,6 +99,11 @@ export function nodeFetch(input: string | URL | Request, init?: RequestInit): Pr
       reject(signal?.aborted ? abortReason(signal) : new TypeError("fetch failed", { cause: error }));
     });
     signal?.addEventListener("abort", onAbort, { once: true });
+    // The socket's idle timer: before the answer it is the headers' limit, after it the body's.
+    request.setTimeout(idleTimeoutMs, () => {
+      if (message) message.destroy(idleTimeoutError(true));
+      else request.destroy(idleTimeoutError(false));
+    });
     request.end(body);
   });
 }
