@@ -6,6 +6,7 @@ import { runFigureIfMain, type Check, type Measure } from "./support/figure";
 import { formatMs, formatNumber, median, percentile } from "./support/stats";
 import { withTempDirectory } from "./support/temp-directory";
 import { FakeModel } from "./model/handles";
+import { AFTER_WORDS, wordsKeptAfterKill } from "./model/crash-words";
 import { profileWindow } from "./model/profile-window";
 import { CONVERSATIONS, runRound, SEQUENTIAL_TURNS, WORDS, type RoundFigures, type Window } from "./model/round";
 import { DEFAULT_DELAY_MS } from "./model/stamps";
@@ -97,6 +98,8 @@ export const measure: Measure = async () => {
     const peakRss = across(results, (round) => round.peakRss);
     const warmRss = across(results, (round) => round.warmRss);
 
+    // The table's last line: once, on its own fresh server (a crash mid-turn, then recovery).
+    const crash = await withTempDirectory("atrium-bench-model-crash-", (home) => wordsKeptAfterKill(home, fake));
     const ms = (value: number) => value.toFixed(2);
     const mib = (value: number) => (value / MiB).toFixed(0);
     const check = (metric: string, value: { median: number; each: number[] }, goal: number, format: (value: number) => string, unit: string): Check => ({
@@ -116,6 +119,13 @@ export const measure: Measure = async () => {
       check("RSS fresh idle (after ready)", idleRss, GOALS.idleRss, mib, "MiB"),
       check(`RSS with ${CONVERSATIONS} warm conversations`, warmRss, GOALS.warmRss, mib, "MiB"),
       check(`RSS peak during ${CONVERSATIONS} concurrent turns`, peakRss, GOALS.peakRss, mib, "MiB"),
+      {
+        metric: `kill -9 after ${AFTER_WORDS} streamed words: words kept`,
+        value: `${crash.kept} of ${crash.streamed}`,
+        // DESIGN §2: progress is written every 2 s; the goal is to keep what was streamed before the last write.
+        goal: "> 0 (keep it)",
+        pass: crash.kept > 0,
+      },
     ];
 
     const floor = (pick: (round: RoundFigures) => number[]) => {
@@ -130,6 +140,7 @@ export const measure: Measure = async () => {
       `per round — sequential p50 ${list(seqP50.each, ms)} p99 ${list(seqP99.each, ms)} ms; concurrent p50 ${list(conP50.each, ms)} p99 ${list(conP99.each, ms)} ms`,
       `per round — submit → request p50 ${list(submitP50.each, ms)} ms (max ${list(results.map((round) => Math.max(...round.submitToRequestMs)), ms)}); CPU/delta ${list(cpuPerDelta.each, (value) => value.toFixed(0))} µs`,
       `submit → 202 answered p50, concurrent: ${list(results.map((round) => p(round.submitToAnswerMs, 0.5)), ms)} ms; submit → model request p50, sequential turns: ${list(results.map((round) => p(round.sequentialSubmitToRequestMs, 0.5)), ms)} ms`,
+      `${CONVERSATIONS} one-word turns at once (turn starts alone): server CPU per turn ${list(results.map((round) => round.startsCpuMsPerTurn), (value) => value.toFixed(1))} ms; submit → model request p50 ${list(results.map((round) => p(round.startsSubmitToRequestMs, 0.5)), ms)} ms`,
       `per round — ready ${list(ready.each, (value) => value.toFixed(0))} ms; RSS idle ${list(idleRss.each, mib)}, warm ${list(warmRss.each, mib)}, peak ${list(peakRss.each, mib)}, VmHWM ${list(results.map((round) => round.highWaterRss), mib)} MiB`,
       `sequential turns: server CPU per delta ${list(results.map((round) => (round.sequentialCpuMs * 1000) / round.sequential.length), (value) => value.toFixed(0))} µs; idle server ${list(results.map((round) => round.idleCpuPerSecond), (value) => value.toFixed(0))} ms CPU per s`,
       `concurrent window: server CPU ${list(results.map((round) => round.concurrentCpuMs), (value) => value.toFixed(0))} ms over ${list(results.map((round) => (round.windows.concurrent.toMicros - round.windows.concurrent.fromMicros) / 1000), (value) => value.toFixed(0))} ms; ${formatNumber(words)} words came in ${formatNumber(frames)} SSE delta frames`,

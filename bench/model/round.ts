@@ -48,6 +48,9 @@ export interface RoundFigures {
   submitToAnswerMs: number[];
   /** The same as submitToRequestMs for the sequential turns, one at a time. */
   sequentialSubmitToRequestMs: number[];
+  /** One-word turns in every conversation at once: server CPU per turn (start to end) and submit → model request. */
+  startsCpuMsPerTurn: number;
+  startsSubmitToRequestMs: number[];
   concurrentCpuMs: number;
   /** Server CPU over the sequential turns, and the words they streamed. */
   sequentialCpuMs: number;
@@ -176,6 +179,10 @@ export async function runRound(home: string, fake: FakeModel, options: RoundOpti
     const toMicros = monotonicMicros();
     const concurrentCpuMs = cpuMs(pid) - cpuBefore;
     const peakRss = stopSampling();
+    // Turn starts alone: one-word turns in every conversation at once, their whole CPU (start, one delta, end).
+    const startsCpuBefore = cpuMs(pid);
+    const starts = await turnInEach(server, client, ids, (index) => benchPrompt(tag("start", index), 1, 0), 1);
+    const startsCpuMs = cpuMs(pid) - startsCpuBefore;
     const arrivals = await fake.arrivals();
     const submitToRequestMs = toModelRequestMs(concurrent.submitted, arrivals);
     const submitToAnswerMs = [...concurrent.submitted].map(([prompt, sentMicros]) => (concurrent.answered.get(prompt)! - sentMicros) / 1000);
@@ -195,6 +202,8 @@ export async function runRound(home: string, fake: FakeModel, options: RoundOpti
       submitToRequestMs,
       submitToAnswerMs,
       sequentialSubmitToRequestMs: toModelRequestMs(sequentialSubmitted, arrivals),
+      startsCpuMsPerTurn: startsCpuMs / ids.length,
+      startsSubmitToRequestMs: toModelRequestMs(starts.submitted, arrivals),
       concurrentCpuMs,
       sequentialCpuMs,
       idleCpuPerSecond,

@@ -63,6 +63,8 @@ export class AgentCatalog {
 }
 
 function folderStamp(folder: string): string | null {
+  // Most projects have no agents folder: a stat that does not throw answers that more cheaply than a readdir's ENOENT.
+  if (!fs.statSync(folder, { throwIfNoEntry: false })) return null;
   try {
     const names = fs.readdirSync(folder).filter((name) => name.endsWith(".md")).sort();
     return names.map((name) => `${name}:${fs.statSync(path.join(folder, name)).mtimeMs}`).join("|");

@@ -36,10 +36,10 @@ export interface SseWriter {
 
 /**
  * An SSE response: `start` is called once with a writer and returns the cleanup. A client
- * disconnect only detaches the subscriber; it never cancels work. The first frame of a tick
- * leaves at once; frames that follow it in the same tick leave together at setImmediate: a
- * model stream delivers deltas in bursts, and each chunk costs a stream read, a socket write
- * and a client wake-up, while a lone delta must not wait.
+ * disconnect only detaches the subscriber; it never cancels work. Frames written in one turn
+ * of the event loop leave together at its setImmediate: with many turns streaming, the deltas
+ * of several model sockets arrive in one poll, and each chunk sent costs a stream write, a
+ * socket write and a client wake-up. A lone delta waits only for the end of its poll phase.
  *
  * The stream's high-water mark is 0, so `desiredSize` is minus the bytes the client has not
  * read yet and `pull` runs only when the queue is empty: past 4 MiB queued, or 30 s without
@@ -58,7 +58,7 @@ export function sseStream(request: Request, start: (writer: SseWriter) => () => 
       start(controller) {
         let open = true;
         let pending = "";
-        /** Set from a tick's first frame until setImmediate: frames written meanwhile wait in `pending`. */
+        /** Set from a loop turn's first frame until setImmediate: frames written meanwhile wait in `pending`. */
         let gathering: NodeJS.Immediate | null = null;
         const enqueue = (text: string) => {
           try {
@@ -84,11 +84,7 @@ export function sseStream(request: Request, start: (writer: SseWriter) => () => 
         };
         const write = (text: string) => {
           if (!open) return;
-          if (gathering === null) {
-            gathering = setImmediate(endGathering);
-            enqueue(text);
-            return;
-          }
+          gathering ??= setImmediate(endGathering);
           pending += text;
           if (pending.length >= FLUSH_CHARACTERS) flushPending();
         };

@@ -1,5 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
+import { folderEntries, stampedText } from "./folder-reads";
 import { estimateTokens } from "./tokens";
 
 export interface Memory {
@@ -38,19 +39,16 @@ export function forget(folder: string, title: string): boolean {
 }
 
 export function readMemories(folder: string): Memory[] {
-  let names: string[];
-  try {
-    names = fs.readdirSync(folder).filter((name) => name.endsWith(".md"));
-  } catch {
-    return [];
+  const memories: Memory[] = [];
+  for (const entry of folderEntries(folder)) {
+    if (!entry.name.endsWith(".md")) continue;
+    const file = stampedText(path.join(folder, entry.name));
+    if (!file) continue;
+    const [first, ...rest] = file.text.split("\n");
+    const title = first.startsWith("# ") ? first.slice(2).trim() : entry.name.slice(0, -3);
+    memories.push({ title, text: (first.startsWith("# ") ? rest.join("\n") : file.text).trim(), modifiedAt: file.modifiedAt });
   }
-  return names.map((name) => {
-    const file = path.join(folder, name);
-    const content = fs.readFileSync(file, "utf8");
-    const [first, ...rest] = content.split("\n");
-    const title = first.startsWith("# ") ? first.slice(2).trim() : name.slice(0, -3);
-    return { title, text: (first.startsWith("# ") ? rest.join("\n") : content).trim(), modifiedAt: fs.statSync(file).mtimeMs };
-  });
+  return memories;
 }
 
 function words(text: string): Set<string> {

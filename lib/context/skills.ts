@@ -2,6 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { z } from "zod";
 import { parseYaml } from "../lazy-packages";
+import { folderEntries } from "./folder-reads";
 
 /** The SKILL.md front matter Claude Code, Codex and opencode share; other keys (license, allowed-tools…) are allowed and ignored. */
 const skillFrontMatterSchema = z.looseObject({
@@ -64,21 +65,12 @@ export type Parsed = { skill: Skill } | { problem: SkillProblem };
 const parsedFiles = new Map<string, { stamp: string; parsed: Parsed }>();
 
 function readSkillFolder(folder: string, source: Skill["source"], log: ((message: string) => void) | undefined): Parsed[] {
-  let names: string[];
-  try {
-    names = fs.readdirSync(folder, { withFileTypes: true }).filter((entry) => entry.isDirectory()).map((entry) => entry.name).sort();
-  } catch {
-    return [];
-  }
+  const names = folderEntries(folder).filter((entry) => entry.isDirectory()).map((entry) => entry.name).sort();
   const results: Parsed[] = [];
   for (const name of names) {
     const file = path.join(folder, name, "SKILL.md");
-    let stats: fs.Stats;
-    try {
-      stats = fs.statSync(file);
-    } catch {
-      continue;
-    }
+    const stats = fs.statSync(file, { throwIfNoEntry: false });
+    if (!stats) continue;
     const stamp = `${stats.size}:${stats.mtimeMs}:${source}`;
     const cached = parsedFiles.get(file);
     if (cached?.stamp === stamp) {

@@ -1,7 +1,7 @@
-import fs from "node:fs";
 import path from "node:path";
 import type { AgentDefinition } from "../agents/definitions";
 import { DEFAULT_AGENT_INSTRUCTIONS } from "../agents/definitions";
+import { stampedText } from "./folder-reads";
 
 const AGENTS_FILE_LIMIT = 32 * 1024;
 
@@ -34,10 +34,7 @@ export function buildSystemPrompt(options: {
 }
 
 function readAgentsFile(cwd: string): string | null {
-  try {
-    const text = fs.readFileSync(path.join(cwd, "AGENTS.md"), "utf8");
-    return text.length > AGENTS_FILE_LIMIT ? `${text.slice(0, AGENTS_FILE_LIMIT)}\n[AGENTS.md truncated]` : text;
-  } catch {
-    return null;
-  }
+  const text = stampedText(path.join(cwd, "AGENTS.md"))?.text;
+  if (text === undefined) return null;
+  return text.length > AGENTS_FILE_LIMIT ? `${text.slice(0, AGENTS_FILE_LIMIT)}\n[AGENTS.md truncated]` : text;
 }

@@ -4,6 +4,7 @@ import type { AtriumConfig, ModelConfig } from "../config/config";
 import { AtriumError } from "../errors";
 import { acceptedAttachments, type AttachmentKind } from "./attachment-kinds";
 import { OFFLINE_MODEL_NOTICE, createOfflineModel } from "./offline-model";
+import { OpenAICompatibleStreamModel } from "./openai-compatible/stream-model";
 
 export type Effort = "low" | "medium" | "high";
 
@@ -65,7 +66,10 @@ export function createModelRegistry(config: AtriumConfig, env: Record<string, st
       case "offline":
         return offlineModel;
       case "openai-compatible":
-        return providers.openaiCompatible()({ name: entry.id, baseURL: entry.baseURL!, apiKey, includeUsage: true })(modelName);
+        // The SDK's model for the request and its errors; the stream is read without web streams.
+        return new OpenAICompatibleStreamModel(
+          providers.openaiCompatible()({ name: entry.id, baseURL: entry.baseURL!, apiKey, includeUsage: true }).chatModel(modelName),
+        );
       case "openai": {
         const openai = providers.openai()({ apiKey, baseURL: entry.baseURL });
         const useResponses = entry.api === "responses" || entry.reasoningContext !== undefined;

@@ -24,6 +24,8 @@ export class IndexWriter {
   private tally: ReplayTally | null = null;
   /** Bumped on every write that touches a conversation's rows, so readers can cache them (see `revision`). */
   private readonly revisions = new Map<string, number>();
+  /** One transaction wrapper for every call: better-sqlite3 builds four wrapped functions per `transaction()`. */
+  private readonly runInTransaction: (work: () => unknown) => unknown;
 
   constructor(
     private readonly client: Database.Database,
@@ -31,17 +33,18 @@ export class IndexWriter {
     /** Runs inside every transaction just before its commit: the fault seam (StorageFs.beforeIndexCommit). */
     private readonly beforeCommit: () => void = () => undefined,
   ) {
+    this.runInTransaction = client.transaction((work: () => unknown) => {
+      const result = work();
+      this.beforeCommit();
+      return result;
+    });
     this.statements = prepareIndexStatements(client);
     this.search = new SearchIndex(client, this.statements);
     this.decisions = new DecisionRows(this.statements, proofs, (conversationId, sessionId, tally) => this.refreshStatus(conversationId, sessionId, tally));
   }
 
   transaction<T>(work: () => T): T {
-    return this.client.transaction(() => {
-      const result = work();
-      this.beforeCommit();
-      return result;
-    })();
+    return this.runInTransaction(work) as T;
   }
 
   /**
