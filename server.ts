@@ -30,6 +30,8 @@ export interface ServerOptions {
   log?: (message: string) => void;
   /** For tests: Next starts loading only once this settles, so the server can be seen before Next is ready. */
   beforeNext?: () => Promise<void>;
+  /** For tests: the store is opened and recovery run only once this settles (the server already listens). */
+  beforeRecovery?: () => Promise<void>;
 }
 
 export interface RunningServer {
@@ -126,6 +128,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
 
     let runtime: Runtime;
     try {
+      await options.beforeRecovery?.();
       ({ store, runtime } = await openRuntime(options.home, config, log));
       registerRuntime(runtime, token, { sessions, trustProxy: config.trustProxy });
     } catch (error) {
