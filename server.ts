@@ -21,6 +21,7 @@ import { acquireLock } from "./lib/store/lock";
 import { dataPaths, defaultHome } from "./lib/store/paths";
 import type { Store } from "./lib/store/store";
 import { applySecurityHeaders } from "./lib/api/security-headers";
+import { releaseStartMemory } from "./lib/cli/release-start-memory";
 
 export interface ServerOptions {
   home: string;
@@ -324,6 +325,7 @@ async function main(): Promise<void> {
   const host = process.env.HOST || "127.0.0.1";
   const port = Number(process.env.PORT || 3000);
   const server = await startServer({ home, host, port, dev: process.env.NODE_ENV === "development" });
+  setImmediate(releaseStartMemory);
   server.ready.catch(async (error: unknown) => {
     console.error(error instanceof Error ? error.message : error);
     await server.close();

@@ -1,5 +1,4 @@
 import type http from "node:http";
-import { Readable } from "node:stream";
 import type { ApiResolution, RouteHandler } from "./api-router";
 
 /**
@@ -25,7 +24,7 @@ export async function serveWebHandler(
   const webRequest = new Request(target.url, {
     method,
     headers,
-    body: hasBody ? (Readable.toWeb(request) as ReadableStream<Uint8Array>) : undefined,
+    body: hasBody ? lazyBody(request) : undefined,
     signal: aborter.signal,
     // @ts-expect-error Node's fetch needs `duplex` for a streamed body; the DOM types lack it.
     duplex: "half",
@@ -38,6 +37,30 @@ export async function serveWebHandler(
     answer = jsonAnswer(500, "internal_error", "Something went wrong inside Atrium; see the server log.");
   }
   await writeAnswer(response, answer, target.withoutBody);
+}
+
+/**
+ * The request body as a web stream that reads nothing until the handler reads it. A body left
+ * unread (a 413 refused by its declared length, a route that takes none) is then drained by
+ * Node when the answer is done and the connection is kept; a stream that had already pulled
+ * from the socket would leave the rest of the body to be parsed as the next request.
+ */
+function lazyBody(request: http.IncomingMessage): ReadableStream<Uint8Array> {
+  let chunks: AsyncIterator<Buffer> | null = null;
+  return new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        chunks ??= request[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
+        const { done, value } = await chunks.next();
+        if (done) controller.close();
+        else controller.enqueue(new Uint8Array(value.buffer, value.byteOffset, value.byteLength));
+      },
+      async cancel() {
+        await chunks?.return?.();
+      },
+    },
+    { highWaterMark: 0 },
+  );
 }
 
 /** The router's own answers: 404 for a path no route has, OPTIONS, 405. */
