@@ -21,7 +21,7 @@ import { acquireLock } from "./lib/store/lock";
 import { dataPaths, defaultHome } from "./lib/store/paths";
 import type { Store } from "./lib/store/store";
 import { applySecurityHeaders } from "./lib/api/security-headers";
-import { releaseStartMemory } from "./lib/cli/release-start-memory";
+import { releaseStartMemory, START_QUIET_MS } from "./lib/cli/release-start-memory";
 
 export interface ServerOptions {
   home: string;
@@ -325,7 +325,7 @@ async function main(): Promise<void> {
   const host = process.env.HOST || "127.0.0.1";
   const port = Number(process.env.PORT || 3000);
   const server = await startServer({ home, host, port, dev: process.env.NODE_ENV === "development" });
-  setImmediate(releaseStartMemory);
+  setTimeout(releaseStartMemory, START_QUIET_MS).unref();
   server.ready.catch(async (error: unknown) => {
     console.error(error instanceof Error ? error.message : error);
     await server.close();
