@@ -1,21 +1,27 @@
 import fs from "node:fs";
 import http from "node:http";
 import path from "node:path";
+import type { Duplex } from "node:stream";
 import { pathToFileURL } from "node:url";
+import { API_ROUTES } from "./app/api/api-routes";
+import { ApiRouter } from "./lib/api/api-router";
 import { HEALTH_PATH, healthBody } from "./lib/api/health";
+import { routerAnswer, serveWebHandler, writeAnswer } from "./lib/api/node-bridge";
 import { exposureWarning } from "./lib/auth/exposure-warning";
 import { sandboxStatus, sandboxWarning } from "./lib/sandbox/sandbox-status";
 import { gate } from "./lib/auth/gate";
+import { normalizeRequestPath } from "./lib/auth/request-path";
 import { SessionStore } from "./lib/auth/session-store";
 import { assertTokenStrength, loadOrCreateToken } from "./lib/auth/token";
+import type { AtriumConfig } from "./lib/config/config";
 import { loadConfig } from "./lib/config/config";
-import { Runtime } from "./lib/engine/runtime";
+import type { Runtime } from "./lib/engine/runtime";
 import { registerRuntime, unregisterRuntime } from "./lib/engine/runtime-registry";
 import { acquireLock } from "./lib/store/lock";
 import { dataPaths, defaultHome } from "./lib/store/paths";
-import { Store } from "./lib/store/store";
+import type { Store } from "./lib/store/store";
 import { applySecurityHeaders } from "./lib/api/security-headers";
-import { routeMachineUpgrades } from "./lib/machines/machine-upgrade";
+import { releaseStartMemory, START_QUIET_MS } from "./lib/cli/release-start-memory";
 
 export interface ServerOptions {
   home: string;
@@ -25,13 +31,18 @@ export interface ServerOptions {
   log?: (message: string) => void;
   /** For tests: Next starts loading only once this settles, so the server can be seen before Next is ready. */
   beforeNext?: () => Promise<void>;
+  /** For tests: the store is opened and recovery run only once this settles (the server already listens). */
+  beforeRecovery?: () => Promise<void>;
 }
 
 export interface RunningServer {
   url: string;
   signInUrl: string;
   runtime: Runtime;
-  /** Settles once Next is prepared: every path is then served by it. Rejects if Next cannot start; close() is still the caller's. */
+  /**
+   * Settles once Next is prepared, which starts at the first request for a page (never for
+   * the API). Rejects if Next cannot start; close() is still the caller's.
+   */
   ready: Promise<void>;
   close(): Promise<void>;
 }
@@ -40,16 +51,17 @@ type NextApp = ReturnType<typeof import("next").default>;
 type RequestHandler = ReturnType<NextApp["getRequestHandler"]>;
 
 const PROJECT_ROOT = import.meta.dirname;
-const NEXT_DELAY_MS = 100;
 
 /**
- * The process entry (DESIGN §1): take the data-directory lock, open the store, recover,
- * put the Runtime on globalThis, listen, then hand requests to Next. It listens only once
- * recovery is done, so /api/health answering means no turn is left from before.
+ * The process entry (DESIGN §1): take the data-directory lock, listen, open the store and
+ * recover, put the Runtime on globalThis, then answer. Nothing is answered before recovery is
+ * done (requests wait), so /api/health answering 200 means no turn is left from before; the
+ * port is taken early only so that clients wait instead of being refused. The Runtime's code
+ * is loaded after listening.
  *
- * Next is loaded and prepared after listening (it is most of the start-up time): until it
- * is ready, the server answers /api/health and the sign-in gate's refusals itself, and every
- * other request waits for Next rather than failing.
+ * The API (`/api/*`) is served by the route handlers of app/api through lib/api/api-router.ts,
+ * without Next. Next (about 35 MiB and most of a cold start's CPU) is loaded at the first
+ * request for anything else: a page, a static asset, a server action.
  */
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
   const log = options.log ?? ((message: string) => console.log(message));
@@ -61,43 +73,22 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const config = loadConfig(options.home);
   const lock = acquireLock(paths.lock, { bindHost: options.host, port: options.port }, log);
   let store: Store | null = null;
+  let server: http.Server | null = null;
   try {
-    store = new Store(options.home, { log });
-    const runtime = new Runtime({ store, config, log });
-    await runtime.start();
     const token = loadOrCreateToken(paths.token);
     const sessions = new SessionStore(paths.sessions);
     const auth = { token, sessions, trustProxy: config.trustProxy };
-    registerRuntime(runtime, token, { sessions, trustProxy: config.trustProxy });
-    let app: NextApp | null = null;
-    let handle: RequestHandler | null = null;
-    let preparing: Promise<void> | null = null;
+    let settleRecovered!: (recovered: boolean) => void;
+    const recovered = new Promise<boolean>((resolve) => (settleRecovered = resolve));
+    const next = nextLoader(options);
+    const router = new ApiRouter(API_ROUTES);
+    let origin = "";
     let closing: Promise<void> | null = null;
-    let settleReady!: (prepared: Promise<void>) => void;
-    const ready = new Promise<void>((resolve) => (settleReady = resolve));
-    ready.catch(() => undefined);
-    // Loading Next blocks the event loop for a few hundred ms: it starts NEXT_DELAY_MS after
-    // listening (so health checks polling the fresh process are answered at once), or at the
-    // first request that needs it, whichever is first.
-    const prepareNext = (): Promise<void> => {
-      if (preparing) return preparing;
-      preparing = (async () => {
-        await options.beforeNext?.();
-        const { default: next } = await import("next");
-        app = next({ dev: options.dev ?? false, dir: PROJECT_ROOT, hostname: options.host, port: options.port });
-        await app.prepare();
-        handle = app.getRequestHandler();
-      })();
-      // Requests waiting on `preparing` answer its failure; the caller hears of it through `ready`.
-      preparing.catch(() => undefined);
-      settleReady(preparing);
-      return preparing;
-    };
-    const server = http.createServer((request, response) => {
-      // One place for every answer's security headers: the gate's, health's and Next's.
+    server = http.createServer((request, response) => {
+      // One place for every answer's security headers: the gate's, health's, the API's and Next's.
       applySecurityHeaders(request, response);
       // Anyone can send X-Forwarded-*: without a configured proxy they are dropped here, so
-      // neither the gate nor Next (request.url's scheme, the routes' origin checks) sees them.
+      // neither the gate nor a route (request.url's scheme, the routes' origin checks) sees them.
       if (!config.trustProxy) stripForwardedHeaders(request);
       const answer = gate(
         { method: request.method ?? "GET", url: request.url ?? "/", headers: headerBag(request), encrypted: "encrypted" in request.socket },
@@ -114,41 +105,42 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
         response.end(JSON.stringify({ error: { code: answer.code, message: answer.message } }));
         return;
       }
-      if (handle) {
-        void handle(request, response);
-        return;
-      }
-      if (isHealthRequest(request)) {
-        response.writeHead(200, { "content-type": "application/json; charset=utf-8", "cache-control": "no-store" });
-        response.end(request.method === "HEAD" ? undefined : JSON.stringify(healthBody()));
-        return;
-      }
-      void prepareNext().then(
-        () => {
-          // close() has dropped the connection and stopped the runtime: Next must not run this request.
-          if (closing) request.socket.destroy();
-          else void handle!(request, response);
-        },
-        () => {
-          if (response.headersSent || response.destroyed) return;
-          response.writeHead(500, { "content-type": "application/json; charset=utf-8", "cache-control": "no-store" });
-          response.end(JSON.stringify({ error: { code: "internal_error", message: "Atrium's web app could not start; see the server log." } }));
-        },
-      );
+      void recovered.then((ok) => {
+        // Recovery failed (startServer rejects) or close() began: nothing may answer this request.
+        if (!ok || closing) return void request.socket.destroy();
+        if (isHealthRequest(request)) return answerHealth(request, response);
+        const pathname = apiPathname(request.url ?? "/");
+        if (pathname !== null) return void serveApi(router, request, response, origin, pathname);
+        void next.serve(request, response, () => closing !== null);
+      });
     });
-    // Machines dial in over a WebSocket (DESIGN §10b); it authenticates by machine token, not the gate.
-    const machineLinks = routeMachineUpgrades(server, () => runtime.machines);
+    const upgrades = holdUpgrades(server);
     await new Promise<void>((resolve, reject) => {
-      server.once("error", reject);
-      server.listen(options.port, options.host, () => resolve());
+      server!.once("error", reject);
+      server!.listen(options.port, options.host, () => resolve());
     });
-    const nextTimer = setTimeout(() => void prepareNext(), NEXT_DELAY_MS);
     const address = server.address();
     const port = typeof address === "object" && address ? address.port : options.port;
     // With port 0 the kernel picked the port: the lock must name the real one for `atrium chat` and `serve stop`.
     if (port !== options.port) lock.update({ port });
     const hostForUrl = options.host.includes(":") ? `[${options.host}]` : options.host;
     const url = `http://${hostForUrl}:${port}`;
+    origin = url;
+
+    let runtime: Runtime;
+    try {
+      await options.beforeRecovery?.();
+      ({ store, runtime } = await openRuntime(options.home, config, log));
+      registerRuntime(runtime, token, { sessions, trustProxy: config.trustProxy });
+    } catch (error) {
+      settleRecovered(false);
+      throw error;
+    }
+    // Machines dial in over a WebSocket (DESIGN §10b); it authenticates by machine token, not the gate.
+    const { routeMachineUpgrades } = await import("./lib/machines/machine-upgrade");
+    const machineLinks = upgrades.release(() => routeMachineUpgrades(server!, () => runtime.machines));
+    settleRecovered(true);
+
     const signInUrl = `${url}/signin?token=${encodeURIComponent(token)}`;
     const warning = exposureWarning(options.host);
     if (warning) log(warning);
@@ -156,28 +148,146 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     if (noSandbox) log(noSandbox);
     log(`Atrium is running at ${url}`);
     log(`Sign in: ${signInUrl}`);
+    const listening = server;
     const close = () => {
       closing ??= (async () => {
-        clearTimeout(nextTimer);
         runtime.machines.closeAll();
         machineLinks.close();
-        server.closeAllConnections();
-        await new Promise<void>((resolve) => server.close(() => resolve()));
+        listening.closeAllConnections();
+        await new Promise<void>((resolve) => listening.close(() => resolve()));
         await runtime.stop();
-        // Next cannot be closed half-prepared: let it finish (or fail) first.
-        await preparing?.catch(() => undefined);
-        await (app as NextApp | null)?.close?.();
+        await next.close();
         unregisterRuntime();
         lock.release();
       })();
       return closing;
     };
-    return { url, signInUrl, runtime, ready, close };
+    return { url, signInUrl, runtime, ready: next.ready, close };
   } catch (error) {
+    if (server) {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server!.close(() => resolve()));
+    }
     if (store) await store.close().catch(() => undefined);
     lock.release();
     throw error;
   }
+}
+
+/** The store and the Runtime, loaded after listening (most of the server's code), then recovery (DESIGN §3). */
+async function openRuntime(home: string, config: AtriumConfig, log: (message: string) => void): Promise<{ store: Store; runtime: Runtime }> {
+  const [{ Store }, { Runtime }] = await Promise.all([import("./lib/store/store"), import("./lib/engine/runtime")]);
+  const store = new Store(home, { log });
+  try {
+    const runtime = new Runtime({ store, config, log });
+    await runtime.start();
+    return { store, runtime };
+  } catch (error) {
+    await store.close().catch(() => undefined);
+    throw error;
+  }
+}
+
+function answerHealth(request: http.IncomingMessage, response: http.ServerResponse): void {
+  response.writeHead(200, { "content-type": "application/json; charset=utf-8", "cache-control": "no-store" });
+  response.end(request.method === "HEAD" ? undefined : JSON.stringify(healthBody()));
+}
+
+/** The normalized path when it is the API's (the gate has already refused one that does not normalize). */
+function apiPathname(url: string): string | null {
+  const normalized = normalizeRequestPath(url);
+  if (!normalized.ok) return null;
+  const { pathname } = normalized;
+  return pathname === "/api" || pathname.startsWith("/api/") ? pathname : null;
+}
+
+async function serveApi(router: ApiRouter, request: http.IncomingMessage, response: http.ServerResponse, origin: string, pathname: string): Promise<void> {
+  const rawUrl = request.url ?? "/";
+  const queryStart = rawUrl.search(/[?#]/);
+  const query = queryStart === -1 ? "" : rawUrl.slice(queryStart).replace(/#.*$/, "");
+  // As Next does: no trailing slash on a route (308 to the same path without it).
+  if (pathname.length > 1 && pathname.endsWith("/")) {
+    response.writeHead(308, { location: `${pathname.replace(/\/+$/, "")}${query}` });
+    response.end();
+    return;
+  }
+  const method = (request.method ?? "GET").toUpperCase();
+  try {
+    const resolution = await router.resolve(method, pathname);
+    if (resolution.kind !== "handler") return await writeAnswer(response, routerAnswer(resolution, method, pathname), method === "HEAD");
+    await serveWebHandler(request, response, { url: `${origin}${pathname}${query}`, ...resolution });
+  } catch (error) {
+    console.error("unexpected error in request", error);
+    if (!response.headersSent) {
+      response.writeHead(500, { "content-type": "application/json; charset=utf-8", "cache-control": "no-store" });
+      response.end(JSON.stringify({ error: { code: "internal_error", message: "Something went wrong inside Atrium; see the server log." } }));
+    } else response.destroy();
+  }
+}
+
+/** Next, loaded and prepared at the first request that needs it (a page, an asset, a server action). */
+function nextLoader(options: ServerOptions) {
+  let app: NextApp | null = null;
+  let handle: RequestHandler | null = null;
+  let preparing: Promise<void> | null = null;
+  let settleReady!: (prepared: Promise<void>) => void;
+  const ready = new Promise<void>((resolve) => (settleReady = resolve));
+  ready.catch(() => undefined);
+  const prepare = (): Promise<void> => {
+    preparing ??= (async () => {
+      await options.beforeNext?.();
+      const { default: next } = await import("next");
+      app = next({ dev: options.dev ?? false, dir: PROJECT_ROOT, hostname: options.host, port: options.port });
+      await app.prepare();
+      handle = app.getRequestHandler();
+    })();
+    // Requests waiting on `preparing` answer its failure; the caller hears of it through `ready`.
+    preparing.catch(() => undefined);
+    settleReady(preparing);
+    return preparing;
+  };
+  return {
+    ready,
+    async serve(request: http.IncomingMessage, response: http.ServerResponse, closing: () => boolean): Promise<void> {
+      if (handle) return void handle(request, response);
+      try {
+        await prepare();
+      } catch {
+        if (response.headersSent || response.destroyed) return;
+        response.writeHead(500, { "content-type": "application/json; charset=utf-8", "cache-control": "no-store" });
+        response.end(JSON.stringify({ error: { code: "internal_error", message: "Atrium's web app could not start; see the server log." } }));
+        return;
+      }
+      // close() has dropped the connection and stopped the runtime: Next must not run this request.
+      if (closing()) request.socket.destroy();
+      else void handle!(request, response);
+    },
+    async close(): Promise<void> {
+      // Next cannot be closed half-prepared: let it finish (or fail) first.
+      await preparing?.catch(() => undefined);
+      await (app as NextApp | null)?.close?.();
+    },
+  };
+}
+
+/**
+ * Upgrades (machine links) that arrive before recovery is done wait, like every request; then
+ * the machine link's routing is put in place and they are handed to it.
+ */
+function holdUpgrades(server: http.Server) {
+  const held: Array<[http.IncomingMessage, Duplex, Buffer]> = [];
+  const hold = (request: http.IncomingMessage, socket: Duplex, head: Buffer) => {
+    held.push([request, socket, head]);
+  };
+  server.on("upgrade", hold);
+  return {
+    release<T>(install: () => T): T {
+      const installed = install();
+      server.off("upgrade", hold);
+      for (const [request, socket, head] of held.splice(0)) if (!socket.destroyed) server.emit("upgrade", request, socket, head);
+      return installed;
+    },
+  };
 }
 
 /** GET or HEAD of exactly /api/health (a query string is ignored, as Next's router does). */
@@ -215,6 +325,7 @@ async function main(): Promise<void> {
   const host = process.env.HOST || "127.0.0.1";
   const port = Number(process.env.PORT || 3000);
   const server = await startServer({ home, host, port, dev: process.env.NODE_ENV === "development" });
+  setTimeout(releaseStartMemory, START_QUIET_MS).unref();
   server.ready.catch(async (error: unknown) => {
     console.error(error instanceof Error ? error.message : error);
     await server.close();

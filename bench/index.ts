@@ -21,6 +21,7 @@ const ALL_FIGURES = [
   "soak.ts",
   "scale.ts",
   "model-stream.ts",
+  "start-memory.ts",
   "long-conversation.ts",
   "sandbox-cost.ts",
   "machine-link.ts",

@@ -6,7 +6,7 @@ import { approvalRuleSchema } from "../tools/approval-rules";
 import * as entities from "../events/entities";
 import { conversationEventSchema, listEventSchema } from "../events/events";
 import { SESSION_COOKIE } from "../auth/token";
-import { idSchema } from "../store/ids";
+import { idSchema } from "../store/id-schema";
 import { OPERATIONS, type Answer, type Operation } from "./openapi-operations";
 import { turnChangesResponse } from "./schemas";
 import { streamFrameSchema } from "./stream-schemas";

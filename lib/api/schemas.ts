@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { idSchema } from "../store/ids";
+import { idSchema } from "../store/id-schema";
 import { machineNameSchema } from "../machines/machine-schema";
 
 /** Request shapes of the HTTP API (DESIGN §8), shared by route handlers, server actions and the OpenAPI doc. */

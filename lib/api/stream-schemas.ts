@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { conversationEventSchema, listEventSchema } from "../events/events";
-import { idSchema } from "../store/ids";
+import { idSchema } from "../store/id-schema";
 
 /**
  * The browser's one multiplexed stream (DESIGN §8). A subscription is named by a key the

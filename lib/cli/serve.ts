@@ -2,6 +2,7 @@ import { parseArgs } from "node:util";
 import { ensureHome, UsageError, type CliContext } from "./cli-context";
 import { EXIT_DONE } from "./exit-status";
 import { buildIfMissing } from "./next-build";
+import { releaseStartMemory, START_QUIET_MS } from "./release-start-memory";
 import { runServeStop } from "./serve-stop";
 import { loadStartServer } from "./server-entry";
 
@@ -33,6 +34,8 @@ export async function runServe(args: string[], context: CliContext): Promise<num
   const stopSignal = untilStopSignal();
   const startServer = await loadStartServer(context.projectRoot);
   const server = await startServer({ home: context.home, host, port, dev: false });
+  // Once the requests that waited for recovery have had their answers and the start has gone quiet.
+  setTimeout(releaseStartMemory, START_QUIET_MS).unref();
   const notReady = new Promise<{ error: unknown }>((resolve) => void server.ready?.catch((error: unknown) => resolve({ error })));
   const signal = await Promise.race([stopSignal, notReady]);
   if (typeof signal !== "string") {

@@ -1,11 +1,8 @@
 import { monotonicFactory } from "ulid";
-import { z } from "zod";
 import { badRequest } from "../errors";
 
 /** Crockford base32, the ULID alphabet: 26 characters, no I, L, O or U. */
-const ULID_PATTERN = /^[0-9A-HJKMNP-TV-Z]{26}$/;
-
-export const idSchema = z.string().regex(ULID_PATTERN, "must be a ULID");
+export const ULID_PATTERN = /^[0-9A-HJKMNP-TV-Z]{26}$/;
 
 export function isId(value: unknown): value is string {
   return typeof value === "string" && ULID_PATTERN.test(value);

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { idSchema } from "./ids";
+import { idSchema } from "./id-schema";
 
 /**
  * Every JSONL line Atrium writes (DESIGN §2). The schemas are the only way a line

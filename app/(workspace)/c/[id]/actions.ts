@@ -1,7 +1,7 @@
 "use server";
 
 import { z } from "zod";
-import { idSchema } from "@/lib/store/ids";
+import { idSchema } from "@/lib/store/id-schema";
 import { getItem, itemConversation } from "@/lib/store/queries";
 import { toolSandbox } from "@/lib/sandbox/tool-sandbox";
 import { previewFileChange } from "@/lib/tools/file-change-preview";

@@ -1,7 +1,7 @@
 import { AtriumError } from "@/lib/errors";
 import { noContent } from "@/lib/api/respond";
 import { apiRoute } from "@/lib/api/route";
-import { idSchema } from "@/lib/store/ids";
+import { idSchema } from "@/lib/store/id-schema";
 import { ApprovalRules } from "@/lib/tools/approval-rules";
 
 export const dynamic = "force-dynamic";

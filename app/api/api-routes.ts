@@ -1,0 +1,51 @@
+import type { ApiRouteEntry } from "@/lib/api/api-router";
+
+/**
+ * Every route handler under app/api, for server.ts's own API router (lib/api/api-router.ts):
+ * the API is served without loading Next, each route module on its first request.
+ * tests/unit/api/api-route-table.test.ts holds this list to the route files on disk.
+ */
+export const API_ROUTES: readonly ApiRouteEntry[] = [
+  { pattern: "/api/agents", load: () => import("./agents/route") },
+  { pattern: "/api/approval-rules/[id]", load: () => import("./approval-rules/[id]/route") },
+  { pattern: "/api/approval-rules", load: () => import("./approval-rules/route") },
+  { pattern: "/api/approvals/[id]", load: () => import("./approvals/[id]/route") },
+  { pattern: "/api/approvals", load: () => import("./approvals/route") },
+  { pattern: "/api/attachments", load: () => import("./attachments/route") },
+  { pattern: "/api/auth/sessions", load: () => import("./auth/sessions/route") },
+  { pattern: "/api/conversations/[id]/artifacts/[artifactId]", load: () => import("./conversations/[id]/artifacts/[artifactId]/route") },
+  { pattern: "/api/conversations/[id]/attachments/[attachmentId]", load: () => import("./conversations/[id]/attachments/[attachmentId]/route") },
+  { pattern: "/api/conversations/[id]/compact", load: () => import("./conversations/[id]/compact/route") },
+  { pattern: "/api/conversations/[id]/context", load: () => import("./conversations/[id]/context/route") },
+  { pattern: "/api/conversations/[id]/events", load: () => import("./conversations/[id]/events/route") },
+  { pattern: "/api/conversations/[id]/find", load: () => import("./conversations/[id]/find/route") },
+  { pattern: "/api/conversations/[id]/fork", load: () => import("./conversations/[id]/fork/route") },
+  { pattern: "/api/conversations/[id]/interrupt", load: () => import("./conversations/[id]/interrupt/route") },
+  { pattern: "/api/conversations/[id]/items", load: () => import("./conversations/[id]/items/route") },
+  { pattern: "/api/conversations/[id]/messages", load: () => import("./conversations/[id]/messages/route") },
+  { pattern: "/api/conversations/[id]/objective", load: () => import("./conversations/[id]/objective/route") },
+  { pattern: "/api/conversations/[id]/queue/[msgId]", load: () => import("./conversations/[id]/queue/[msgId]/route") },
+  { pattern: "/api/conversations/[id]/queue", load: () => import("./conversations/[id]/queue/route") },
+  { pattern: "/api/conversations/[id]/rewind", load: () => import("./conversations/[id]/rewind/route") },
+  { pattern: "/api/conversations/[id]", load: () => import("./conversations/[id]/route") },
+  { pattern: "/api/conversations/[id]/sessions", load: () => import("./conversations/[id]/sessions/route") },
+  { pattern: "/api/conversations/[id]/turns", load: () => import("./conversations/[id]/turns/route") },
+  { pattern: "/api/conversations", load: () => import("./conversations/route") },
+  { pattern: "/api/events", load: () => import("./events/route") },
+  { pattern: "/api/folders", load: () => import("./folders/route") },
+  { pattern: "/api/health", load: () => import("./health/route") },
+  { pattern: "/api/machines/[id]", load: () => import("./machines/[id]/route") },
+  { pattern: "/api/machines", load: () => import("./machines/route") },
+  { pattern: "/api/models", load: () => import("./models/route") },
+  { pattern: "/api/openapi.json", load: () => import("./openapi.json/route") },
+  { pattern: "/api/projects", load: () => import("./projects/route") },
+  { pattern: "/api/questions/[id]/answer", load: () => import("./questions/[id]/answer/route") },
+  { pattern: "/api/questions", load: () => import("./questions/route") },
+  { pattern: "/api/stream/[streamId]/subscriptions", load: () => import("./stream/[streamId]/subscriptions/route") },
+  { pattern: "/api/stream", load: () => import("./stream/route") },
+  { pattern: "/api/tools", load: () => import("./tools/route") },
+  { pattern: "/api/turns/[turnId]/changes", load: () => import("./turns/[turnId]/changes/route") },
+  { pattern: "/api/turns/[turnId]/revert", load: () => import("./turns/[turnId]/revert/route") },
+  { pattern: "/api/turns/[turnId]", load: () => import("./turns/[turnId]/route") },
+  { pattern: "/api/webhooks/github", load: () => import("./webhooks/github/route") },
+];

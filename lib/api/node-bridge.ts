@@ -1,0 +1,129 @@
+import type http from "node:http";
+import type { ApiResolution, RouteHandler } from "./api-router";
+
+/**
+ * Runs a web route handler (Request in, Response out) on Node's request and response, as
+ * Next does for app/api: the body streams in, the answer streams out chunk by chunk (event
+ * streams flush per chunk), and `request.signal` aborts when the client goes away, so an SSE
+ * route drops its subscriber (a turn is never stopped by it).
+ */
+export async function serveWebHandler(
+  request: http.IncomingMessage,
+  response: http.ServerResponse,
+  target: { url: string; handler: RouteHandler; params: Record<string, string>; withoutBody: boolean },
+): Promise<void> {
+  const aborter = new AbortController();
+  response.once("close", () => {
+    if (!response.writableFinished) aborter.abort();
+  });
+  const method = (request.method ?? "GET").toUpperCase();
+  const headers = new Headers();
+  const raw = request.rawHeaders;
+  for (let index = 0; index + 1 < raw.length; index += 2) headers.append(raw[index], raw[index + 1]);
+  const hasBody = method !== "GET" && method !== "HEAD";
+  const webRequest = new Request(target.url, {
+    method,
+    headers,
+    body: hasBody ? lazyBody(request) : undefined,
+    signal: aborter.signal,
+    // @ts-expect-error Node's fetch needs `duplex` for a streamed body; the DOM types lack it.
+    duplex: "half",
+  });
+  let answer: Response;
+  try {
+    answer = await target.handler(webRequest, { params: Promise.resolve(target.params) });
+  } catch (error) {
+    console.error("unexpected error in request", error);
+    answer = jsonAnswer(500, "internal_error", "Something went wrong inside Atrium; see the server log.");
+  }
+  await writeAnswer(response, answer, target.withoutBody);
+}
+
+/**
+ * The request body as a web stream that reads nothing until the handler reads it. A body left
+ * unread (a 413 refused by its declared length, a route that takes none) is then drained by
+ * Node when the answer is done and the connection is kept; a stream that had already pulled
+ * from the socket would leave the rest of the body to be parsed as the next request.
+ */
+function lazyBody(request: http.IncomingMessage): ReadableStream<Uint8Array> {
+  let chunks: AsyncIterator<Buffer> | null = null;
+  return new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        chunks ??= request[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
+        const { done, value } = await chunks.next();
+        if (done) controller.close();
+        else controller.enqueue(new Uint8Array(value.buffer, value.byteOffset, value.byteLength));
+      },
+      async cancel() {
+        await chunks?.return?.();
+      },
+    },
+    { highWaterMark: 0 },
+  );
+}
+
+/** The router's own answers: 404 for a path no route has, OPTIONS, 405. */
+export function routerAnswer(resolution: Exclude<ApiResolution, { kind: "handler" }>, method: string, pathname: string): Response {
+  if (resolution.kind === "not_found") return jsonAnswer(404, "not_found", `no API route at ${pathname}`);
+  const allow = resolution.allow.join(", ");
+  if (resolution.kind === "options") return new Response(null, { status: 204, headers: { allow } });
+  const refused = jsonAnswer(405, "bad_request", `${pathname} does not take ${method}; it takes ${allow}`);
+  refused.headers.set("allow", allow);
+  return refused;
+}
+
+function jsonAnswer(status: number, code: string, message: string): Response {
+  return new Response(JSON.stringify({ error: { code, message } }), {
+    status,
+    headers: { "content-type": "application/json; charset=utf-8", "cache-control": "no-store" },
+  });
+}
+
+export async function writeAnswer(response: http.ServerResponse, answer: Response, withoutBody: boolean): Promise<void> {
+  if (response.destroyed) {
+    await answer.body?.cancel().catch(() => undefined);
+    return;
+  }
+  response.statusCode = answer.status;
+  for (const [name, value] of answer.headers) {
+    if (name !== "set-cookie") response.setHeader(name, value);
+  }
+  const cookies = answer.headers.getSetCookie();
+  if (cookies.length > 0) response.setHeader("set-cookie", cookies);
+  if (!answer.body || withoutBody) {
+    await answer.body?.cancel().catch(() => undefined);
+    response.end();
+    return;
+  }
+  const reader = answer.body.getReader();
+  const stop = () => void reader.cancel().catch(() => undefined);
+  response.once("close", stop);
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      if (response.destroyed) return;
+      if (!response.write(value)) await drained(response);
+    }
+    response.end();
+  } catch (error) {
+    // The body failed after the status went out: all that is left is to cut the connection.
+    if (!response.destroyed) console.error("an API answer failed while it was being sent", error);
+    response.destroy();
+  } finally {
+    response.off("close", stop);
+  }
+}
+
+function drained(response: http.ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      response.off("drain", done);
+      response.off("close", done);
+      resolve();
+    };
+    response.once("drain", done);
+    response.once("close", done);
+  });
+}
