@@ -2,7 +2,7 @@
 
 import { GitForkIcon, MoreHorizontalIcon, RotateCcwIcon } from "lucide-react";
 import Link from "next/link";
-import { useEffect, useId, useRef, useState } from "react";
+import { useEffect, useId, useLayoutEffect, useRef, useState } from "react";
 import { toast } from "sonner";
 import type { Conversation } from "@/lib/events/entities";
 import { cn } from "@/lib/utils";
@@ -30,6 +30,13 @@ export function ConversationRow({ conversation, active, href, actions, onAskDele
   const [menuOpen, setMenuOpen] = useState(false);
   const [renaming, setRenaming] = useState(false);
   const link = useRef<HTMLAnchorElement>(null);
+  // Back to the link once it is mounted again after a rename (a frame callback could run before React commits).
+  const focusLink = useRef(false);
+  useLayoutEffect(() => {
+    if (renaming || !focusLink.current) return;
+    focusLink.current = false;
+    link.current?.focus();
+  }, [renaming]);
   const titleId = useId();
   const handlers = {
     onRename: () => setRenaming(true),
@@ -55,8 +62,8 @@ export function ConversationRow({ conversation, active, href, actions, onAskDele
           title={conversation.title}
           onDone={async (title) => {
             if (title !== null && title !== conversation.title && !(await actions.rename(conversation.id, title))) return;
+            focusLink.current = true;
             setRenaming(false);
-            requestAnimationFrame(() => link.current?.focus());
           }}
         />
       ) : (
