@@ -16,6 +16,11 @@ import { dataPaths, defaultHome } from "./lib/store/paths";
 import { Store } from "./lib/store/store";
 import { applySecurityHeaders } from "./lib/api/security-headers";
 import { routeMachineUpgrades } from "./lib/machines/machine-upgrade";
+import { bootCluster, databaseUrlOf, type ClusterBoot } from "./lib/cluster/cluster-boot";
+import { registerCluster } from "./lib/cluster/cluster-registry";
+import { isForwardedPath } from "./lib/cluster/node-forward";
+import { normalizeRequestPath } from "./lib/auth/request-path";
+import { NODE_HEADER, SIGNATURE_HEADER } from "./lib/auth/cluster-signature";
 
 export interface ServerOptions {
   home: string;
@@ -61,14 +66,21 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const config = loadConfig(options.home);
   const lock = acquireLock(paths.lock, { bindHost: options.host, port: options.port }, log);
   let store: Store | null = null;
+  let cluster: ClusterBoot | null = null;
   try {
-    store = new Store(options.home, { log });
-    const runtime = new Runtime({ store, config, log });
+    // DESIGN §10c: with a database URL this server is a node of a cluster; without, files as always.
+    const databaseUrl = databaseUrlOf(config);
+    if (databaseUrl) cluster = await bootCluster({ databaseUrl, config, host: options.host, port: options.port, log });
+    store = new Store(options.home, { log, cluster: cluster?.records, recordKey: cluster?.node.recordKey });
+    const placement = cluster ? await cluster.attach(store) : undefined;
+    const runtime = new Runtime({ store, config, log, placement });
+    cluster?.onLost((conversationId) => runtime.cluster?.lost(conversationId));
     await runtime.start();
     const token = loadOrCreateToken(paths.token);
     const sessions = new SessionStore(paths.sessions);
     const auth = { token, sessions, trustProxy: config.trustProxy };
     registerRuntime(runtime, token, { sessions, trustProxy: config.trustProxy });
+    if (cluster) registerCluster({ nodeId: cluster.node.id, nodeUrl: cluster.node.url, signatures: cluster.signatures, nodes: cluster.node.nodes });
     let app: NextApp | null = null;
     let handle: RequestHandler | null = null;
     let preparing: Promise<void> | null = null;
@@ -99,7 +111,9 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       // Anyone can send X-Forwarded-*: without a configured proxy they are dropped here, so
       // neither the gate nor Next (request.url's scheme, the routes' origin checks) sees them.
       if (!config.trustProxy) stripForwardedHeaders(request);
-      const answer = gate(
+      // A call another node forwarded is checked by its signature where its body is read (lib/cluster/node-forward).
+      const signed = cluster !== null && isSignedNodeCall(request);
+      const answer = signed ? ({ kind: "pass" } as const) : gate(
         { method: request.method ?? "GET", url: request.url ?? "/", headers: headerBag(request), encrypted: "encrypted" in request.socket },
         auth,
       );
@@ -168,6 +182,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
         await preparing?.catch(() => undefined);
         await (app as NextApp | null)?.close?.();
         unregisterRuntime();
+        registerCluster(null);
+        await cluster?.stop();
         lock.release();
       })();
       return closing;
@@ -175,9 +191,17 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     return { url, signInUrl, runtime, ready, close };
   } catch (error) {
     if (store) await store.close().catch(() => undefined);
+    await cluster?.stop().catch(() => undefined);
     lock.release();
     throw error;
   }
+}
+
+/** Node headers on a path nodes forward (checked in full, body included, by the route: lib/cluster/node-forward). */
+function isSignedNodeCall(request: http.IncomingMessage): boolean {
+  if (!request.headers[NODE_HEADER] || !request.headers[SIGNATURE_HEADER]) return false;
+  const normalized = normalizeRequestPath(request.url ?? "/");
+  return normalized.ok && isForwardedPath(normalized.pathname);
 }
 
 /** GET or HEAD of exactly /api/health (a query string is ignored, as Next's router does). */

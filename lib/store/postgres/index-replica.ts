@@ -67,6 +67,29 @@ export class IndexReplica {
     return next;
   }
 
+  /**
+   * Records this node's owner has just written (DESIGN §2's order: durable, then indexed, then
+   * published), applied in turn with the catch-ups of the conversation: records the index already
+   * has are skipped, and a gap (a catch-up not yet run) is read from the database instead.
+   */
+  applyWritten(conversationId: string, written: Array<{ stream: string; record: { seq: number; type: string } }>): Promise<void> {
+    const previous = this.reading.get(conversationId) ?? Promise.resolve();
+    const next = previous.then(() => this.applyOwn(conversationId, written));
+    this.reading.set(conversationId, next.catch(() => undefined));
+    return next;
+  }
+
+  private async applyOwn(conversationId: string, written: Array<{ stream: string; record: { seq: number; type: string } }>): Promise<void> {
+    if (this.deleted.has(conversationId)) return;
+    const cursors = this.cursors(conversationId);
+    const fresh = written.filter((entry) => entry.record.seq > (cursors[entry.stream] ?? 0));
+    const follows = (entry: { stream: string; record: { seq: number } }, index: number) =>
+      fresh.slice(0, index).filter((before) => before.stream === entry.stream).length + (cursors[entry.stream] ?? 0) + 1 === entry.record.seq;
+    if (fresh.some((entry) => entry.stream === METADATA && entry.record.type === "conversation.deleted")) return this.remove(conversationId);
+    if (!fresh.every(follows)) return this.read(conversationId);
+    this.apply(conversationId, fresh.map((entry) => ({ stream: entry.stream, seq: String(entry.record.seq), record: entry.record })));
+  }
+
   /** Keeps up with a node's feed: each notice catches its conversation up; a resync catches all up. */
   follow(feed: RecordFeed): () => void {
     const stopNotices = feed.onNotice((notice) => void this.catchUp(notice.conversationId));
