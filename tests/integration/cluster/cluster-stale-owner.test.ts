@@ -64,6 +64,8 @@ describe("a paused owner past its lease", () => {
     a.child.kill("SIGCONT");
     // A hears it lost the lease (its renewal is refused) and stops its owner; its model call ends meanwhile.
     await pollUntil(() => a.output().includes(`conversation ${id}: this node lost its lease`), { timeoutMs: 10_000, what: "A to stop its owner" });
+    // Its owner's closing write (the turn's end) was tried, and the database refused it.
+    await pollUntil(() => a.output().includes(`conversation ${id}: a write was refused`), { timeoutMs: 10_000, what: "A's refused write" });
     expect((await a.api("/api/health")).status).toBe(200);
     // Once A ran again, no record of its epoch follows one of B's, in any stream.
     const late = await database.pool.query(
