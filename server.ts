@@ -75,6 +75,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     const placement = cluster ? await cluster.attach(store) : undefined;
     const runtime = new Runtime({ store, config, log, placement });
     cluster?.onLost((conversationId) => runtime.cluster?.lost(conversationId));
+    cluster?.onIndexed((conversationId, types) => runtime.cluster?.indexed(conversationId, types));
     await runtime.start();
     const token = loadOrCreateToken(paths.token);
     const sessions = new SessionStore(paths.sessions);

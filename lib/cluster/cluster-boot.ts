@@ -13,6 +13,8 @@ export interface ClusterBoot {
   signatures: ClusterSignatures;
   /** Once the Store exists: its index replicated from the database, and owners placed by lease. */
   attach(store: Store): Promise<OwnerPlacement>;
+  /** Other nodes' changes to a conversation, once indexed here (after attach). */
+  onIndexed(listener: (conversationId: string, types: string[]) => void): void;
   /** Who to tell when a lease is lost (the Runtime's owners; set once it exists). */
   onLost(listener: (conversationId: string) => void): void;
   stop(): Promise<void>;
@@ -41,6 +43,7 @@ export async function bootCluster(options: {
   const hostForUrl = options.host.includes(":") ? `[${options.host}]` : options.host;
   const nodeUrl = env.ATRIUM_NODE_URL || (options.port ? `http://${hostForUrl}:${options.port}` : null);
   let lostListener: (conversationId: string) => void = () => undefined;
+  let indexedListener: (conversationId: string, types: string[]) => void = () => undefined;
   const node = await ClusterNode.start({
     databaseUrl: options.databaseUrl,
     nodeUrl,
@@ -57,7 +60,11 @@ export async function bootCluster(options: {
     async attach(store) {
       const replica = await node.replicateIndex(store.index.$client, store.writer);
       records.replicateInto(replica);
+      replica.onChange((conversationId, types) => indexedListener(conversationId, types));
       return new OwnerPlacement(node, records, replica);
+    },
+    onIndexed(listener) {
+      indexedListener = listener;
     },
     onLost(listener) {
       lostListener = listener;

@@ -1,5 +1,6 @@
 import type { OwnerContext } from "./engine-owner";
 import { AtriumError } from "../errors";
+import type { Conversation } from "../events/entities";
 import type { OwnerPlacement, Placement } from "../store/postgres/owner-placement";
 import type { ConversationActor } from "./conversation-actor";
 import type { OwnerCache } from "./owner-cache";
@@ -18,6 +19,8 @@ export class ClusterOwners {
     readonly placement: OwnerPlacement,
     private readonly context: OwnerContext,
     private readonly owners: OwnerCache,
+    /** The conversation as this node's index has it (null: not there). */
+    private readonly indexedConversation: (conversationId: string) => Conversation | null,
   ) {}
 
   get nodeId(): string {
@@ -51,6 +54,22 @@ export class ClusterOwners {
     this.placement.lost(conversationId);
     const owner = this.owners.peek(conversationId);
     if (owner) this.unload(owner);
+  }
+
+  /**
+   * Records another node wrote, now in this node's index: the sidebars of this node hear of the
+   * conversation made, changed or deleted (DESIGN §10c: list events reach every node).
+   */
+  indexed(conversationId: string, types: string[]): void {
+    const bus = this.context.bus;
+    if (types.includes("conversation.deleted")) {
+      bus.publishList({ type: "conversation.deleted", conversationId });
+      return;
+    }
+    const conversation = this.indexedConversation(conversationId);
+    if (!conversation) return;
+    const type = types.includes("conversation.created") ? "conversation.created" : "conversation.updated";
+    bus.publishList({ type, conversationId, conversation });
   }
 
   /** An idle owner dropped from memory hands its lease back, so any node may take it at once. */

@@ -46,6 +46,12 @@ export class ReadModel {
     };
   }
 
+  /** The conversation as the index has it, without its owner (a cluster node's view of another node's conversation). */
+  indexedConversation(conversationId: string): Conversation | null {
+    const row = queries.conversationRow(this.store.index, conversationId);
+    return row ? this.decorate(queries.toConversation(row, queries.objectiveFor(this.store.index, conversationId))) : null;
+  }
+
   /** A conversation as the API shows it: with the parts it names that are missing here. */
   decorate(conversation: Omit<Conversation, "missing">): Conversation {
     return { ...conversation, missing: missingParts(conversation, this.context) };

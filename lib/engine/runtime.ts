@@ -121,7 +121,7 @@ export class Runtime {
     });
     this.reads = new ReadModel(this.context, (conversationId) => this.actor(conversationId), this.agents, this.timelineNotes);
     this.lifecycle = new ConversationLifecycle(this.context, this.owners, this.keys, this.reads);
-    if (options.placement) this.cluster = new ClusterOwners(options.placement, this.context, this.owners);
+    if (options.placement) this.cluster = new ClusterOwners(options.placement, this.context, this.owners, (id) => this.reads.indexedConversation(id));
   }
 
   /** Catches the index up with the files and settles turns left open by a crash; before listening. */
@@ -178,6 +178,11 @@ export class Runtime {
   }
 
   getConversation(conversationId: string): Conversation {
+    // A node of a cluster shows a conversation another node holds as its index has it (a title, a status).
+    if (this.cluster && !this.cluster.placement.isHere(conversationId)) {
+      const indexed = this.reads.indexedConversation(conversationId);
+      if (indexed) return indexed;
+    }
     return this.reads.getConversation(conversationId);
   }
 

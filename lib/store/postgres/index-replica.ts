@@ -26,6 +26,7 @@ export class IndexReplica {
   private readonly reading = new Map<string, Promise<void>>();
   private readonly queued = new Set<string>();
   private readonly deleted = new Set<string>();
+  private readonly changeListeners = new Set<(conversationId: string, types: string[]) => void>();
 
   constructor(
     private readonly pool: Pool,
@@ -90,6 +91,19 @@ export class IndexReplica {
     this.apply(conversationId, fresh.map((entry) => ({ stream: entry.stream, seq: String(entry.record.seq), record: entry.record })));
   }
 
+  /**
+   * Told after records another node wrote are indexed here: the conversation and the types of its
+   * metadata records applied (["conversation.deleted"] when it went), so sidebars here hear of it.
+   */
+  onChange(listener: (conversationId: string, types: string[]) => void): () => void {
+    this.changeListeners.add(listener);
+    return () => this.changeListeners.delete(listener);
+  }
+
+  private changed(conversationId: string, types: string[]): void {
+    for (const listener of this.changeListeners) listener(conversationId, types);
+  }
+
   /** Keeps up with a node's feed: each notice catches its conversation up; a resync catches all up. */
   follow(feed: RecordFeed): () => void {
     const stopNotices = feed.onNotice((notice) => void this.catchUp(notice.conversationId));
@@ -117,9 +131,12 @@ export class IndexReplica {
     }
     if (rows.rows.some((row) => row.stream === METADATA && row.record.type === "conversation.deleted")) {
       this.remove(conversationId);
+      this.changed(conversationId, ["conversation.deleted"]);
       return;
     }
     this.apply(conversationId, rows.rows);
+    const types = rows.rows.filter((row) => row.stream === METADATA).map((row) => String(row.record.type));
+    if (types.length > 0) this.changed(conversationId, types);
   }
 
   private apply(conversationId: string, rows: RecordRow[]): void {

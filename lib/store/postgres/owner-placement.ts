@@ -13,12 +13,20 @@ export type Placement =
   | { kind: "missing" };
 
 /**
+ * How long "another node holds it" is believed without asking again. A holder that hands the
+ * lease back meanwhile is still asked: it takes the conversation again, or answers node_unavailable.
+ */
+const ELSEWHERE_KEPT_MS = 1_000;
+
+/**
  * Decides, per request, which node's owner a conversation's command goes to: the node holding
  * its lease, or this one, which takes the lease when nobody holds it (a first use, a clean stop's
  * hand-back, or a dead holder's lease run out). Two requests at once share one decision.
  */
 export class OwnerPlacement {
   private readonly placing = new Map<string, Promise<Placement>>();
+  /** Recent answers "another node holds it", kept briefly so a busy client's commands cost no query each. */
+  private readonly elsewhere = new Map<string, { placement: Placement; until: number }>();
 
   constructor(
     readonly node: ClusterNode,
@@ -28,6 +36,9 @@ export class OwnerPlacement {
 
   place(conversationId: string): Promise<Placement> {
     if (this.records.isLoaded(conversationId)) return Promise.resolve({ kind: "here", taken: false });
+    const known = this.elsewhere.get(conversationId);
+    if (known && known.until > Date.now()) return Promise.resolve(known.placement);
+    this.elsewhere.delete(conversationId);
     let placing = this.placing.get(conversationId);
     if (!placing) {
       placing = this.decide(conversationId).finally(() => this.placing.delete(conversationId));
@@ -53,6 +64,8 @@ export class OwnerPlacement {
   }
 
   private async decide(conversationId: string): Promise<Placement> {
+    const holder = await this.liveHolder(conversationId);
+    if (holder) return this.heldElsewhere(conversationId, holder.nodeId, holder.url);
     if (!(await this.records.exists(conversationId))) return { kind: "missing" };
     try {
       const { taken } = await this.records.load(conversationId);
@@ -61,13 +74,26 @@ export class OwnerPlacement {
       return { kind: "here", taken };
     } catch (error) {
       if (!(error instanceof LeaseHeldError)) throw error;
-      const url = await this.urlOf(error.holder.nodeId);
-      return { kind: "elsewhere", nodeId: error.holder.nodeId, url };
+      const holder = await this.liveHolder(conversationId);
+      return this.heldElsewhere(conversationId, error.holder.nodeId, holder?.url ?? null);
     }
   }
 
-  private async urlOf(nodeId: string): Promise<string | null> {
-    const rows = await this.node.pool.query<{ url: string | null }>("SELECT url FROM atrium_nodes WHERE id = $1", [nodeId]);
-    return rows.rows[0]?.url ?? null;
+  private heldElsewhere(conversationId: string, nodeId: string, url: string | null): Placement {
+    const placement: Placement = { kind: "elsewhere", nodeId, url };
+    this.elsewhere.set(conversationId, { placement, until: Date.now() + ELSEWHERE_KEPT_MS });
+    if (this.elsewhere.size > 10_000) this.elsewhere.clear();
+    return placement;
+  }
+
+  /** Another node's live lease on the conversation, with the address it gave, in one query (null: none). */
+  private async liveHolder(conversationId: string): Promise<{ nodeId: string; url: string | null } | null> {
+    const rows = await this.node.pool.query<{ node_id: string; url: string | null }>(
+      `SELECT l.node_id, n.url FROM atrium_leases l LEFT JOIN atrium_nodes n ON n.id = l.node_id
+        WHERE l.conversation_id = $1 AND l.node_id <> $2 AND l.expires_at > clock_timestamp()`,
+      [conversationId, this.node.id],
+    );
+    const row = rows.rows[0];
+    return row ? { nodeId: row.node_id, url: row.url } : null;
   }
 }

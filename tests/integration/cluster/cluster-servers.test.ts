@@ -99,6 +99,33 @@ describe("two nodes on one PostgreSQL", () => {
     for (const row of records.rows) expect(row).toMatchObject({ node_id: a.nodeId, epoch: row.lease_epoch });
   });
 
+  it("a browser's multiplexed stream on B hears list events from A and follows a conversation A holds, with A's ids", async () => {
+    const mux = await connectSse(`${b.url}/api/stream`, auth);
+    streams.push(mux);
+    const opened = await mux.waitFor((event) => event.event === "stream.opened");
+    const streamId = (JSON.parse(opened.data) as { streamId: string }).streamId;
+    const created = await create(a, "watched from B's sidebar");
+    const id = created.conversation.id;
+    const listed = await mux.waitFor((event) => event.event === "list" && JSON.parse(event.data).event.conversationId === id, 10_000);
+    expect(JSON.parse(listed.data).event.type).toBe("conversation.created");
+    await pollUntil(async () => (await turnStatus(a, created.turn.id)) === "completed", { what: "the first turn" });
+
+    const onA = await connectSse(`${a.url}/api/conversations/${id}/events`, auth);
+    streams.push(onA);
+    const added = await b.api(`/api/stream/${streamId}/subscriptions`, { method: "POST", body: JSON.stringify({ add: [{ key: "k1", conversationId: id }], remove: [] }) });
+    expect(added.status).toBe(200);
+    const frameOf = (event: { data: string }) => JSON.parse(event.data) as { key: string; id: number; event: { type: string; turn?: { id: string; status: string } } };
+    await mux.waitFor((event) => event.event === "conversation" && frameOf(event).key === "k1" && frameOf(event).event.type === "snapshot");
+    const sent = (await (await a.api(`/api/conversations/${id}/messages`, { method: "POST", body: JSON.stringify({ text: "seen from B [[stream:10]]" }) })).json()) as { turn: { id: string } };
+    const endedOnB = await mux.waitFor(
+      (event) => event.event === "conversation" && frameOf(event).event.type === "turn.ended" && frameOf(event).event.turn!.id === sent.turn.id,
+      20_000,
+    );
+    const endedOnA = await onA.waitFor((event) => event.event === "turn.ended" && JSON.parse(event.data).turn.id === sent.turn.id);
+    expect(frameOf(endedOnB).id).toBe(Number(endedOnA.id));
+    expect(frameOf(endedOnB).event.turn!.status).toBe("completed");
+  });
+
   it("refuses a forged node-to-node call", async () => {
     const created = await create(b, "held by B");
     const forged = await fetch(`${a.url}/api/conversations/${created.conversation.id}/messages`, {
