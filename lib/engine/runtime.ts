@@ -198,8 +198,10 @@ export class Runtime {
     return this.lifecycle.update(conversationId, patch);
   }
 
-  deleteConversation(conversationId: string): Promise<void> {
-    return this.lifecycle.delete(conversationId);
+  async deleteConversation(conversationId: string): Promise<void> {
+    await this.lifecycle.delete(conversationId);
+    // A node of a cluster lets go of a deleted conversation's lease.
+    this.cluster?.evicted(conversationId);
   }
 
   fork(conversationId: string, options: { throughItemId?: string; beforeItemId?: string; requestKey?: string }): Promise<Conversation> {

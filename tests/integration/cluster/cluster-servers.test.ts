@@ -126,6 +126,17 @@ describe("two nodes on one PostgreSQL", () => {
     expect(frameOf(endedOnB).event.turn!.status).toBe("completed");
   });
 
+  it("a delete sent to B while A runs the conversation's turn answers 409 turn_running, as on one node", async () => {
+    const created = await create(a, "busy [[delay:3000]]");
+    const deleted = await b.api(`/api/conversations/${created.conversation.id}`, { method: "DELETE" });
+    expect(deleted.status).toBe(409);
+    expect(((await deleted.json()) as { error: { code: string } }).error.code).toBe("turn_running");
+    await b.api(`/api/conversations/${created.conversation.id}/interrupt`, { method: "POST", body: "{}" });
+    await pollUntil(async () => (await turnStatus(a, created.turn.id)) === "interrupted", { what: "the interrupted turn" });
+    expect((await b.api(`/api/conversations/${created.conversation.id}`, { method: "DELETE" })).status).toBe(204);
+    await pollUntil(async () => (await a.api(`/api/conversations/${created.conversation.id}`)).status === 404, { what: "the deletion on A" });
+  });
+
   it("refuses a forged node-to-node call", async () => {
     const created = await create(b, "held by B");
     const forged = await fetch(`${a.url}/api/conversations/${created.conversation.id}/messages`, {

@@ -66,7 +66,8 @@ describe("a paused owner past its lease", () => {
     await pollUntil(() => a.output().includes(`conversation ${id}: this node lost its lease`), { timeoutMs: 10_000, what: "A to stop its owner" });
     // Its owner's closing write (the turn's end) was tried, and the database refused it.
     await pollUntil(() => a.output().includes(`conversation ${id}: a write was refused`), { timeoutMs: 10_000, what: "A's refused write" });
-    expect((await a.api("/api/health")).status).toBe(200);
+    // A answers again (a connection kept from before the pause may be reset as A's idle timers fire late: asked again).
+    await pollUntil(async () => (await a.api("/api/health").catch(() => null))?.status === 200, { what: "A to answer" });
     // Once A ran again, no record of its epoch follows one of B's, in any stream.
     const late = await database.pool.query(
       `SELECT a.stream, a.seq FROM atrium_records a
@@ -84,5 +85,20 @@ describe("a paused owner past its lease", () => {
     const throughA = (await (await a.api(`/api/conversations/${id}/turns`)).json()) as { turns: Array<{ id: string; status: string }> };
     expect(throughA.turns.map((entry) => entry.status)).toEqual(["interrupted", "completed"]);
     console.log(`take-over: paused → B's 202 in ${taken} ms (lease ${LEASE_SECONDS} s)`);
+  });
+
+  it("a node that stops cleanly hands its leases back: the other node takes the conversation at once", async () => {
+    const created = await b.api("/api/conversations", { method: "POST", body: JSON.stringify({ text: "on B" }) });
+    const { conversation, turn: first } = (await created.json()) as { conversation: { id: string }; turn: { id: string } };
+    await pollUntil(async () => (await turn(b, first.id))?.status === "completed", { what: "the first turn" });
+    expect(await b.stop()).toBe(0);
+    const lease = await database.pool.query("SELECT node_id, expires_at <= clock_timestamp() AS free FROM atrium_leases WHERE conversation_id = $1", [conversation.id]);
+    expect(lease.rows[0]).toEqual({ node_id: b.nodeId, free: true });
+    const sent = await a.api(`/api/conversations/${conversation.id}/messages`, { method: "POST", body: JSON.stringify({ text: "on A now" }) });
+    expect(sent.status).toBe(202);
+    const outcome = (await sent.json()) as { turn: { id: string } };
+    await pollUntil(async () => (await turn(a, outcome.turn.id))?.status === "completed", { what: "the turn on A" });
+    const holder = await database.pool.query("SELECT node_id FROM atrium_leases WHERE conversation_id = $1", [conversation.id]);
+    expect(holder.rows[0].node_id).toBe(a.nodeId);
   });
 });
