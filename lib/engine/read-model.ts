@@ -28,6 +28,8 @@ export class ReadModel {
     private readonly owner: (conversationId: string) => ConversationActor,
     private readonly agents: AgentCatalog,
     private readonly notes: TimelineNotes,
+    /** Whether the conversation's owner runs on this node (always on a single node; DESIGN §10c). */
+    private readonly ownedHere: (conversationId: string) => boolean = () => true,
   ) {}
 
   private get store() {
@@ -35,7 +37,9 @@ export class ReadModel {
   }
 
   getConversation(conversationId: string): Conversation {
-    return this.decorate(this.owner(conversationId).conversation());
+    // A conversation another node of the cluster holds is shown as this node's index has it.
+    const indexed = this.ownedHere(conversationId) ? null : this.indexedConversation(conversationId);
+    return indexed ?? this.decorate(this.owner(conversationId).conversation());
   }
 
   listConversations(query: queries.ListConversationsQuery): { conversations: Conversation[]; total: number } {

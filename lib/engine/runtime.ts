@@ -119,7 +119,13 @@ export class Runtime {
       notes: this.timelineNotes,
       machines,
     });
-    this.reads = new ReadModel(this.context, (conversationId) => this.actor(conversationId), this.agents, this.timelineNotes);
+    this.reads = new ReadModel(
+      this.context,
+      (conversationId) => this.actor(conversationId),
+      this.agents,
+      this.timelineNotes,
+      (conversationId) => !this.cluster || this.cluster.placement.isHere(conversationId),
+    );
     this.lifecycle = new ConversationLifecycle(this.context, this.owners, this.keys, this.reads);
     if (options.placement) this.cluster = new ClusterOwners(options.placement, this.context, this.owners, (id) => this.reads.indexedConversation(id));
   }
@@ -178,11 +184,6 @@ export class Runtime {
   }
 
   getConversation(conversationId: string): Conversation {
-    // A node of a cluster shows a conversation another node holds as its index has it (a title, a status).
-    if (this.cluster && !this.cluster.placement.isHere(conversationId)) {
-      const indexed = this.reads.indexedConversation(conversationId);
-      if (indexed) return indexed;
-    }
     return this.reads.getConversation(conversationId);
   }
 

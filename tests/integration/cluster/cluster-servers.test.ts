@@ -137,6 +137,23 @@ describe("two nodes on one PostgreSQL", () => {
     await pollUntil(async () => (await a.api(`/api/conversations/${created.conversation.id}`)).status === 404, { what: "the deletion on A" });
   });
 
+  it("a creation retried with the same requestKey on the other node answers the first one, once it is indexed there", async () => {
+    const body = JSON.stringify({ text: "made once", requestKey: "create-once-0001" });
+    const first = await a.api("/api/conversations", { method: "POST", body });
+    expect(first.status).toBe(201);
+    const made = (await first.json()) as { conversation: { id: string }; turn: { id: string } };
+    await pollUntil(async () => (await b.api("/api/conversations")).json().then((list: { conversations: Array<{ id: string }> }) => list.conversations.some((c) => c.id === made.conversation.id)), {
+      what: "the conversation indexed on B",
+    });
+    const again = await b.api("/api/conversations", { method: "POST", body });
+    expect(again.status).toBe(201);
+    const replayed = (await again.json()) as { conversation: { id: string }; turn: { id: string } };
+    expect(replayed.conversation.id).toBe(made.conversation.id);
+    expect(replayed.turn.id).toBe(made.turn.id);
+    const count = await database.pool.query("SELECT count(*)::int AS n FROM atrium_records WHERE stream = 'metadata' AND record->>'requestKey' = 'create-once-0001'");
+    expect(count.rows[0].n).toBe(1);
+  });
+
   it("refuses a forged node-to-node call", async () => {
     const created = await create(b, "held by B");
     const forged = await fetch(`${a.url}/api/conversations/${created.conversation.id}/messages`, {
