@@ -64,7 +64,9 @@ describe("a paused owner past its lease", () => {
     a.child.kill("SIGCONT");
     // A hears it lost the lease (its renewal is refused) and stops its owner; its model call ends meanwhile.
     await pollUntil(() => a.output().includes(`conversation ${id}: this node lost its lease`), { timeoutMs: 10_000, what: "A to stop its owner" });
-    // Its owner's closing write (the turn's end) was tried, and the database refused it.
+    // Its owner's closing write (the turn's end) was tried and refused: by A itself when it heard
+    // first that its renewal failed, else by the database, which refuses the old epoch (the race
+    // between the two is left to the timers; postgres-record-store.test.ts pins the database's refusal).
     await pollUntil(() => a.output().includes(`conversation ${id}: a write was refused`), { timeoutMs: 10_000, what: "A's refused write" });
     // A answers again (a connection kept from before the pause may be reset as A's idle timers fire late: asked again).
     await pollUntil(async () => (await a.api("/api/health").catch(() => null))?.status === 200, { what: "A to answer" });
