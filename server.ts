@@ -16,7 +16,8 @@ import { dataPaths, defaultHome } from "./lib/store/paths";
 import { Store } from "./lib/store/store";
 import { applySecurityHeaders } from "./lib/api/security-headers";
 import { routeMachineUpgrades } from "./lib/machines/machine-upgrade";
-import { bootCluster, databaseUrlOf, type ClusterBoot } from "./lib/cluster/cluster-boot";
+import type { ClusterBoot } from "./lib/cluster/cluster-boot";
+import { databaseUrlOf } from "./lib/cluster/database-url";
 import { registerCluster } from "./lib/cluster/cluster-registry";
 import { isForwardedPath } from "./lib/cluster/node-forward";
 import { normalizeRequestPath } from "./lib/auth/request-path";
@@ -70,7 +71,11 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   try {
     // DESIGN §10c: with a database URL this server is a node of a cluster; without, files as always.
     const databaseUrl = databaseUrlOf(config);
-    if (databaseUrl) cluster = await bootCluster({ databaseUrl, config, host: options.host, port: options.port, log });
+    // Loaded only for a cluster: a single node never loads pg and the cluster's parts.
+    if (databaseUrl) {
+      const { bootCluster } = await import("./lib/cluster/cluster-boot");
+      cluster = await bootCluster({ databaseUrl, config, host: options.host, port: options.port, log });
+    }
     store = new Store(options.home, { log, cluster: cluster?.records, recordKey: cluster?.node.recordKey });
     const placement = cluster ? await cluster.attach(store) : undefined;
     const runtime = new Runtime({ store, config, log, placement });

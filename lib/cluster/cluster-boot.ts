@@ -20,11 +20,6 @@ export interface ClusterBoot {
   stop(): Promise<void>;
 }
 
-/** ATRIUM_DATABASE_URL, else config database.url; null: a single node on files. */
-export function databaseUrlOf(config: AtriumConfig, env: Readonly<Record<string, string | undefined>> = process.env): string | null {
-  return env.ATRIUM_DATABASE_URL || config.database.url || null;
-}
-
 /**
  * Starts the node's database side before its Store: ClusterNode (schema, registration, leases,
  * the feed), the Store's record backend, and the node-to-node signatures. ATRIUM_NODE_URL names

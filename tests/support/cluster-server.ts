@@ -18,7 +18,7 @@ export interface ClusterServer extends ServerProcess {
  * cluster secret and token. `config` is written to its config.json.
  */
 export async function startClusterServer(databaseUrl: string, port: number, config: object = {}): Promise<ClusterServer> {
-  const { home, cleanup } = makeTempHome("atrium-node-");
+  const { home } = makeTempHome("atrium-node-");
   fs.writeFileSync(path.join(home, "config.json"), JSON.stringify(config));
   const server = await startServerProcess(home, {
     ATRIUM_DATABASE_URL: databaseUrl,
@@ -36,7 +36,8 @@ export async function startClusterServer(databaseUrl: string, port: number, conf
       // A node a test paused must run again to hear its SIGTERM.
       if (server.child.exitCode === null && server.child.signalCode === null) server.child.kill("SIGCONT");
       await server.stop();
-      cleanup();
+      // A checkpoint's git child may still be finishing its last write just after the server exits.
+      fs.rmSync(home, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
     },
   };
 }
