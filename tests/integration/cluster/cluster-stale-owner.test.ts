@@ -60,7 +60,7 @@ describe("a paused owner past its lease", () => {
     expect(took.node_id).toBe(b.nodeId);
     expect(Number(took.epoch)).toBeGreaterThan(Number(held.epoch));
     expect(await turn(b, first.id)).toMatchObject({ status: "interrupted", error: { code: "server_stopped" } });
-    await pollUntil(async () => (await turn(b, outcome.turn.id))?.status === "completed", { what: "B's turn" });
+    await pollUntil(async () => (await turn(b, outcome.turn.id))?.status === "completed", { timeoutMs: 30_000, what: "B's turn" });
 
     a.child.kill("SIGCONT");
     // A hears it lost the lease (its renewal is refused) and stops its owner; its model call ends meanwhile.
@@ -93,14 +93,14 @@ describe("a paused owner past its lease", () => {
   it("a node that stops cleanly hands its leases back: the other node takes the conversation at once", async () => {
     const created = await b.api("/api/conversations", { method: "POST", body: JSON.stringify({ text: "on B" }) });
     const { conversation, turn: first } = (await created.json()) as { conversation: { id: string }; turn: { id: string } };
-    await pollUntil(async () => (await turn(b, first.id))?.status === "completed", { what: "the first turn" });
+    await pollUntil(async () => (await turn(b, first.id))?.status === "completed", { timeoutMs: 30_000, what: "the first turn" });
     expect(await b.stop()).toBe(0);
     const lease = await database.pool.query("SELECT node_id, expires_at <= clock_timestamp() AS free FROM atrium_leases WHERE conversation_id = $1", [conversation.id]);
     expect(lease.rows[0]).toEqual({ node_id: b.nodeId, free: true });
     const sent = await a.api(`/api/conversations/${conversation.id}/messages`, { method: "POST", body: JSON.stringify({ text: "on A now" }) });
     expect(sent.status).toBe(202);
     const outcome = (await sent.json()) as { turn: { id: string } };
-    await pollUntil(async () => (await turn(a, outcome.turn.id))?.status === "completed", { what: "the turn on A" });
+    await pollUntil(async () => (await turn(a, outcome.turn.id))?.status === "completed", { timeoutMs: 30_000, what: "the turn on A" });
     const holder = await database.pool.query("SELECT node_id FROM atrium_leases WHERE conversation_id = $1", [conversation.id]);
     expect(holder.rows[0].node_id).toBe(a.nodeId);
   }, 60_000);
