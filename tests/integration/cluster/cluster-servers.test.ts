@@ -154,6 +154,23 @@ describe("two nodes on one PostgreSQL", () => {
     expect(count.rows[0].n).toBe(1);
   });
 
+  it("a fork asked of B for a conversation A holds is made on A, its records in PostgreSQL, and lists on B", async () => {
+    const created = await create(a, "to be forked");
+    await pollUntil(async () => (await turnStatus(a, created.turn.id)) === "completed", { what: "the first turn" });
+    const forked = await b.api(`/api/conversations/${created.conversation.id}/fork`, { method: "POST", body: "{}" });
+    expect(forked.status).toBe(201);
+    const fork = ((await forked.json()) as { conversation: { id: string; forkedFrom: { conversationId: string } } }).conversation;
+    expect(fork.forkedFrom.conversationId).toBe(created.conversation.id);
+    const lease = await database.pool.query("SELECT node_id, epoch FROM atrium_leases WHERE conversation_id = $1", [fork.id]);
+    expect(lease.rows[0].node_id).toBe(a.nodeId);
+    const records = await database.pool.query("SELECT stream, record->>'type' AS type, epoch FROM atrium_records WHERE conversation_id = $1 ORDER BY stream <> 'metadata', seq", [fork.id]);
+    expect(records.rows[0]).toMatchObject({ stream: "metadata", type: "conversation.created" });
+    expect(records.rows.filter((row) => row.type === "item.created").length).toBeGreaterThanOrEqual(2);
+    for (const row of records.rows) expect(row.epoch).toBe(lease.rows[0].epoch);
+    const items = (await (await b.api(`/api/conversations/${fork.id}/items`)).json()) as { items: Array<{ kind: string }> };
+    expect(items.items.map((item) => item.kind)).toEqual(["user_message", "assistant_message"]);
+  });
+
   it("refuses a forged node-to-node call", async () => {
     const created = await create(b, "held by B");
     const forged = await fetch(`${a.url}/api/conversations/${created.conversation.id}/messages`, {
