@@ -22,9 +22,11 @@ test.afterAll(async () => {
 
 test("two nodes on one database: Settings → Cluster lists both, and a conversation held by one is used from the other's tab", async ({ browser }) => {
   const [a, b] = nodes;
-  const context = await browser.newContext();
-  const pageA = await context.newPage();
-  const pageB = await context.newPage();
+  // A context each: cookies do not tell ports apart, and each node signs in its own browser sessions.
+  const contextA = await browser.newContext();
+  const contextB = await browser.newContext();
+  const pageA = await contextA.newPage();
+  const pageB = await contextB.newPage();
   for (const [page, node] of [[pageA, a], [pageB, b]] as const) {
     await page.goto(`${node.url}/signin?token=${encodeURIComponent(node.token)}`);
     await expect(page).toHaveURL(`${node.url}/`);
@@ -65,5 +67,6 @@ test("two nodes on one database: Settings → Cluster lists both, and a conversa
   await expect(watcher.lastReply).toContainText("w30");
   await expect(watcher.lastReply).toHaveAttribute("data-status", "completed");
   await pageA.screenshot({ path: "test-results/screens/cluster-conversation.png" });
-  await context.close();
+  await contextA.close();
+  await contextB.close();
 });
