@@ -11,6 +11,7 @@ import type { ConversationActor } from "./conversation-actor";
 import { findAttachment, readArtifact, sessionsWithStatus, turnsWithLive } from "./conversation-reads";
 import { findQuestion } from "./decision-reads";
 import type { OwnerContext } from "./engine-owner";
+import { indexedItemsPage, indexedTurns, indexedWaiting } from "./indexed-reads";
 import { findInSession, type FindPage, type FindQuery } from "./item-find";
 import { pageOfItems, type ItemsPage, type ItemsQuery } from "./item-pages";
 import { missingParts } from "./missing";
@@ -62,10 +63,12 @@ export class ReadModel {
   }
 
   listWaiting(conversationId: string): Waiting[] {
+    if (!this.ownedHere(conversationId)) return indexedWaiting(this.store, conversationId);
     return this.owner(conversationId).waitingList();
   }
 
   listItems(conversationId: string, options: ItemsQuery): ItemsPage {
+    if (!this.ownedHere(conversationId)) return indexedItemsPage(this.store, conversationId, options);
     return pageOfItems(this.store, this.owner(conversationId), options);
   }
 
@@ -74,6 +77,7 @@ export class ReadModel {
   }
 
   listTurns(conversationId: string, subset?: TurnSubset): Turn[] {
+    if (!this.ownedHere(conversationId)) return indexedTurns(this.store, conversationId, subset);
     return turnsWithLive(this.store, this.owner(conversationId), subset);
   }
 
