@@ -22,6 +22,11 @@ import { dataPaths, defaultHome } from "./lib/store/paths";
 import type { Store } from "./lib/store/store";
 import { applySecurityHeaders } from "./lib/api/security-headers";
 import { releaseStartMemory, START_QUIET_MS } from "./lib/cli/release-start-memory";
+import type { ClusterBoot } from "./lib/cluster/cluster-boot";
+import { databaseUrlOf } from "./lib/cluster/database-url";
+import { registerCluster } from "./lib/cluster/cluster-registry";
+import { isForwardedPath } from "./lib/cluster/node-forward";
+import { NODE_HEADER, SIGNATURE_HEADER } from "./lib/auth/cluster-signature";
 
 export interface ServerOptions {
   home: string;
@@ -74,6 +79,9 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const lock = acquireLock(paths.lock, { bindHost: options.host, port: options.port }, log);
   let store: Store | null = null;
   let server: http.Server | null = null;
+  let cluster: ClusterBoot | null = null;
+  // DESIGN §10c: with a database URL this server is a node of a cluster; without, files as always.
+  const databaseUrl = databaseUrlOf(config);
   try {
     const token = loadOrCreateToken(paths.token);
     const sessions = new SessionStore(paths.sessions);
@@ -90,7 +98,9 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       // Anyone can send X-Forwarded-*: without a configured proxy they are dropped here, so
       // neither the gate nor a route (request.url's scheme, the routes' origin checks) sees them.
       if (!config.trustProxy) stripForwardedHeaders(request);
-      const answer = gate(
+      // A call another node forwarded is checked by its signature where its body is read (lib/cluster/node-forward).
+      const signed = databaseUrl !== null && isSignedNodeCall(request);
+      const answer = signed ? ({ kind: "pass" } as const) : gate(
         { method: request.method ?? "GET", url: request.url ?? "/", headers: headerBag(request), encrypted: "encrypted" in request.socket },
         auth,
       );
@@ -130,8 +140,9 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     let runtime: Runtime;
     try {
       await options.beforeRecovery?.();
-      ({ store, runtime } = await openRuntime(options.home, config, log));
+      ({ store, runtime, cluster } = await openRuntime(options, { config, log, databaseUrl, port }));
       registerRuntime(runtime, token, { sessions, trustProxy: config.trustProxy });
+      if (cluster) registerCluster({ nodeId: cluster.node.id, nodeUrl: cluster.node.url, signatures: cluster.signatures, nodes: cluster.node.nodes });
     } catch (error) {
       settleRecovered(false);
       throw error;
@@ -158,6 +169,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
         await runtime.stop();
         await next.close();
         unregisterRuntime();
+        registerCluster(null);
+        await cluster?.stop();
         lock.release();
       })();
       return closing;
@@ -169,21 +182,45 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       await new Promise<void>((resolve) => server!.close(() => resolve()));
     }
     if (store) await store.close().catch(() => undefined);
+    await cluster?.stop().catch(() => undefined);
     lock.release();
     throw error;
   }
 }
 
-/** The store and the Runtime, loaded after listening (most of the server's code), then recovery (DESIGN §3). */
-async function openRuntime(home: string, config: AtriumConfig, log: (message: string) => void): Promise<{ store: Store; runtime: Runtime }> {
+interface RuntimeSetting {
+  config: AtriumConfig;
+  log: (message: string) => void;
+  databaseUrl: string | null;
+  /** The port listened on (the node's default ATRIUM_NODE_URL names it). */
+  port: number;
+}
+
+/**
+ * The store and the Runtime, loaded after listening (most of the server's code), then recovery
+ * (DESIGN §3). A node of a cluster (DESIGN §10c) first joins it: its records go to the database
+ * and its index is the database's replica; the cluster's code (pg included) loads only then.
+ */
+async function openRuntime(options: ServerOptions, setting: RuntimeSetting): Promise<{ store: Store; runtime: Runtime; cluster: ClusterBoot | null }> {
+  const { config, log, databaseUrl } = setting;
   const [{ Store }, { Runtime }] = await Promise.all([import("./lib/store/store"), import("./lib/engine/runtime")]);
-  const store = new Store(home, { log });
+  let cluster: ClusterBoot | null = null;
+  if (databaseUrl) {
+    const { bootCluster } = await import("./lib/cluster/cluster-boot");
+    cluster = await bootCluster({ databaseUrl, config, host: options.host, port: setting.port, log });
+  }
+  let store: Store | null = null;
   try {
-    const runtime = new Runtime({ store, config, log });
+    store = new Store(options.home, { log, cluster: cluster?.records, recordKey: cluster?.node.recordKey });
+    const placement = cluster ? await cluster.attach(store) : undefined;
+    const runtime = new Runtime({ store, config, log, placement });
+    cluster?.onLost((conversationId) => runtime.cluster?.lost(conversationId));
+    cluster?.onIndexed((conversationId, types) => runtime.cluster?.indexed(conversationId, types));
     await runtime.start();
-    return { store, runtime };
+    return { store, runtime, cluster };
   } catch (error) {
-    await store.close().catch(() => undefined);
+    await store?.close().catch(() => undefined);
+    await cluster?.stop().catch(() => undefined);
     throw error;
   }
 }
@@ -288,6 +325,13 @@ function holdUpgrades(server: http.Server) {
       return installed;
     },
   };
+}
+
+/** Node headers on a path nodes forward (checked in full, body included, by the route: lib/cluster/node-forward). */
+function isSignedNodeCall(request: http.IncomingMessage): boolean {
+  if (!request.headers[NODE_HEADER] || !request.headers[SIGNATURE_HEADER]) return false;
+  const normalized = normalizeRequestPath(request.url ?? "/");
+  return normalized.ok && isForwardedPath(normalized.pathname);
 }
 
 /** GET or HEAD of exactly /api/health (a query string is ignored, as Next's router does). */

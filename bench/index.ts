@@ -26,6 +26,7 @@ const ALL_FIGURES = [
   "sandbox-cost.ts",
   "machine-link.ts",
   "postgres-append-rate.ts",
+  "cluster-nodes.ts",
 ];
 
 /** BENCH_FIGURES: a comma-separated subset, by file name (the `.ts` may be left off). */

@@ -21,7 +21,9 @@ export type ErrorCode =
   | "queue_full"
   | "too_many_streams"
   | "storage_error"
-  | "storage_full";
+  | "storage_full"
+  /** DESIGN §10c: the node holding the conversation cannot be reached, or this node lost its lease mid-command. */
+  | "node_unavailable";
 
 const ATRIUM_ERROR = Symbol.for("atrium.error");
 

@@ -90,6 +90,8 @@ export const FIRST_PAGE = 100;
 
 export async function loadConversationPage(id: string) {
   const runtime = await signedInRuntime();
+  // A node of a cluster (DESIGN §10c) takes the conversation's lease if nobody holds it.
+  if (isId(id)) await runtime.locate(id);
   const conversation = findConversation(runtime, id);
   if (!conversation) notFound();
   const latest = runtime.listItems(conversation.id, { tail: "true", limit: FIRST_PAGE });

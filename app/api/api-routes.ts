@@ -13,6 +13,7 @@ export const API_ROUTES: readonly ApiRouteEntry[] = [
   { pattern: "/api/approvals", load: () => import("./approvals/route") },
   { pattern: "/api/attachments", load: () => import("./attachments/route") },
   { pattern: "/api/auth/sessions", load: () => import("./auth/sessions/route") },
+  { pattern: "/api/cluster", load: () => import("./cluster/route") },
   { pattern: "/api/conversations/[id]/artifacts/[artifactId]", load: () => import("./conversations/[id]/artifacts/[artifactId]/route") },
   { pattern: "/api/conversations/[id]/attachments/[attachmentId]", load: () => import("./conversations/[id]/attachments/[attachmentId]/route") },
   { pattern: "/api/conversations/[id]/compact", load: () => import("./conversations/[id]/compact/route") },

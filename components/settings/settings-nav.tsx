@@ -10,6 +10,7 @@ const SECTIONS = [
   { href: "/settings/agents", label: "Agents" },
   { href: "/settings/tools", label: "Tools" },
   { href: "/settings/machines", label: "Machines" },
+  { href: "/settings/cluster", label: "Cluster" },
   { href: "/settings/approvals", label: "Approvals" },
 ];
 

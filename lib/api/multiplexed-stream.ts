@@ -2,6 +2,7 @@ import { AtriumError, isAtriumError } from "../errors";
 import type { ConversationEvent, Delivered, ListEvent } from "../events/events";
 import type { Runtime } from "../engine/runtime";
 import { createIdGenerator } from "../store/ids";
+import type { RemoteSubscribe } from "../cluster/remote-subscription";
 import { sseStream, type SseWriter } from "./sse";
 import { MAX_SUBSCRIPTIONS_PER_STREAM, type StreamSubscription } from "./stream-schemas";
 
@@ -68,6 +69,8 @@ export function updateSubscriptions(
   runtime: Runtime,
   streamId: string,
   change: { add: StreamSubscription[]; remove: string[] },
+  /** Cluster mode: subscriptions followed from the node holding their conversation, by key (lib/cluster/remote-subscription). */
+  remote: ReadonlyMap<string, RemoteSubscribe> = new Map(),
 ): { subscriptions: number } {
   const open = streams().get(streamId);
   if (!open) throw new AtriumError("not_found", `stream ${streamId} is not open (reconnect and subscribe again)`);
@@ -84,6 +87,18 @@ export function updateSubscriptions(
     const prefix = `{"type":"conversation","key":${JSON.stringify(subscription.key)},"id":`;
     const send = (delivered: Delivered<ConversationEvent>) =>
       open.writer.write(frame("conversation", `${prefix}${delivered.id},"event":${jsonOf(delivered)}}`));
+    const failed = (error: AtriumError) =>
+      open.writer.write(
+        frame(
+          "subscription.failed",
+          JSON.stringify({ type: "subscription.failed", key: subscription.key, conversationId: subscription.conversationId, error: { code: error.code, message: error.message } }),
+        ),
+      );
+    const relay = remote.get(subscription.key);
+    if (relay) {
+      open.subscriptions.set(subscription.key, relay(send, failed));
+      continue;
+    }
     try {
       const stop = runtime.subscribe(
         subscription.conversationId,
@@ -93,17 +108,7 @@ export function updateSubscriptions(
       open.subscriptions.set(subscription.key, stop);
     } catch (error) {
       if (!isAtriumError(error)) throw error;
-      open.writer.write(
-        frame(
-          "subscription.failed",
-          JSON.stringify({
-            type: "subscription.failed",
-            key: subscription.key,
-            conversationId: subscription.conversationId,
-            error: { code: error.code, message: error.message },
-          }),
-        ),
-      );
+      failed(error);
     }
   }
   return { subscriptions: open.subscriptions.size };

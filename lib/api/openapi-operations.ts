@@ -43,7 +43,38 @@ const sse = (name: string): Answer => ({ description: "text/event-stream of even
  * table with the route files under app/api, so a new route without an entry fails.
  */
 export const OPERATIONS: Record<string, Record<string, Operation>> = {
-  "/api/health": { get: { operationId: "getHealth", summary: "Health check (the server listens only after recovery)", answers: { 200: { description: "ok", schema: object({ status: { type: "string" } }) } } } },
+  "/api/health": {
+    get: {
+      operationId: "getHealth",
+      summary: "Health check (the server listens only after recovery); on a node of a cluster, `node` names it",
+      answers: { 200: { description: "ok", schema: object({ status: { type: "string" }, node: object({ id: { type: "string" }, url: nullable({ type: "string" }) }) }, ["status"]) } },
+    },
+  },
+  "/api/cluster": {
+    get: {
+      operationId: "getCluster",
+      summary: "The nodes of the cluster (DESIGN §10c); 404 on a single node",
+      answers: {
+        200: {
+          description: "nodes, oldest first",
+          schema: object({
+            nodes: {
+              type: "array",
+              items: object({
+                id: { type: "string" },
+                url: nullable({ type: "string" }),
+                startedAt: { type: "string" },
+                lastSeenAt: { type: "string" },
+                conversations: { type: "integer" },
+                current: { type: "boolean" },
+              }),
+            },
+          }),
+        },
+      },
+      errors: [404],
+    },
+  },
   "/api/openapi.json": { get: { operationId: "getOpenApiDocument", summary: "This document", answers: { 200: { description: "the OpenAPI document", schema: { type: "object" } } } } },
   "/api/conversations": {
     get: {

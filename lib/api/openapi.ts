@@ -22,7 +22,7 @@ const ERROR_ANSWERS: Record<number, string> = {
   422: "missing_cwd | missing_model | missing_agent",
   429: "queue_full: the conversation already has 100 waiting messages or 10 MiB of waiting text; nothing was written | too_many_streams: this client (or the server) has as many event streams open as it may",
   502: "compaction_failed: the model could not summarize",
-  503: "storage_error: the disk refused the write (I/O error); nothing was written. When only the SQLite index failed (SQLITE_IOERR, SQLITE_READONLY, SQLITE_CANTOPEN, SQLITE_CORRUPT) the record is saved in the conversation's files and the index catches up from them",
+  503: "storage_error: the disk refused the write (I/O error); nothing was written. When only the SQLite index failed (SQLITE_IOERR, SQLITE_READONLY, SQLITE_CANTOPEN, SQLITE_CORRUPT) the record is saved in the conversation's files and the index catches up from them | node_unavailable (cluster mode, DESIGN §10c): the node holding the conversation cannot be reached, or this node lost its lease during the command; retry",
   507: "storage_full: the disk is full (ENOSPC, EDQUOT); nothing was written. When only the SQLite index was refused (SQLITE_FULL) the record is saved in the conversation's files and the index catches up from them once there is space",
 };
 

@@ -24,6 +24,7 @@ const STATUS: Record<ErrorCode, number> = {
   too_many_streams: 429,
   storage_error: 503,
   storage_full: 507,
+  node_unavailable: 503,
 };
 
 export function json(body: object, status = 200, headers: Record<string, string> = {}): Response {

@@ -1,4 +1,5 @@
 import { isSameOrigin } from "../auth/gate";
+import { forwardToHolder, isNodeCall } from "../cluster/node-forward";
 import { authenticate } from "../auth/session";
 import { AtriumError, isAtriumError } from "../errors";
 import type { Runtime } from "../engine/runtime";
@@ -22,10 +23,14 @@ export interface RouteContext<P extends Params> {
 export function apiRoute<P extends Params = Params>(handler: (context: RouteContext<P>) => Promise<Response> | Response) {
   return async (request: Request, context: { params: Promise<P> }): Promise<Response> => {
     try {
-      authorize(request);
+      // DESIGN §10c: a call forwarded by another node of the cluster carries that node's signature instead.
+      if (!(await isNodeCall(request))) authorize(request);
       const params = (await context.params) ?? ({} as P);
       for (const [name, value] of Object.entries(params)) assertId(value, name);
-      return await handler({ request, params, runtime: getRuntime() });
+      const runtime = getRuntime();
+      const forwarded = await forwardToHolder(request, runtime);
+      if (forwarded) return forwarded;
+      return await handler({ request, params, runtime });
     } catch (error) {
       if (!isAtriumError(error) && isClientHangUp(error, request)) {
         quietRejectionsOf(getRuntime()).count("client_hung_up");

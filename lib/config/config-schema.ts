@@ -103,6 +103,10 @@ export const configSchema = z
     mcpServers: mcpServersSchema,
     /** Behind a reverse proxy that sets them: trust `X-Forwarded-Host`/`-Proto` in the same-origin check (DESIGN §10). */
     trustProxy: z.boolean().default(false),
+    /** DESIGN §10c: a PostgreSQL URL puts this node in a cluster (ATRIUM_DATABASE_URL wins). */
+    database: z.strictObject({ url: z.string().regex(/^postgres(ql)?:\/\//, "must be a postgres:// URL").optional() }).prefault({}),
+    /** DESIGN §10c: how long a node's lease on a conversation lasts without a renewal. */
+    cluster: z.strictObject({ leaseSeconds: z.number().min(1).max(600).default(10) }).prefault({}),
   })
   .superRefine((config, context) => {
     const byId = new Map<string, { id: string; contextWindow: number }>([[OFFLINE_MODEL_ENTRY.id, OFFLINE_MODEL_ENTRY]]);

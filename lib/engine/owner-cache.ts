@@ -15,7 +15,14 @@ export class OwnerCache {
   constructor(
     private readonly load: (conversationId: string) => ConversationActor,
     private readonly limit = MAX_LOADED_OWNERS,
+    /** Told of each owner dropped for the limit (a cluster node hands its lease back). */
+    private readonly onEvict: (conversationId: string) => void = () => undefined,
   ) {}
+
+  /** The owner in memory, if any, without loading it or marking it used. */
+  peek(conversationId: string): ConversationActor | undefined {
+    return this.owners.get(conversationId);
+  }
 
   get(conversationId: string): ConversationActor {
     let owner = this.owners.get(conversationId);
@@ -54,6 +61,7 @@ export class OwnerCache {
       if (!owner.evictable) continue;
       this.owners.delete(conversationId);
       owner.retire();
+      this.onEvict(conversationId);
     }
   }
 }

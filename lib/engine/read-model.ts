@@ -11,6 +11,7 @@ import type { ConversationActor } from "./conversation-actor";
 import { findAttachment, readArtifact, sessionsWithStatus, turnsWithLive } from "./conversation-reads";
 import { findQuestion } from "./decision-reads";
 import type { OwnerContext } from "./engine-owner";
+import { indexedItemsPage, indexedTurns, indexedWaiting } from "./indexed-reads";
 import { findInSession, type FindPage, type FindQuery } from "./item-find";
 import { pageOfItems, type ItemsPage, type ItemsQuery } from "./item-pages";
 import { missingParts } from "./missing";
@@ -28,6 +29,8 @@ export class ReadModel {
     private readonly owner: (conversationId: string) => ConversationActor,
     private readonly agents: AgentCatalog,
     private readonly notes: TimelineNotes,
+    /** Whether the conversation's owner runs on this node (always on a single node; DESIGN §10c). */
+    private readonly ownedHere: (conversationId: string) => boolean = () => true,
   ) {}
 
   private get store() {
@@ -35,7 +38,9 @@ export class ReadModel {
   }
 
   getConversation(conversationId: string): Conversation {
-    return this.decorate(this.owner(conversationId).conversation());
+    // A conversation another node of the cluster holds is shown as this node's index has it.
+    const indexed = this.ownedHere(conversationId) ? null : this.indexedConversation(conversationId);
+    return indexed ?? this.decorate(this.owner(conversationId).conversation());
   }
 
   listConversations(query: queries.ListConversationsQuery): { conversations: Conversation[]; total: number } {
@@ -46,16 +51,24 @@ export class ReadModel {
     };
   }
 
+  /** The conversation as the index has it, without its owner (a cluster node's view of another node's conversation). */
+  indexedConversation(conversationId: string): Conversation | null {
+    const row = queries.conversationRow(this.store.index, conversationId);
+    return row ? this.decorate(queries.toConversation(row, queries.objectiveFor(this.store.index, conversationId))) : null;
+  }
+
   /** A conversation as the API shows it: with the parts it names that are missing here. */
   decorate(conversation: Omit<Conversation, "missing">): Conversation {
     return { ...conversation, missing: missingParts(conversation, this.context) };
   }
 
   listWaiting(conversationId: string): Waiting[] {
+    if (!this.ownedHere(conversationId)) return indexedWaiting(this.store, conversationId);
     return this.owner(conversationId).waitingList();
   }
 
   listItems(conversationId: string, options: ItemsQuery): ItemsPage {
+    if (!this.ownedHere(conversationId)) return indexedItemsPage(this.store, conversationId, options);
     return pageOfItems(this.store, this.owner(conversationId), options);
   }
 
@@ -64,6 +77,7 @@ export class ReadModel {
   }
 
   listTurns(conversationId: string, subset?: TurnSubset): Turn[] {
+    if (!this.ownedHere(conversationId)) return indexedTurns(this.store, conversationId, subset);
     return turnsWithLive(this.store, this.owner(conversationId), subset);
   }
 

@@ -15,10 +15,13 @@ import type { ConversationActor } from "./conversation-actor";
 export async function recoverOpenTurns(
   context: OwnerContext,
   actorOf: (conversationId: string) => ConversationActor,
+  /** One conversation only (a cluster node taking over a dead node's conversation, DESIGN §10c). */
+  only?: string,
 ): Promise<void> {
   const db = context.store.index;
   const startedHere = turnsStartedHere(context.store);
-  for (const turn of openTurns(db)) {
+  const mine = (conversationId: string) => only === undefined || conversationId === only;
+  for (const turn of openTurns(db).filter((open) => mine(open.conversationId))) {
     const actor = actorOf(turn.conversationId);
     const session = actor.sessions.get(turn.sessionId);
     if (!session) continue;
@@ -38,10 +41,10 @@ export async function recoverOpenTurns(
     }
   }
   // An open objective whose slice was cut short by the stop carries on with its next slice.
-  for (const conversationId of conversationsWithObjective(db, "open")) {
+  for (const conversationId of conversationsWithObjective(db, "open").filter(mine)) {
     await actorOf(conversationId).execute({ type: "continue_objective" });
   }
-  for (const conversationId of conversationsWithWaiting(db)) {
+  for (const conversationId of conversationsWithWaiting(db).filter(mine)) {
     const actor = actorOf(conversationId);
     await actor.resumeHalfStartedTurns();
     await actor.pumpAll();

@@ -38,6 +38,8 @@ import { buildEngineContext } from "./runtime-context";
 import { TimelineNotes } from "./timeline-notes";
 import { deliverGithubEvent, type GithubEvent } from "./webhooks";
 import type { MachineRegistry } from "../machines/machine-registry";
+import type { OwnerPlacement, Placement } from "../store/postgres/owner-placement";
+import { ClusterOwners } from "./cluster-owners";
 
 export interface RuntimeOptions {
   store: Store;
@@ -48,6 +50,8 @@ export interface RuntimeOptions {
   env?: Readonly<Record<string, string | undefined>>;
   /** Idle conversation owners kept in memory (default MAX_LOADED_OWNERS). */
   maxLoadedOwners?: number;
+  /** DESIGN §10c: a node of a cluster places each conversation's owner on the node holding its lease. */
+  placement?: OwnerPlacement;
 }
 
 export type { CreateConversationInput } from "./conversation-creation";
@@ -76,13 +80,19 @@ export class Runtime {
   private readonly timelineNotes = new TimelineNotes();
   private stopping = false;
   private uploadSweep: NodeJS.Timeout | null = null;
+  /** Set on a node of a cluster (DESIGN §10c): which conversations' owners run here. */
+  readonly cluster: ClusterOwners | null = null;
 
   constructor(options: RuntimeOptions) {
     this.store = options.store;
     this.config = options.config;
     this.models = options.models ?? createModelRegistry(options.config);
     this.keys = new RequestKeys(this.store);
-    this.owners = new OwnerCache((conversationId) => ConversationActor.load(this.context, conversationId), options.maxLoadedOwners);
+    this.owners = new OwnerCache(
+      (conversationId) => ConversationActor.load(this.context, conversationId),
+      options.maxLoadedOwners,
+      (conversationId) => this.cluster?.evicted(conversationId),
+    );
     const log = options.log ?? ((message: string) => console.log(message));
     // Where machine work happens (DESIGN §10b): projects on linked machines are read there.
     const machines = machineRegistryFor(this.store, this.bus, this.config, log);
@@ -109,21 +119,34 @@ export class Runtime {
       notes: this.timelineNotes,
       machines,
     });
-    this.reads = new ReadModel(this.context, (conversationId) => this.actor(conversationId), this.agents, this.timelineNotes);
+    this.reads = new ReadModel(
+      this.context,
+      (conversationId) => this.actor(conversationId),
+      this.agents,
+      this.timelineNotes,
+      (conversationId) => !this.cluster || this.cluster.placement.isHere(conversationId),
+    );
     this.lifecycle = new ConversationLifecycle(this.context, this.owners, this.keys, this.reads);
+    if (options.placement) this.cluster = new ClusterOwners(options.placement, this.context, this.owners, (id) => this.reads.indexedConversation(id));
   }
 
   /** Catches the index up with the files and settles turns left open by a crash; before listening. */
   async start(): Promise<void> {
     ConversationStaging.removeLeftovers(this.store);
     this.store.removeRetiredDirectories();
-    for (const outcome of catchUpIndex(this.store)) {
+    // A node of a cluster: its index is the database's replica, and other nodes' turns are theirs to recover.
+    const outcomes = this.cluster ? [] : catchUpIndex(this.store);
+    for (const outcome of outcomes) {
       if (outcome.status === "skipped") this.context.log(`skipped conversation ${outcome.conversationId}: ${outcome.reason}`);
       else if (outcome.status === "indexed") this.context.log(`re-indexed conversation ${outcome.conversationId}`);
     }
     // Issue 14 hook: MCP servers first, so a turn that recovery resumes finds their tools.
     await this.extensions.start();
-    await recoverOpenTurns(this.context, (conversationId) => this.actor(conversationId));
+    if (!this.cluster) await recoverOpenTurns(this.context, (conversationId) => this.actor(conversationId));
+    this.startUploadSweep();
+  }
+
+  private startUploadSweep(): void {
     removeStaleUploads(this.store.paths, this.store.now());
     this.uploadSweep = setInterval(() => removeStaleUploads(this.store.paths, this.store.now()), 60 * 60 * 1000);
     this.uploadSweep.unref();
@@ -148,7 +171,12 @@ export class Runtime {
   }
 
   actor(conversationId: string): ConversationActor {
-    return this.owners.get(conversationId);
+    return this.cluster ? this.cluster.actor(conversationId) : this.owners.get(conversationId);
+  }
+
+  /** Where the conversation's owner runs; always here on a single node. */
+  locate(conversationId: string): Promise<Placement> {
+    return this.cluster ? this.cluster.locate(conversationId) : Promise.resolve({ kind: "here", taken: false });
   }
 
   get loadedOwners(): number {
@@ -171,8 +199,10 @@ export class Runtime {
     return this.lifecycle.update(conversationId, patch);
   }
 
-  deleteConversation(conversationId: string): Promise<void> {
-    return this.lifecycle.delete(conversationId);
+  async deleteConversation(conversationId: string): Promise<void> {
+    await this.lifecycle.delete(conversationId);
+    // A node of a cluster lets go of a deleted conversation's lease.
+    this.cluster?.evicted(conversationId);
   }
 
   fork(conversationId: string, options: { throughItemId?: string; beforeItemId?: string; requestKey?: string }): Promise<Conversation> {

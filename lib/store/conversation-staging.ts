@@ -6,6 +6,7 @@ import { ingestConversation, type IngestOutcome } from "./ingest";
 import { JsonlAppender } from "./jsonl-appender";
 import type { MetadataRecordBody, SessionRecordBody } from "./records";
 import type { Store } from "./store";
+import type { NewRecord } from "./store-cluster";
 import { claimUpload, returnUpload, type ClaimedUpload } from "./uploads";
 
 const STAGING_PREFIX = ".staging-";
@@ -18,6 +19,8 @@ const STAGING_PREFIX = ".staging-";
 export class ConversationStaging {
   private readonly appenders = new Map<string, Promise<JsonlAppender<object, { seq: number }>>>();
   private readonly claimed: ClaimedUpload[] = [];
+  /** On a node of a cluster: the records, written in one statement at commit. */
+  private readonly records: NewRecord[] = [];
 
   private constructor(
     private readonly store: Store,
@@ -40,11 +43,13 @@ export class ConversationStaging {
   }
 
   async appendMetadata(body: MetadataRecordBody): Promise<void> {
-    await this.append("metadata.jsonl", body);
+    if (this.store.cluster) this.records.push({ stream: "metadata", body });
+    else await this.append("metadata.jsonl", body);
   }
 
   async appendSession(sessionId: string, body: SessionRecordBody): Promise<void> {
-    await this.append(`${assertId(sessionId, "session id")}.jsonl`, body);
+    if (this.store.cluster) this.records.push({ stream: assertId(sessionId, "session id"), body });
+    else await this.append(`${assertId(sessionId, "session id")}.jsonl`, body);
   }
 
   /** Copies a file of another conversation (artifact, attachment) to the same relative place. */
@@ -68,6 +73,7 @@ export class ConversationStaging {
    * directory flushes run off the event loop: a turn start must not hold up every other turn's deltas for a disk round trip.
    */
   async commit(): Promise<void> {
+    if (this.store.cluster) return this.commitToCluster();
     const closing = [...this.appenders.values()].map(async (appender) => (await appender).close());
     await Promise.all(closing);
     const target = this.store.paths.conversation(this.conversationId);
@@ -101,6 +107,21 @@ export class ConversationStaging {
         this.store.writer.forgetCreation(this.conversationId);
       });
       fs.renameSync(target, this.directory);
+      throw storageError(error, `conversation ${this.conversationId}`);
+    }
+    for (const claimed of this.claimed) claimed.forget();
+  }
+
+  /**
+   * A node of a cluster (DESIGN §10c): the records in one atrium_append_records call under the new
+   * conversation's lease (indexed before it resolves); the files it holds (attachments, copied
+   * artifacts) then move into place on this node's disk.
+   */
+  private async commitToCluster(): Promise<void> {
+    await this.store.cluster!.create(this.conversationId, this.records);
+    try {
+      this.store.fs.rename(this.directory, this.store.paths.conversation(this.conversationId));
+    } catch (error) {
       throw storageError(error, `conversation ${this.conversationId}`);
     }
     for (const claimed of this.claimed) claimed.forget();

@@ -12,6 +12,7 @@ import { RecordProofs } from "./record-proofs";
 import { foldConversation, type ConversationFold } from "./conversation-fold";
 import { nodeStorageFs, type StorageFs } from "./storage-fs";
 import type { RecordStore } from "./record-store";
+import type { StoreCluster } from "./store-cluster";
 import {
   metadataRecordSchema,
   sessionRecordSchema,
@@ -28,6 +29,10 @@ export interface StoreOptions {
   migrationsFolder?: string;
   /** The seam fault-injection tests use to make writes, flushes and index transactions fail. */
   fs?: StorageFs;
+  /** DESIGN §10c: a node of a cluster keeps its records in PostgreSQL (the files are not used). */
+  cluster?: StoreCluster;
+  /** The cluster's record key (every node proves and verifies with the same one). */
+  recordKey?: Buffer;
 }
 
 const MAX_OPEN_APPENDERS = 256;
@@ -48,6 +53,8 @@ export class Store implements RecordStore {
   readonly proofs: RecordProofs;
   /** Conversations whose index fell behind their files after an index fault, and their re-ingest. */
   readonly catchUp: IndexCatchUp;
+  /** Set on a node of a cluster: records are read and written there, not in JSONL files. */
+  readonly cluster: StoreCluster | null;
   private readonly appenders = new Map<string, Promise<JsonlAppender<object, { seq: number }>>>();
   /** Files whose appender is closing: a new appender must not scan a file still being flushed. */
   private readonly closing = new Map<string, Promise<void>>();
@@ -61,7 +68,8 @@ export class Store implements RecordStore {
     this.log = options.log ?? ((message) => console.log(message));
     this.fs = options.fs ?? nodeStorageFs;
     this.index = openIndex(this.paths.database, { migrationsFolder: options.migrationsFolder });
-    this.proofs = new RecordProofs(home);
+    this.proofs = new RecordProofs(home, options.recordKey ?? null);
+    this.cluster = options.cluster ?? null;
     const storage = this.fs;
     const databasePath = this.paths.database;
     this.writer = new IndexWriter(this.index.$client, this.proofs, () => storage.beforeIndexCommit(databasePath));
@@ -74,6 +82,7 @@ export class Store implements RecordStore {
    * conversation's index is then caught up from its files (see IndexCatchUp).
    */
   async appendMetadata(conversationId: string, body: MetadataRecordBody): Promise<MetadataRecord> {
+    if (this.cluster) return this.cluster.appendMetadata(conversationId, body);
     const filePath = this.paths.metadata(conversationId);
     if (body.type === "conversation.created") this.makeConversationDirectory(conversationId);
     return recordOf(
@@ -86,6 +95,7 @@ export class Store implements RecordStore {
   }
 
   async appendSession(conversationId: string, sessionId: string, body: SessionRecordBody): Promise<SessionRecord> {
+    if (this.cluster) return this.cluster.appendSession(conversationId, sessionId, body);
     const filePath = this.paths.session(conversationId, sessionId);
     return recordOf(
       this.catchUp.append(
@@ -118,10 +128,12 @@ export class Store implements RecordStore {
   }
 
   readMetadata(conversationId: string) {
+    if (this.cluster) return this.cluster.readMetadata(conversationId);
     return readJsonl(this.paths.metadata(conversationId), metadataRecordSchema);
   }
 
   readSession(conversationId: string, sessionId: string) {
+    if (this.cluster) return this.cluster.readSession(conversationId, sessionId);
     return readJsonl(this.paths.session(conversationId, sessionId), sessionRecordSchema);
   }
 

@@ -31,7 +31,7 @@ test("at phone width a running turn keeps the Running state and the Steer / Queu
 });
 
 test("at phone width every Settings page fits the screen: nothing is cut off on the right", async ({ app }) => {
-  for (const section of ["", "/tools", "/machines", "/approvals"]) {
+  for (const section of ["", "/tools", "/machines", "/cluster", "/approvals"]) {
     await app.page.goto(`/settings${section}`);
     await expect(app.page.getByRole("navigation", { name: "Settings sections" })).toBeVisible();
     // Wide tables scroll inside their own box; the page itself must not be wider than the screen.

@@ -26,6 +26,7 @@ export class IndexReplica {
   private readonly reading = new Map<string, Promise<void>>();
   private readonly queued = new Set<string>();
   private readonly deleted = new Set<string>();
+  private readonly changeListeners = new Set<(conversationId: string, types: string[]) => void>();
 
   constructor(
     private readonly pool: Pool,
@@ -67,6 +68,42 @@ export class IndexReplica {
     return next;
   }
 
+  /**
+   * Records this node's owner has just written (DESIGN §2's order: durable, then indexed, then
+   * published), applied in turn with the catch-ups of the conversation: records the index already
+   * has are skipped, and a gap (a catch-up not yet run) is read from the database instead.
+   */
+  applyWritten(conversationId: string, written: Array<{ stream: string; record: { seq: number; type: string } }>): Promise<void> {
+    const previous = this.reading.get(conversationId) ?? Promise.resolve();
+    const next = previous.then(() => this.applyOwn(conversationId, written));
+    this.reading.set(conversationId, next.catch(() => undefined));
+    return next;
+  }
+
+  private async applyOwn(conversationId: string, written: Array<{ stream: string; record: { seq: number; type: string } }>): Promise<void> {
+    if (this.deleted.has(conversationId)) return;
+    const cursors = this.cursors(conversationId);
+    const fresh = written.filter((entry) => entry.record.seq > (cursors[entry.stream] ?? 0));
+    const follows = (entry: { stream: string; record: { seq: number } }, index: number) =>
+      fresh.slice(0, index).filter((before) => before.stream === entry.stream).length + (cursors[entry.stream] ?? 0) + 1 === entry.record.seq;
+    if (fresh.some((entry) => entry.stream === METADATA && entry.record.type === "conversation.deleted")) return this.remove(conversationId);
+    if (!fresh.every(follows)) return this.read(conversationId);
+    this.apply(conversationId, fresh.map((entry) => ({ stream: entry.stream, seq: String(entry.record.seq), record: entry.record })));
+  }
+
+  /**
+   * Told after records another node wrote are indexed here: the conversation and the types of its
+   * metadata records applied (["conversation.deleted"] when it went), so sidebars here hear of it.
+   */
+  onChange(listener: (conversationId: string, types: string[]) => void): () => void {
+    this.changeListeners.add(listener);
+    return () => this.changeListeners.delete(listener);
+  }
+
+  private changed(conversationId: string, types: string[]): void {
+    for (const listener of this.changeListeners) listener(conversationId, types);
+  }
+
   /** Keeps up with a node's feed: each notice catches its conversation up; a resync catches all up. */
   follow(feed: RecordFeed): () => void {
     const stopNotices = feed.onNotice((notice) => void this.catchUp(notice.conversationId));
@@ -94,9 +131,12 @@ export class IndexReplica {
     }
     if (rows.rows.some((row) => row.stream === METADATA && row.record.type === "conversation.deleted")) {
       this.remove(conversationId);
+      this.changed(conversationId, ["conversation.deleted"]);
       return;
     }
     this.apply(conversationId, rows.rows);
+    const types = rows.rows.filter((row) => row.stream === METADATA).map((row) => String(row.record.type));
+    if (types.length > 0) this.changed(conversationId, types);
   }
 
   private apply(conversationId: string, rows: RecordRow[]): void {

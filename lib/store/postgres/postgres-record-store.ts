@@ -94,6 +94,25 @@ export class PostgresRecordStore implements RecordStore {
     return (await this.readStream(conversationId, sessionId)).map((record) => sessionRecordSchema.parse(record));
   }
 
+  /** Every record of a conversation in one query: its metadata, and each session's items, in seq order. */
+  async readAll(conversationId: string): Promise<{ metadata: MetadataRecord[]; sessions: Map<string, SessionRecord[]> }> {
+    const rows = await this.pool.query<{ stream: string; record: Record<string, unknown> }>(
+      "SELECT stream, record FROM atrium_records WHERE conversation_id = $1 ORDER BY stream, seq",
+      [conversationId],
+    );
+    const metadata: MetadataRecord[] = [];
+    const sessions = new Map<string, SessionRecord[]>();
+    for (const row of rows.rows) {
+      if (row.stream === METADATA) metadata.push(metadataRecordSchema.parse(lineOrder(row.record)));
+      else {
+        const items = sessions.get(row.stream) ?? [];
+        items.push(sessionRecordSchema.parse(lineOrder(row.record)));
+        sessions.set(row.stream, items);
+      }
+    }
+    return { metadata, sessions };
+  }
+
   /**
    * Every record of a conversation read in one query, as the synchronous source foldConversation
    * reads (so an owner is built from the database's records exactly as from its files).
@@ -113,6 +132,19 @@ export class PostgresRecordStore implements RecordStore {
       readMetadata: () => ({ records: (streams.get(METADATA) ?? []).map((record) => ({ record: metadataRecordSchema.parse(record) })) }),
       readSession: (_, sessionId) => ({ records: (streams.get(sessionId) ?? []).map((record) => ({ record: sessionRecordSchema.parse(record) })) }),
     };
+  }
+
+  /**
+   * A new conversation's first records in one statement (creation, fork: DESIGN §10c), under the
+   * lease just taken; each checked as the line it will be and as the line it is.
+   */
+  async appendAll(conversationId: string, entries: Array<{ stream: string; body: object }>): Promise<Array<Record<string, unknown>>> {
+    const at = this.now().toISOString();
+    const schemaOf = (stream: string) => (stream === METADATA ? metadataRecordSchema : sessionRecordSchema);
+    for (const entry of entries) schemaOf(entry.stream).parse({ v: 1, seq: 1, at, ...entry.body });
+    const pending = entries.map((entry) => ({ ...entry, at, resolve: () => undefined, reject: () => undefined }));
+    const written = await this.writeBatch(conversationId, pending);
+    return written.map((record, index) => schemaOf(entries[index]!.stream).parse(lineOrder(record)));
   }
 
   /** Queued into the conversation's next batch; resolves once the batch is committed. */

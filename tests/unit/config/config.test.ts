@@ -38,6 +38,8 @@ describe("parseConfig", () => {
       toolSchemaTokens: 8000,
       mcpServers: {},
       trustProxy: false,
+      database: {},
+      cluster: { leaseSeconds: 10 },
     });
   });
 

@@ -1,0 +1,69 @@
+import { assertClusterSecret, ClusterSignatures } from "../auth/cluster-signature";
+import type { AtriumConfig } from "../config/config";
+import { ClusterNode } from "../store/postgres/cluster-node";
+import { ClusterRecords } from "../store/postgres/cluster-records";
+import type { Lease } from "../store/postgres/leases";
+import { OwnerPlacement } from "../store/postgres/owner-placement";
+import type { Store } from "../store/store";
+
+/** A node's cluster side as server.ts starts it (DESIGN §10c). */
+export interface ClusterBoot {
+  node: ClusterNode;
+  records: ClusterRecords;
+  signatures: ClusterSignatures;
+  /** Once the Store exists: its index replicated from the database, and owners placed by lease. */
+  attach(store: Store): Promise<OwnerPlacement>;
+  /** Other nodes' changes to a conversation, once indexed here (after attach). */
+  onIndexed(listener: (conversationId: string, types: string[]) => void): void;
+  /** Who to tell when a lease is lost (the Runtime's owners; set once it exists). */
+  onLost(listener: (conversationId: string) => void): void;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts the node's database side before its Store: ClusterNode (schema, registration, leases,
+ * the feed), the Store's record backend, and the node-to-node signatures. ATRIUM_NODE_URL names
+ * where other nodes reach this one; without it, http://host:port of this server.
+ */
+export async function bootCluster(options: {
+  databaseUrl: string;
+  config: AtriumConfig;
+  host: string;
+  port: number;
+  env?: Readonly<Record<string, string | undefined>>;
+  log: (message: string) => void;
+}): Promise<ClusterBoot> {
+  const env = options.env ?? process.env;
+  const signatures = new ClusterSignatures(assertClusterSecret(env.ATRIUM_CLUSTER_SECRET));
+  const hostForUrl = options.host.includes(":") ? `[${options.host}]` : options.host;
+  const nodeUrl = env.ATRIUM_NODE_URL || (options.port ? `http://${hostForUrl}:${options.port}` : null);
+  let lostListener: (conversationId: string) => void = () => undefined;
+  let indexedListener: (conversationId: string, types: string[]) => void = () => undefined;
+  const node = await ClusterNode.start({
+    databaseUrl: options.databaseUrl,
+    nodeUrl,
+    leaseSeconds: options.config.cluster.leaseSeconds,
+    onLost: (lease: Lease) => lostListener(lease.conversationId),
+    log: options.log,
+  });
+  const records = new ClusterRecords(node, options.log);
+  options.log(`Atrium node ${node.id} joined the cluster${nodeUrl ? ` (reached at ${nodeUrl})` : ""}`);
+  return {
+    node,
+    records,
+    signatures,
+    async attach(store) {
+      const replica = await node.replicateIndex(store.index.$client, store.writer);
+      records.replicateInto(replica);
+      replica.onChange((conversationId, types) => indexedListener(conversationId, types));
+      return new OwnerPlacement(node, records, replica);
+    },
+    onIndexed(listener) {
+      indexedListener = listener;
+    },
+    onLost(listener) {
+      lostListener = listener;
+    },
+    stop: () => node.stop(),
+  };
+}

@@ -1,0 +1,101 @@
+import { NODE_HEADER, SIGNATURE_HEADER } from "../auth/cluster-signature";
+import { AtriumError, notFound } from "../errors";
+import type { Runtime } from "../engine/runtime";
+import { getCluster, type RegisteredCluster } from "./cluster-registry";
+
+/** Request headers a forwarded call carries on (the holder answers as if asked directly). */
+const CARRIED_REQUEST = ["content-type", "accept", "last-event-id"];
+/** Answer headers brought back. */
+const CARRIED_ANSWER = ["content-type", "cache-control", "location", "x-accel-buffering"];
+
+/** How long the holder has to start its answer (an event stream then runs as long as it runs). */
+const ANSWER_WITHIN_MS = 10_000;
+
+/** Routes whose first id names (or leads to) one conversation: their commands run on its lease holder. */
+const ROUTED = /^\/api\/(conversations|turns|approvals|questions)\/([0-9A-HJKMNP-TV-Z]{26})(\/|$)/;
+
+/** Whether a path (as the router routes it) is one a node forwards to another: only these pass the gate on a node signature. */
+export function isForwardedPath(pathname: string): boolean {
+  return ROUTED.test(pathname);
+}
+
+/**
+ * DESIGN §10c, "any node answers any request": a request about one conversation is answered by
+ * the node holding its lease. Here when this node holds it or takes it (nobody did); otherwise the
+ * request is forwarded whole to the holder, signed with ATRIUM_CLUSTER_SECRET, and its answer
+ * (an event stream included, with the holder's event ids) streamed back. Null: answer here.
+ */
+export async function forwardToHolder(request: Request, runtime: Runtime): Promise<Response | null> {
+  const cluster = getCluster();
+  if (!cluster || !runtime.cluster) return null;
+  const url = new URL(request.url);
+  const match = ROUTED.exec(url.pathname);
+  if (!match) return null;
+  const conversationId = match[1] === "conversations" ? match[2]! : conversationOf(runtime, match[1]!, match[2]!);
+  if (!conversationId) return null;
+  const placement = await runtime.locate(conversationId);
+  if (placement.kind === "here") return null;
+  if (placement.kind === "missing") throw notFound("conversation", conversationId);
+  // A call forwarded to this node is never forwarded again: the lease moved meanwhile.
+  if (request.headers.get(NODE_HEADER)) throw new AtriumError("node_unavailable", `conversation ${conversationId} moved to another node; retry the request`);
+  if (!placement.url) throw new AtriumError("node_unavailable", `node ${placement.nodeId} holds conversation ${conversationId} but gave no ATRIUM_NODE_URL`);
+  return forward(cluster, request, `${url.pathname}${url.search}`, placement.url);
+}
+
+async function forward(cluster: RegisteredCluster, request: Request, pathAndQuery: string, target: string): Promise<Response> {
+  const method = request.method.toUpperCase();
+  const body = method === "GET" || method === "HEAD" ? Buffer.alloc(0) : Buffer.from(await request.arrayBuffer());
+  const headers: Record<string, string> = cluster.signatures.sign(cluster.nodeId, { method, path: pathAndQuery, body });
+  for (const name of CARRIED_REQUEST) {
+    const value = request.headers.get(name);
+    if (value !== null) headers[name] = value;
+  }
+  // A holder that does not answer (paused, cut off) is given up on; its lease runs out meanwhile.
+  const patience = new AbortController();
+  const timer = setTimeout(() => patience.abort(new Error("no answer")), ANSWER_WITHIN_MS);
+  let answer: Response;
+  try {
+    const signal = AbortSignal.any([request.signal, patience.signal]);
+    answer = await fetch(`${target}${pathAndQuery}`, { method, headers, body: body.length > 0 ? body : undefined, redirect: "manual", signal });
+  } catch (error) {
+    throw new AtriumError("node_unavailable", `the node holding this conversation (${target}) cannot be reached; retry the request`, { cause: error });
+  } finally {
+    clearTimeout(timer);
+  }
+  const carried = new Headers();
+  for (const name of CARRIED_ANSWER) {
+    const value = answer.headers.get(name);
+    if (value !== null) carried.set(name, value);
+  }
+  return new Response(answer.body, { status: answer.status, headers: carried });
+}
+
+/** The conversation a turn, approval or question belongs to, from this node's index (null: unknown here). */
+function conversationOf(runtime: Runtime, kind: string, id: string): string | null {
+  const table = kind === "turns" ? "turns" : kind === "approvals" ? "approvals" : "questions";
+  const row = runtime.store.index.$client.prepare(`SELECT conversation_id AS conversationId FROM ${table} WHERE id = ?`).get(id) as
+    | { conversationId: string }
+    | undefined;
+  return row?.conversationId ?? null;
+}
+
+/**
+ * A call another node forwarded (DESIGN §10c): its signature checked over the method, path and
+ * body. True: a valid node call (it stands for the user the forwarding node authenticated);
+ * false: no node headers (authenticate as usual). A bad signature is refused.
+ */
+export async function isNodeCall(request: Request): Promise<boolean> {
+  const cluster = getCluster();
+  const nodeId = request.headers.get(NODE_HEADER);
+  const signature = request.headers.get(SIGNATURE_HEADER);
+  // A single node knows no node calls: such headers are ignored and the request authenticated as usual.
+  if ((!nodeId && !signature) || !cluster) return false;
+  const url = new URL(request.url);
+  const body = Buffer.from(await request.clone().arrayBuffer());
+  const check = cluster.signatures.check(
+    { [NODE_HEADER]: nodeId ?? undefined, [SIGNATURE_HEADER]: signature ?? undefined },
+    { method: request.method, path: `${url.pathname}${url.search}`, body },
+  );
+  if (!check.ok) throw new AtriumError("unauthorized", `the node-to-node call was refused (${check.reason})`);
+  return true;
+}

@@ -1,0 +1,85 @@
+import type { OwnerContext } from "./engine-owner";
+import { AtriumError } from "../errors";
+import type { Conversation } from "../events/entities";
+import type { OwnerPlacement, Placement } from "../store/postgres/owner-placement";
+import type { ConversationActor } from "./conversation-actor";
+import type { OwnerCache } from "./owner-cache";
+import { stopOwner } from "./owner-lifecycle";
+import { recoverOpenTurns } from "./recovery";
+
+/**
+ * The owners of a cluster node (DESIGN §10c). Before a request touches a conversation, `locate`
+ * says where its owner runs: here (this node holds the lease; the owner is built from the
+ * database's records, and a conversation taken over from a dead node has its open turns closed
+ * as crash recovery does), or on the node holding the lease, where the request is forwarded.
+ * A lease lost to another node stops this node's owner at once: its writes are refused anyway.
+ */
+export class ClusterOwners {
+  constructor(
+    readonly placement: OwnerPlacement,
+    private readonly context: OwnerContext,
+    private readonly owners: OwnerCache,
+    /** The conversation as this node's index has it (null: not there). */
+    private readonly indexedConversation: (conversationId: string) => Conversation | null,
+  ) {}
+
+  get nodeId(): string {
+    return this.placement.node.id;
+  }
+
+  async locate(conversationId: string): Promise<Placement> {
+    const stale = this.owners.peek(conversationId);
+    // An owner left from a lease this node no longer holds is never used again.
+    if (stale && !this.placement.isHere(conversationId)) this.unload(stale);
+    const placement = await this.placement.place(conversationId);
+    if (placement.kind !== "here") return placement;
+    if (placement.taken) {
+      this.context.log(`conversation ${conversationId}: lease taken by node ${this.nodeId}`);
+      await recoverOpenTurns(this.context, (id) => this.actor(id), conversationId);
+    }
+    return placement;
+  }
+
+  /** The owner of a conversation located here (its records are loaded). */
+  actor(conversationId: string): ConversationActor {
+    if (!this.placement.isHere(conversationId)) {
+      throw new AtriumError("node_unavailable", `conversation ${conversationId} is not held by this node; retry the request`);
+    }
+    return this.owners.get(conversationId);
+  }
+
+  /** LeaseKeeper's onLost: another node took the conversation; this node's owner stops and is forgotten. */
+  lost(conversationId: string): void {
+    this.context.log(`conversation ${conversationId}: this node lost its lease; its owner here stops`);
+    this.placement.lost(conversationId);
+    const owner = this.owners.peek(conversationId);
+    if (owner) this.unload(owner);
+  }
+
+  /**
+   * Records another node wrote, now in this node's index: the sidebars of this node hear of the
+   * conversation made, changed or deleted (DESIGN §10c: list events reach every node).
+   */
+  indexed(conversationId: string, types: string[]): void {
+    const bus = this.context.bus;
+    if (types.includes("conversation.deleted")) {
+      bus.publishList({ type: "conversation.deleted", conversationId });
+      return;
+    }
+    const conversation = this.indexedConversation(conversationId);
+    if (!conversation) return;
+    const type = types.includes("conversation.created") ? "conversation.created" : "conversation.updated";
+    bus.publishList({ type, conversationId, conversation });
+  }
+
+  /** An idle owner dropped from memory hands its lease back, so any node may take it at once. */
+  evicted(conversationId: string): void {
+    this.placement.release(conversationId).catch((error: unknown) => this.context.log(`handing back conversation ${conversationId} failed: ${String(error)}`));
+  }
+
+  private unload(owner: ConversationActor): void {
+    for (const finishing of stopOwner(owner)) finishing.catch(() => undefined);
+    this.owners.drop(owner);
+    owner.retire();
+  }
+}

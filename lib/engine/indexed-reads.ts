@@ -1,0 +1,47 @@
+import { and, desc, eq, lt } from "drizzle-orm";
+import { AtriumError } from "../errors";
+import type { Turn, Waiting } from "../events/entities";
+import * as queries from "../store/queries";
+import * as tables from "../store/schema";
+import type { Store } from "../store/store";
+import { listTurnSubset, type TurnSubset } from "../store/turn-subset";
+import type { ItemsPage, ItemsQuery } from "./item-pages";
+
+/**
+ * Reads of a conversation another node of the cluster holds (DESIGN §10c), for this node's pages:
+ * from this node's index alone, which the database's feed keeps up with every node's records. A
+ * streaming item shows the text of its last progress record; the page's live stream, which
+ * follows the holder, brings the rest. The API's own reads of such a conversation are passed to
+ * its holder instead and never come here.
+ */
+const MAX_LIMIT = 500;
+
+export function indexedItemsPage(store: Store, conversationId: string, query: ItemsQuery): ItemsPage {
+  const row = queries.conversationRow(store.index, conversationId);
+  if (!row) throw new AtriumError("not_found", `conversation ${conversationId} was not found`);
+  const sessionId = query.session ?? row.rootSessionId;
+  const limit = Math.min(query.limit ?? 100, MAX_LIMIT);
+  if (query.around !== undefined || query.q !== undefined) {
+    throw new AtriumError("node_unavailable", `conversation ${conversationId} is held by another node; ask its API`);
+  }
+  if (query.before === undefined && query.tail === undefined) return queries.listItems(store.index, sessionId, query.after ?? 0, limit);
+  const { items } = tables;
+  const before = query.before ?? Number.MAX_SAFE_INTEGER;
+  const rows = store.index
+    .select()
+    .from(items)
+    .where(and(eq(items.sessionId, sessionId), lt(items.seq, before)))
+    .orderBy(desc(items.seq))
+    .limit(limit + 1)
+    .all();
+  const page = rows.slice(0, limit).reverse().map(queries.toItem);
+  return { items: page, nextCursor: rows.length > limit ? page[0].seq : null };
+}
+
+export function indexedTurns(store: Store, conversationId: string, subset?: TurnSubset): Turn[] {
+  return subset ? listTurnSubset(store.index, conversationId, subset) : queries.listTurns(store.index, conversationId);
+}
+
+export function indexedWaiting(store: Store, conversationId: string): Waiting[] {
+  return queries.listWaiting(store.index, conversationId).map(({ id, text, mode, createdAt, sessionId, origin }) => ({ id, text, mode, createdAt, sessionId, origin }));
+}

@@ -1,0 +1,99 @@
+import type { ClusterNode } from "./cluster-node";
+import type { ClusterRecords } from "./cluster-records";
+import type { IndexReplica } from "./index-replica";
+import { LeaseHeldError } from "./leases";
+
+/** Where a conversation's owner runs (DESIGN §10c). */
+export type Placement =
+  /** On this node: its lease is held and its records loaded; `taken`: the lease was just taken (recover its open turns). */
+  | { kind: "here"; taken: boolean }
+  /** On another live node, reached at `url` (null: that node gave no ATRIUM_NODE_URL). */
+  | { kind: "elsewhere"; nodeId: string; url: string | null }
+  /** No such conversation (never created, or deleted). */
+  | { kind: "missing" };
+
+/**
+ * How long "another node holds it" is believed without asking again. A holder that hands the
+ * lease back meanwhile is still asked: it takes the conversation again, or answers node_unavailable.
+ */
+const ELSEWHERE_KEPT_MS = 1_000;
+
+/**
+ * Decides, per request, which node's owner a conversation's command goes to: the node holding
+ * its lease, or this one, which takes the lease when nobody holds it (a first use, a clean stop's
+ * hand-back, or a dead holder's lease run out). Two requests at once share one decision.
+ */
+export class OwnerPlacement {
+  private readonly placing = new Map<string, Promise<Placement>>();
+  /** Recent answers "another node holds it", kept briefly so a busy client's commands cost no query each. */
+  private readonly elsewhere = new Map<string, { placement: Placement; until: number }>();
+
+  constructor(
+    readonly node: ClusterNode,
+    readonly records: ClusterRecords,
+    private readonly replica: IndexReplica,
+  ) {}
+
+  place(conversationId: string): Promise<Placement> {
+    if (this.records.isLoaded(conversationId)) return Promise.resolve({ kind: "here", taken: false });
+    const known = this.elsewhere.get(conversationId);
+    if (known && known.until > Date.now()) return Promise.resolve(known.placement);
+    this.elsewhere.delete(conversationId);
+    let placing = this.placing.get(conversationId);
+    if (!placing) {
+      placing = this.decide(conversationId).finally(() => this.placing.delete(conversationId));
+      this.placing.set(conversationId, placing);
+    }
+    return placing;
+  }
+
+  /** Whether this node holds the conversation's lease and has its records. */
+  isHere(conversationId: string): boolean {
+    return this.records.isLoaded(conversationId);
+  }
+
+  /** The owner is unloaded: the lease is handed back (another node may take it at once). */
+  async release(conversationId: string): Promise<void> {
+    this.records.forget(conversationId);
+    await this.node.keeper.release(conversationId);
+  }
+
+  /** The lease was lost (taken over): only the records are dropped; the keeper has let it go already. */
+  lost(conversationId: string): void {
+    this.records.forget(conversationId);
+  }
+
+  private async decide(conversationId: string): Promise<Placement> {
+    const holder = await this.liveHolder(conversationId);
+    if (holder) return this.heldElsewhere(conversationId, holder.nodeId, holder.url);
+    if (!(await this.records.exists(conversationId))) return { kind: "missing" };
+    try {
+      const { taken } = await this.records.load(conversationId);
+      // The index must have every record before recovery reads the open turns from it.
+      if (taken) await this.replica.catchUp(conversationId);
+      return { kind: "here", taken };
+    } catch (error) {
+      if (!(error instanceof LeaseHeldError)) throw error;
+      const holder = await this.liveHolder(conversationId);
+      return this.heldElsewhere(conversationId, error.holder.nodeId, holder?.url ?? null);
+    }
+  }
+
+  private heldElsewhere(conversationId: string, nodeId: string, url: string | null): Placement {
+    const placement: Placement = { kind: "elsewhere", nodeId, url };
+    this.elsewhere.set(conversationId, { placement, until: Date.now() + ELSEWHERE_KEPT_MS });
+    if (this.elsewhere.size > 10_000) this.elsewhere.clear();
+    return placement;
+  }
+
+  /** Another node's live lease on the conversation, with the address it gave, in one query (null: none). */
+  private async liveHolder(conversationId: string): Promise<{ nodeId: string; url: string | null } | null> {
+    const rows = await this.node.pool.query<{ node_id: string; url: string | null }>(
+      `SELECT l.node_id, n.url FROM atrium_leases l LEFT JOIN atrium_nodes n ON n.id = l.node_id
+        WHERE l.conversation_id = $1 AND l.node_id <> $2 AND l.expires_at > clock_timestamp()`,
+      [conversationId, this.node.id],
+    );
+    const row = rows.rows[0];
+    return row ? { nodeId: row.node_id, url: row.url } : null;
+  }
+}

@@ -1,0 +1,72 @@
+import { expect, test } from "@playwright/test";
+import { E2E_PORT } from "./support/environment";
+import { ConversationPage, hydrated, Sidebar } from "./support/pages";
+import { startClusterServer, type ClusterServer } from "../support/cluster-server";
+import { startTestPostgres, type TestPostgres } from "../support/test-postgres";
+
+// Two nodes of one cluster (DESIGN §10c): the real server twice, on one real PostgreSQL, each on
+// its own port beside the shared test server's.
+let postgres: TestPostgres;
+let nodes: ClusterServer[] = [];
+
+test.beforeAll(async () => {
+  test.setTimeout(180_000);
+  postgres = await startTestPostgres();
+  nodes = [await startClusterServer(postgres.url, E2E_PORT + 30), await startClusterServer(postgres.url, E2E_PORT + 31)];
+});
+
+test.afterAll(async () => {
+  for (const node of nodes) await node.cleanup();
+  await postgres?.stop();
+});
+
+test("two nodes on one database: Settings → Cluster lists both, and a conversation held by one is used from the other's tab", async ({ browser }) => {
+  const [a, b] = nodes;
+  // A context each: cookies do not tell ports apart, and each node signs in its own browser sessions.
+  const contextA = await browser.newContext();
+  const contextB = await browser.newContext();
+  const pageA = await contextA.newPage();
+  const pageB = await contextB.newPage();
+  for (const [page, node] of [[pageA, a], [pageB, b]] as const) {
+    await page.goto(`${node.url}/signin?token=${encodeURIComponent(node.token)}`);
+    await expect(page).toHaveURL(`${node.url}/`);
+  }
+
+  await pageA.goto(`${a.url}/settings/cluster`);
+  await hydrated(pageA);
+  const running = pageA.getByRole("list", { name: "Running nodes" });
+  await expect(running.getByRole("listitem")).toHaveCount(2);
+  await expect(running.getByRole("listitem", { name: `Node ${a.nodeId}` })).toContainText("this node");
+  await expect(running.getByRole("listitem", { name: `Node ${b.nodeId}` })).toContainText(b.url);
+  await pageA.screenshot({ path: "test-results/screens/settings-cluster.png" });
+
+  // Made on node B (B holds it): node A's sidebar hears of it, live.
+  await pageA.goto(`${a.url}/`);
+  await hydrated(pageA);
+  const created = await b.api("/api/conversations", {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ text: "made on node b" }),
+  });
+  expect(created.status).toBe(201);
+  const { conversation } = (await created.json()) as { conversation: { id: string; title: string } };
+  await expect(new Sidebar(pageA).conversation(conversation.title)).toBeVisible();
+
+  // Used from node A's tab: the message is passed to B, the reply streams back through A, and a tab on B sees the same turn.
+  await pageB.goto(`${b.url}/c/${conversation.id}`);
+  await hydrated(pageB);
+  const watcher = new ConversationPage(pageB);
+  await watcher.expectLive();
+  await pageA.goto(`${a.url}/c/${conversation.id}`);
+  await hydrated(pageA);
+  const user = new ConversationPage(pageA);
+  await user.expectLive();
+  await user.send("from node a [[stream:30]] [[delay:10]]");
+  await expect(user.lastReply).toContainText("w30");
+  await expect(user.lastReply).toHaveAttribute("data-status", "completed");
+  await expect(watcher.lastReply).toContainText("w30");
+  await expect(watcher.lastReply).toHaveAttribute("data-status", "completed");
+  await pageA.screenshot({ path: "test-results/screens/cluster-conversation.png" });
+  await contextA.close();
+  await contextB.close();
+});
