@@ -1,10 +1,9 @@
-import fs from "node:fs";
-import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { cpuMs, rssBytes } from "../model/proc";
+import { post, turnsEnded, writeConfig } from "../model/round";
 import type { FakeModel } from "../model/handles";
 import { benchPrompt } from "../model/stamps";
-import { BENCH_TOKEN, freePort, startBenchServer, type BenchServer } from "../support/server-process";
+import { freePort, startBenchServer, type BenchServer } from "../support/server-process";
 
 /**
  * One round of the start-and-memory figure on a fresh server and data directory: spawn →
@@ -14,7 +13,6 @@ import { BENCH_TOKEN, freePort, startBenchServer, type BenchServer } from "../su
  */
 export const WARM_CONVERSATIONS = 20;
 const WARM_WORDS = 20;
-const TURN_END_TIMEOUT_MS = 30_000;
 const QUIET_MS = 1_000;
 
 export interface StartRound {
@@ -28,42 +26,6 @@ export interface StartRound {
   rssWarm: number;
   rssAfterPage: number;
   firstPageMs: number;
-}
-
-function writeConfig(home: string, fakeUrl: string): void {
-  const workspace = path.join(home, "workspace");
-  fs.mkdirSync(workspace, { recursive: true });
-  const config = {
-    defaultModel: "bench-fake",
-    models: [{ id: "bench-fake", provider: "openai-compatible", baseURL: `${fakeUrl}/v1`, contextWindow: 128000, maxOutputTokens: 4000 }],
-    defaultCwd: workspace,
-  };
-  fs.writeFileSync(path.join(home, "config.json"), JSON.stringify(config, null, 2));
-}
-
-async function post<T>(server: BenchServer, pathname: string, body: object): Promise<T> {
-  const response = await fetch(`${server.url}${pathname}`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${BENCH_TOKEN}`, "content-type": "application/json" },
-    body: JSON.stringify(body),
-  });
-  if (!response.ok) throw new Error(`POST ${pathname}: HTTP ${response.status} ${await response.text()}`);
-  return (await response.json()) as T;
-}
-
-async function turnsEnded(server: BenchServer, turnIds: string[]): Promise<void> {
-  const deadline = performance.now() + TURN_END_TIMEOUT_MS;
-  for (const turnId of turnIds) {
-    for (;;) {
-      const { turn } = (await (await server.get(`/api/turns/${turnId}`)).json()) as { turn: { status: string; endedAt: string | null } };
-      if (turn.endedAt) {
-        if (turn.status !== "completed") throw new Error(`turn ${turnId} ended ${turn.status}`);
-        break;
-      }
-      if (performance.now() > deadline) throw new Error(`turn ${turnId} still ${turn.status} after ${TURN_END_TIMEOUT_MS} ms`);
-      await sleep(20);
-    }
-  }
 }
 
 /** A short turn in each of `count` new conversations, then a second one in each. */
