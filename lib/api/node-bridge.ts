@@ -24,7 +24,7 @@ export async function serveWebHandler(
   const webRequest = new Request(target.url, {
     method,
     headers,
-    body: hasBody ? lazyBody(request) : undefined,
+    body: hasBody ? lazyBody(request, response) : undefined,
     signal: aborter.signal,
     // @ts-expect-error Node's fetch needs `duplex` for a streamed body; the DOM types lack it.
     duplex: "half",
@@ -43,20 +43,46 @@ export async function serveWebHandler(
  * The request body as a web stream that reads nothing until the handler reads it. A body left
  * unread (a 413 refused by its declared length, a route that takes none) is then drained by
  * Node when the answer is done and the connection is kept; a stream that had already pulled
- * from the socket would leave the rest of the body to be parsed as the next request.
+ * from the socket would leave the rest of the body to be parsed as the next request. A body
+ * refused part way (cancelled: over its limit) is read on and dropped until the answer has gone
+ * out on a connection that is then closed: cutting the socket at once could reach the client
+ * before the answer did.
  */
-function lazyBody(request: http.IncomingMessage): ReadableStream<Uint8Array> {
-  let chunks: AsyncIterator<Buffer> | null = null;
+function lazyBody(request: http.IncomingMessage, response: http.ServerResponse): ReadableStream<Uint8Array> {
   return new ReadableStream<Uint8Array>(
     {
-      async pull(controller) {
-        chunks ??= request[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
-        const { done, value } = await chunks.next();
-        if (done) controller.close();
-        else controller.enqueue(new Uint8Array(value.buffer, value.byteOffset, value.byteLength));
+      pull(controller) {
+        return new Promise<void>((resolve, reject) => {
+          const done = () => {
+            request.off("readable", next);
+            request.off("end", onEnd);
+            request.off("error", onError);
+            resolve();
+          };
+          const next = () => {
+            const chunk = request.read() as Buffer | null;
+            if (chunk !== null) {
+              controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+              done();
+            } else if (request.readableEnded) onEnd();
+          };
+          const onEnd = () => {
+            controller.close();
+            done();
+          };
+          const onError = (error: Error) => {
+            done();
+            reject(error);
+          };
+          request.on("readable", next);
+          request.once("end", onEnd);
+          request.once("error", onError);
+          next();
+        });
       },
-      async cancel() {
-        await chunks?.return?.();
+      cancel() {
+        if (!response.headersSent) response.setHeader("connection", "close");
+        request.resume();
       },
     },
     { highWaterMark: 0 },
