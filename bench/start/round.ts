@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { cpuMs, rssBytes } from "../model/proc";
-import { post, turnsEnded, writeConfig } from "../model/round";
+import { post, turnsEnded, WARM_WORDS, writeConfig } from "../model/round";
 import type { FakeModel } from "../model/handles";
 import { benchPrompt } from "../model/stamps";
 import { freePort, startBenchServer, type BenchServer } from "../support/server-process";
@@ -12,7 +12,6 @@ import { freePort, startBenchServer, type BenchServer } from "../support/server-
  * through the real openai-compatible provider, and last after the first page (Next loaded).
  */
 export const WARM_CONVERSATIONS = 20;
-const WARM_WORDS = 20;
 const QUIET_MS = 1_000;
 
 export interface StartRound {

@@ -51,7 +51,9 @@ async function writeConversation(pool: Pool, blobs: BlobStore, paths: DataPaths,
   for (const { stream, record } of rows.rows) {
     if (record.type === "conversation.deleted") return undefined;
     if (stream === METADATA && record.seq === 1 && record.type === "conversation.created") created = record;
-    streams.set(stream, [...(streams.get(stream) ?? []), `${JSON.stringify(lineOrder(record))}\n`]);
+    const lines = streams.get(stream) ?? [];
+    lines.push(`${JSON.stringify(lineOrder(record))}\n`);
+    streams.set(stream, lines);
   }
   if (!created) return undefined;
   const directory = paths.conversation(conversationId);
