@@ -3,6 +3,7 @@
 import { CheckIcon, ChevronRightIcon } from "lucide-react";
 import { DropdownMenu as DropdownMenuPrimitive } from "radix-ui";
 import type * as React from "react";
+import { useRef } from "react";
 import { cn } from "@/lib/utils";
 
 function DropdownMenu(props: React.ComponentProps<typeof DropdownMenuPrimitive.Root>) {
@@ -13,12 +14,34 @@ function DropdownMenuTrigger(props: React.ComponentProps<typeof DropdownMenuPrim
   return <DropdownMenuPrimitive.Trigger data-slot="dropdown-menu-trigger" {...props} />;
 }
 
-function DropdownMenuContent({ className, sideOffset = 4, ...props }: React.ComponentProps<typeof DropdownMenuPrimitive.Content>) {
+/**
+ * Whether an outside press landed on the menu's own trigger, which handles it (it toggles the
+ * menu): dismissing on it too would make a press on "…" while the last menu still fades out open
+ * the menu and at once close it again, so the press did nothing.
+ */
+function pressedOwnTrigger(event: Event, content: HTMLElement | null): boolean {
+  const target = (event as CustomEvent<{ originalEvent?: Event }>).detail?.originalEvent?.target;
+  const triggerId = content?.getAttribute("aria-labelledby");
+  if (!(target instanceof Element) || !triggerId) return false;
+  return target.closest('[data-slot="dropdown-menu-trigger"]')?.id === triggerId;
+}
+
+function DropdownMenuContent({ className, sideOffset = 4, onPointerDownOutside, ref, ...props }: React.ComponentProps<typeof DropdownMenuPrimitive.Content>) {
+  const content = useRef<HTMLDivElement | null>(null);
   return (
     <DropdownMenuPrimitive.Portal>
       <DropdownMenuPrimitive.Content
         data-slot="dropdown-menu-content"
+        ref={(node) => {
+          content.current = node;
+          if (typeof ref === "function") return ref(node);
+          if (ref) ref.current = node;
+        }}
         sideOffset={sideOffset}
+        onPointerDownOutside={(event) => {
+          onPointerDownOutside?.(event);
+          if (pressedOwnTrigger(event, content.current)) event.preventDefault();
+        }}
         className={cn(
           "z-50 max-h-(--radix-dropdown-menu-content-available-height) min-w-[8rem] origin-(--radix-dropdown-menu-content-transform-origin) overflow-x-hidden overflow-y-auto rounded-md border bg-popover p-1 text-popover-foreground shadow-md data-[side=bottom]:slide-in-from-top-2 data-[side=top]:slide-in-from-bottom-2 data-[state=closed]:animate-out data-[state=closed]:fade-out-0 data-[state=closed]:zoom-out-95 data-[state=open]:animate-in data-[state=open]:fade-in-0 data-[state=open]:zoom-in-95",
           className,

@@ -66,6 +66,17 @@ test("a conversation's menu opens from hover, the … button, right-click and th
   await expect(page.getByText("Link copied")).toBeVisible();
   expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(`${E2E_BASE_URL}/c/${second.id}`);
 
+  // "…" pressed at once after an action opens the menu again: the press is the trigger's, not one
+  // outside the menu still fading out (which used to open it and close it in the same press).
+  const secondButton = actionsButton(sidebar, second.title);
+  await secondButton.click();
+  await menu(page).getByRole("menuitem", { name: "Copy link" }).click();
+  await secondButton.click();
+  await expect(secondButton).toHaveAttribute("aria-expanded", "true");
+  await expect(menu(page)).toHaveAttribute("data-state", "open");
+  await page.keyboard.press("Escape");
+  await expect(menu(page)).toBeHidden();
+
   // The context-menu key (Shift+F10) on a focused row opens it too; Escape closes it.
   await sidebar.conversation(second.title).focus();
   await page.keyboard.press("Shift+F10");
