@@ -27,6 +27,7 @@ const ALL_FIGURES = [
   "machine-link.ts",
   "postgres-append-rate.ts",
   "cluster-nodes.ts",
+  "cluster-throughput.ts",
 ];
 
 /** BENCH_FIGURES: a comma-separated subset, by file name (the `.ts` may be left off). */
