@@ -66,6 +66,10 @@ test("two nodes on one database: Settings → Cluster lists both, and a conversa
   await expect(user.lastReply).toHaveAttribute("data-status", "completed");
   await expect(watcher.lastReply).toContainText("w30");
   await expect(watcher.lastReply).toHaveAttribute("data-status", "completed");
+  // The header's context figures are the holder's, on both nodes.
+  const ringOnB = pageB.getByTestId("context-ring");
+  await expect(ringOnB).toHaveAttribute("aria-label", /^Context: \d+% used, .+ tokens of room left$/);
+  await expect(pageA.getByTestId("context-ring")).toHaveAttribute("aria-label", (await ringOnB.getAttribute("aria-label"))!);
   await pageA.screenshot({ path: "test-results/screens/cluster-conversation.png" });
   await contextA.close();
   await contextB.close();
