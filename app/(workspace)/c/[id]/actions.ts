@@ -29,12 +29,16 @@ const previewArguments = z.tuple([idSchema, idSchema]);
 /**
  * Before a write_file or edit_file call is approved, its diff against the file as it is now
  * (real line numbers, context lines), read under the tool's own path rules. Only for a call that
- * is still waiting in this conversation; null when there is nothing to show.
+ * is still waiting in this conversation; null when there is nothing to show (or another node
+ * of a cluster holds the conversation).
  */
 export async function previewToolCall(id: string, itemId: string): Promise<string | null> {
   const runtime = await signedInRuntime();
   const parsed = previewArguments.safeParse([id, itemId]);
   if (!parsed.success) return null;
+  // The file is read where the conversation's tools run: on the node holding it (DESIGN §10c). On
+  // another node of a cluster the card shows the diff the call's own input makes instead.
+  if ((await runtime.locate(parsed.data[0])).kind !== "here") return null;
   const conversation = findConversation(runtime, parsed.data[0]);
   const item = conversation ? getItem(runtime.store.index, parsed.data[1]) : null;
   if (!conversation || !item || itemConversation(runtime.store.index, item.id) !== conversation.id) return null;
