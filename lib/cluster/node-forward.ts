@@ -1,5 +1,5 @@
 import { NODE_HEADER, SIGNATURE_HEADER } from "../auth/cluster-signature";
-import { AtriumError, notFound } from "../errors";
+import { AtriumError } from "../errors";
 import type { Runtime } from "../engine/runtime";
 import { getCluster, type RegisteredCluster } from "./cluster-registry";
 
@@ -23,7 +23,8 @@ export function isForwardedPath(pathname: string): boolean {
  * DESIGN §10c, "any node answers any request": a request about one conversation is answered by
  * the node holding its lease. Here when this node holds it or takes it (nobody did); otherwise the
  * request is forwarded whole to the holder, signed with ATRIUM_CLUSTER_SECRET, and its answer
- * (an event stream included, with the holder's event ids) streamed back. Null: answer here.
+ * (an event stream included, with the holder's event ids) streamed back. Null: answer here (a
+ * conversation no node has is answered here too, as a single node answers it).
  */
 export async function forwardToHolder(request: Request, runtime: Runtime): Promise<Response | null> {
   const cluster = getCluster();
@@ -34,8 +35,8 @@ export async function forwardToHolder(request: Request, runtime: Runtime): Promi
   const conversationId = match[1] === "conversations" ? match[2]! : conversationOf(runtime, match[1]!, match[2]!);
   if (!conversationId) return null;
   const placement = await runtime.locate(conversationId);
-  if (placement.kind === "here") return null;
-  if (placement.kind === "missing") throw notFound("conversation", conversationId);
+  // Missing: answered here as on a single node (its input checked first, then 404 not_found).
+  if (placement.kind === "here" || placement.kind === "missing") return null;
   // A call forwarded to this node is never forwarded again: the lease moved meanwhile.
   if (request.headers.get(NODE_HEADER)) throw new AtriumError("node_unavailable", `conversation ${conversationId} moved to another node; retry the request`);
   if (!placement.url) throw new AtriumError("node_unavailable", `node ${placement.nodeId} holds conversation ${conversationId} but gave no ATRIUM_NODE_URL`);

@@ -1,5 +1,5 @@
 import type { OwnerContext } from "./engine-owner";
-import { AtriumError } from "../errors";
+import { AtriumError, notFound } from "../errors";
 import type { Conversation } from "../events/entities";
 import type { OwnerPlacement, Placement } from "../store/postgres/owner-placement";
 import type { ConversationActor } from "./conversation-actor";
@@ -43,6 +43,8 @@ export class ClusterOwners {
   /** The owner of a conversation located here (its records are loaded). */
   actor(conversationId: string): ConversationActor {
     if (!this.placement.isHere(conversationId)) {
+      // One no node has (locate said missing) is not found, as on a single node.
+      if (!this.indexedConversation(conversationId)) throw notFound("conversation", conversationId);
       throw new AtriumError("node_unavailable", `conversation ${conversationId} is not held by this node; retry the request`);
     }
     return this.owners.get(conversationId);

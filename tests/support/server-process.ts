@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import path from "node:path";
+import { backendEnv } from "./postgres-backend";
 
 export const TEST_TOKEN = "test-token-0123456789-abcdefghijklmn";
 const PROJECT_ROOT = path.resolve(import.meta.dirname, "..", "..");
@@ -19,9 +20,11 @@ export interface ServerProcess {
  * port against `home`, and resolves once it prints that it is listening.
  */
 export async function startServerProcess(home: string, env: Record<string, string> = {}): Promise<ServerProcess> {
+  // A cluster node of its own test (env has ATRIUM_DATABASE_URL) keeps it; else the suite's backend.
+  const backend = env.ATRIUM_DATABASE_URL ? {} : await backendEnv(home);
   const child = spawn(process.execPath, ["--import", "tsx", "server.ts"], {
     cwd: PROJECT_ROOT,
-    env: { ...process.env, ATRIUM_HOME: home, ATRIUM_TOKEN: TEST_TOKEN, PORT: "0", HOST: "127.0.0.1", NODE_ENV: "production", ...env },
+    env: { ...process.env, ATRIUM_HOME: home, ATRIUM_TOKEN: TEST_TOKEN, PORT: "0", HOST: "127.0.0.1", NODE_ENV: "production", ...backend, ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let output = "";
