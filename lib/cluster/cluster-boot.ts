@@ -1,6 +1,7 @@
 import { assertClusterSecret, ClusterSignatures } from "../auth/cluster-signature";
 import type { AtriumConfig } from "../config/config";
 import { ClusterNode } from "../store/postgres/cluster-node";
+import { ClusterSessions } from "./cluster-sessions";
 import { ClusterRecords } from "../store/postgres/cluster-records";
 import type { Lease } from "../store/postgres/leases";
 import { OwnerPlacement } from "../store/postgres/owner-placement";
@@ -11,6 +12,8 @@ export interface ClusterBoot {
   node: ClusterNode;
   records: ClusterRecords;
   signatures: ClusterSignatures;
+  /** The browser sessions, shared by every node (hashes only). */
+  sessions: ClusterSessions;
   /** Once the Store exists: its index replicated from the database, and owners placed by lease. */
   attach(store: Store): Promise<OwnerPlacement>;
   /** Other nodes' changes to a conversation, once indexed here (after attach). */
@@ -47,11 +50,16 @@ export async function bootCluster(options: {
     log: options.log,
   });
   const records = new ClusterRecords(node, options.log);
+  const sessions = await ClusterSessions.start({ pool: node.pool, feed: node.feed, log: options.log }).catch(async (error: unknown) => {
+    await node.stop();
+    throw error;
+  });
   options.log(`Atrium node ${node.id} joined the cluster${nodeUrl ? ` (reached at ${nodeUrl})` : ""}`);
   return {
     node,
     records,
     signatures,
+    sessions,
     async attach(store) {
       const replica = await node.replicateIndex(store.index.$client, store.writer);
       records.replicateInto(replica);
