@@ -31,6 +31,8 @@ export class ReadModel {
     private readonly notes: TimelineNotes,
     /** Whether the conversation's owner runs on this node (always on a single node; DESIGN §10c). */
     private readonly ownedHere: (conversationId: string) => boolean = () => true,
+    /** The node holding the conversation's lease, as far as this node knows without asking (null on a single node). */
+    private readonly nodeOf: (conversationId: string) => string | null = () => null,
   ) {}
 
   private get store() {
@@ -58,8 +60,8 @@ export class ReadModel {
   }
 
   /** A conversation as the API shows it: with the parts it names that are missing here. */
-  decorate(conversation: Omit<Conversation, "missing">): Conversation {
-    return { ...conversation, missing: missingParts(conversation, this.context) };
+  decorate(conversation: Omit<Conversation, "missing" | "node">): Conversation {
+    return { ...conversation, missing: missingParts(conversation, this.context), node: this.nodeOf(conversation.id) };
   }
 
   listWaiting(conversationId: string): Waiting[] {

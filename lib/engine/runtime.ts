@@ -87,7 +87,8 @@ export class Runtime {
     this.store = options.store;
     this.config = options.config;
     this.models = options.models ?? createModelRegistry(options.config);
-    this.keys = new RequestKeys(this.store);
+    const placement = options.placement;
+    this.keys = new RequestKeys(this.store, placement && ((scope, key) => (scope === "" ? placement.createdWithKey(key) : Promise.resolve(false))));
     this.owners = new OwnerCache(
       (conversationId) => ConversationActor.load(this.context, conversationId),
       options.maxLoadedOwners,
@@ -125,6 +126,7 @@ export class Runtime {
       this.agents,
       this.timelineNotes,
       (conversationId) => !this.cluster || this.cluster.placement.isHere(conversationId),
+      (conversationId) => this.cluster?.placement.knownHolder(conversationId) ?? null,
     );
     this.lifecycle = new ConversationLifecycle(this.context, this.owners, this.keys, this.reads);
     if (options.placement) this.cluster = new ClusterOwners(options.placement, this.context, this.owners, (id) => this.reads.indexedConversation(id));
@@ -189,6 +191,13 @@ export class Runtime {
 
   listConversations(query: queries.ListConversationsQuery): { conversations: Conversation[]; total: number } {
     return this.reads.listConversations(query);
+  }
+
+  /** A cluster node's list: each conversation names the node holding its lease now (DESIGN §10c). */
+  async withHolders(conversations: Conversation[]): Promise<Conversation[]> {
+    if (!this.cluster) return conversations;
+    const holders = await this.cluster.placement.holders(conversations.map((conversation) => conversation.id));
+    return conversations.map((conversation) => ({ ...conversation, node: holders.get(conversation.id) ?? null }));
   }
 
   createConversation(input: CreateConversationInput): Promise<{ conversation: Conversation; message: { id: string }; turn: Turn }> {

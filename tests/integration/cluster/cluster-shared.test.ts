@@ -1,0 +1,146 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { usePostgresPerFile } from "../../support/embedded-postgres";
+import { pollUntil } from "../../support/poll";
+import { rawRequest } from "../../support/raw-http";
+import { startClusterServer, type ClusterServer } from "../../support/cluster-server";
+import { TEST_TOKEN } from "../../support/server-process";
+
+/**
+ * DESIGN §10c, what every node shares beside the records (issue 24): browser sessions in
+ * PostgreSQL (hashes only), a creation's requestKey recognised on another node at once, and
+ * `Conversation.node`. Two real server processes on one real PostgreSQL.
+ */
+const database = usePostgresPerFile();
+let a: ClusterServer;
+let b: ClusterServer;
+
+beforeAll(async () => {
+  [a, b] = await Promise.all([startClusterServer(database.postgres.url, 3133), startClusterServer(database.postgres.url, 3134)]);
+}, 90_000);
+
+afterAll(async () => {
+  await Promise.all([a?.cleanup(), b?.cleanup()]);
+});
+
+async function signIn(server: ClusterServer, browser = "cluster-browser/1.0"): Promise<string> {
+  const answer = await rawRequest(server.url, `/auth/signin?token=${TEST_TOKEN}`, { headers: { "user-agent": browser } });
+  expect(answer.status).toBe(303);
+  return String(answer.headers["set-cookie"]).split(";")[0]!;
+}
+
+async function listWith(server: ClusterServer, cookie: string): Promise<number> {
+  return (await rawRequest(server.url, "/api/conversations", { headers: { cookie } })).status;
+}
+
+async function sessionsOn(server: ClusterServer, cookie: string): Promise<Array<{ id: string; browser: string; current: boolean }>> {
+  const answer = await rawRequest(server.url, "/api/auth/sessions", { headers: { cookie } });
+  expect(answer.status).toBe(200);
+  return (JSON.parse(answer.body) as { sessions: Array<{ id: string; browser: string; current: boolean }> }).sessions;
+}
+
+describe("browser sessions on a cluster", () => {
+  it("a cookie signed in on A works on B at once, and only its hash is in the database", async () => {
+    const cookie = await signIn(a, "signed-in-on-a/1.0");
+    expect(await listWith(b, cookie)).toBe(200);
+    const listed = await sessionsOn(b, cookie);
+    expect(listed.filter((session) => session.current).map((session) => session.browser)).toEqual(["signed-in-on-a/1.0"]);
+    const rows = await database.pool.query("SELECT hash, browser FROM atrium_sessions");
+    const value = cookie.split("=")[1]!;
+    expect(JSON.stringify(rows.rows)).not.toContain(value);
+    expect(rows.rows.some((row) => row.browser === "signed-in-on-a/1.0")).toBe(true);
+    expect(await listWith(b, "atrium_session=not-a-session")).toBe(401);
+  });
+
+  it("signing out on B refuses the cookie on A at once", async () => {
+    const cookie = await signIn(a);
+    expect(await listWith(a, cookie)).toBe(200);
+    const signedOut = await rawRequest(b.url, "/auth/signout", { method: "POST", headers: { cookie, origin: b.url } });
+    expect(signedOut.status).toBe(303);
+    const started = performance.now();
+    await pollUntil(async () => (await listWith(a, cookie)) === 401, { what: "A refusing the cookie ended on B", timeoutMs: 2_000 });
+    console.log(`sign-out on B refused on A after ${(performance.now() - started).toFixed(1)} ms`);
+  });
+
+  it("'sign out everywhere' on A ends sessions made on B, on both nodes", async () => {
+    const one = await signIn(b);
+    const two = await signIn(a);
+    expect(await listWith(a, one)).toBe(200);
+    expect(await listWith(b, two)).toBe(200);
+    const ended = await rawRequest(a.url, "/api/auth/sessions", { method: "DELETE", headers: { cookie: two, origin: a.url } });
+    expect(ended.status).toBe(204);
+    await pollUntil(async () => (await listWith(b, one)) === 401 && (await listWith(b, two)) === 401 && (await listWith(a, one)) === 401, {
+      what: "every node refusing every ended session",
+      timeoutMs: 2_000,
+    });
+    const left = await database.pool.query("SELECT count(*)::int AS n FROM atrium_sessions");
+    expect(left.rows[0].n).toBe(0);
+  });
+});
+
+describe("requestKey across nodes", () => {
+  it("a creation retried on B at once (before B has indexed it) answers the first one, with one record", async () => {
+    const body = JSON.stringify({ text: "made once across nodes", requestKey: "cross-node-create-0001" });
+    const first = await a.api("/api/conversations", { method: "POST", body });
+    expect(first.status).toBe(201);
+    const made = (await first.json()) as { conversation: { id: string }; turn: { id: string } };
+    const again = await b.api("/api/conversations", { method: "POST", body });
+    expect(again.status).toBe(201);
+    const replayed = (await again.json()) as { conversation: { id: string }; turn: { id: string } };
+    expect(replayed.conversation.id).toBe(made.conversation.id);
+    expect(replayed.turn.id).toBe(made.turn.id);
+    const count = await database.pool.query("SELECT count(*)::int AS n FROM atrium_records WHERE stream = 'metadata' AND record->>'requestKey' = 'cross-node-create-0001'");
+    expect(count.rows[0].n).toBe(1);
+    const other = await b.api("/api/conversations", { method: "POST", body: JSON.stringify({ text: "another body", requestKey: "cross-node-create-0001" }) });
+    expect(other.status).toBe(409);
+    expect(((await other.json()) as { error: { code: string } }).error.code).toBe("idempotency_conflict");
+  });
+
+  it("a message retried on B with the requestKey it was sent with on A answers the first one, with one record", async () => {
+    const made = (await (await a.api("/api/conversations", { method: "POST", body: JSON.stringify({ text: "first" }) })).json()) as { conversation: { id: string } };
+    const id = made.conversation.id;
+    const body = JSON.stringify({ text: "sent once", requestKey: "cross-node-message-0001" });
+    const first = await a.api(`/api/conversations/${id}/messages`, { method: "POST", body });
+    expect([200, 202]).toContain(first.status);
+    const again = await b.api(`/api/conversations/${id}/messages`, { method: "POST", body });
+    expect(again.status).toBe(first.status);
+    expect(((await again.json()) as { message: { id: string } }).message.id).toBe(((await first.json()) as { message: { id: string } }).message.id);
+    const count = await database.pool.query(
+      "SELECT count(*)::int AS n FROM atrium_records WHERE conversation_id = $1 AND record->>'requestKey' = 'cross-node-message-0001'",
+      [id],
+    );
+    expect(count.rows[0].n).toBe(1);
+  });
+});
+
+describe("Conversation.node", () => {
+  it("names the node holding the lease in the list and in a single read, on either node", async () => {
+    const created = (await (await a.api("/api/conversations", { method: "POST", body: JSON.stringify({ text: "held by A" }) })).json()) as {
+      conversation: { id: string; node: string | null };
+    };
+    expect(created.conversation.node).toBe(a.nodeId);
+    const id = created.conversation.id;
+    await pollUntil(async () => {
+      const list = (await (await b.api("/api/conversations")).json()) as { conversations: Array<{ id: string; node: string | null }> };
+      return list.conversations.find((conversation) => conversation.id === id)?.node === a.nodeId;
+    }, { what: "B's list naming A" });
+    const read = (await (await b.api(`/api/conversations/${id}`)).json()) as { conversation: { node: string | null } };
+    expect(read.conversation.node).toBe(a.nodeId);
+    const onA = (await (await a.api("/api/conversations")).json()) as { conversations: Array<{ id: string; node: string | null }> };
+    expect(onA.conversations.find((conversation) => conversation.id === id)?.node).toBe(a.nodeId);
+  });
+
+  it("is null in the list when no node holds the lease", async () => {
+    const created = (await (await b.api("/api/conversations", { method: "POST", body: JSON.stringify({ text: "held, then let go" }) })).json()) as {
+      conversation: { id: string };
+    };
+    const id = created.conversation.id;
+    await pollUntil(async () => {
+      const list = (await (await a.api("/api/conversations")).json()) as { conversations: Array<{ id: string }> };
+      return list.conversations.some((conversation) => conversation.id === id);
+    }, { what: "the conversation in A's list" });
+    // As if its holder had died: the lease runs out (B's keeper then hears it lost it).
+    await database.pool.query("UPDATE atrium_leases SET expires_at = now() - interval '1 second' WHERE conversation_id = $1", [id]);
+    const list = (await (await a.api("/api/conversations")).json()) as { conversations: Array<{ id: string; node: string | null }> };
+    expect(list.conversations.find((conversation) => conversation.id === id)?.node).toBeNull();
+  });
+});
