@@ -220,7 +220,7 @@ async function openRuntime(options: ServerOptions, setting: RuntimeSetting): Pro
   try {
     store = new Store(options.home, { log, cluster: cluster?.records, recordKey: cluster?.node.recordKey });
     const placement = cluster ? await cluster.attach(store) : undefined;
-    const runtime = new Runtime({ store, config, log, placement });
+    const runtime = new Runtime({ store, config, log, placement, machineRecords: cluster?.machines });
     cluster?.onLost((conversationId) => runtime.cluster?.lost(conversationId));
     cluster?.onIndexed((conversationId, types) => runtime.cluster?.indexed(conversationId, types));
     await runtime.start();

@@ -2,6 +2,7 @@ import { assertClusterSecret, ClusterSignatures } from "../auth/cluster-signatur
 import type { AtriumConfig } from "../config/config";
 import { ClusterNode } from "../store/postgres/cluster-node";
 import { ClusterSessions } from "./cluster-sessions";
+import { ClusterMachines } from "./cluster-machines";
 import { ClusterRecords } from "../store/postgres/cluster-records";
 import type { Lease } from "../store/postgres/leases";
 import { OwnerPlacement } from "../store/postgres/owner-placement";
@@ -14,6 +15,8 @@ export interface ClusterBoot {
   signatures: ClusterSignatures;
   /** The browser sessions, shared by every node (hashes only). */
   sessions: ClusterSessions;
+  /** The linked machines' records, shared by every node. */
+  machines: ClusterMachines;
   /** Once the Store exists: its index replicated from the database, and owners placed by lease. */
   attach(store: Store): Promise<OwnerPlacement>;
   /** Other nodes' changes to a conversation, once indexed here (after attach). */
@@ -50,7 +53,8 @@ export async function bootCluster(options: {
     log: options.log,
   });
   const records = new ClusterRecords(node, options.log);
-  const sessions = await ClusterSessions.start({ pool: node.pool, feed: node.feed, log: options.log }).catch(async (error: unknown) => {
+  const shared = { pool: node.pool, feed: node.feed, log: options.log, nodeId: node.id };
+  const [sessions, machines] = await Promise.all([ClusterSessions.start(shared), ClusterMachines.start(shared)]).catch(async (error: unknown) => {
     await node.stop();
     throw error;
   });
@@ -60,6 +64,7 @@ export async function bootCluster(options: {
     records,
     signatures,
     sessions,
+    machines,
     async attach(store) {
       const replica = await node.replicateIndex(store.index.$client, store.writer);
       records.replicateInto(replica);

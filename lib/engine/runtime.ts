@@ -38,6 +38,7 @@ import { buildEngineContext } from "./runtime-context";
 import { TimelineNotes } from "./timeline-notes";
 import { deliverGithubEvent, type GithubEvent } from "./webhooks";
 import type { MachineRegistry } from "../machines/machine-registry";
+import type { MachineBook } from "../machines/machine-records";
 import type { OwnerPlacement, Placement } from "../store/postgres/owner-placement";
 import { ClusterOwners } from "./cluster-owners";
 
@@ -52,6 +53,8 @@ export interface RuntimeOptions {
   maxLoadedOwners?: number;
   /** DESIGN §10c: a node of a cluster places each conversation's owner on the node holding its lease. */
   placement?: OwnerPlacement;
+  /** A cluster node's machines, kept in the database (DESIGN §10c). */
+  machineRecords?: MachineBook;
 }
 
 export type { CreateConversationInput } from "./conversation-creation";
@@ -96,7 +99,7 @@ export class Runtime {
     );
     const log = options.log ?? ((message: string) => console.log(message));
     // Where machine work happens (DESIGN §10b): projects on linked machines are read there.
-    const machines = machineRegistryFor(this.store, this.bus, this.config, log);
+    const machines = machineRegistryFor(this.store, this.bus, this.config, log, options.machineRecords);
     this.agents = new AgentCatalog(this.store.paths.agents, log, machines);
     this.reloadAgents(log);
     // Issue 14 hook: skills and MCP servers.

@@ -3,6 +3,9 @@ import type { Pool } from "pg";
 /** The LISTEN/NOTIFY channel of record notices ({c: conversation, s: stream, q: seq}; RecordFeed). */
 export const RECORD_CHANNEL = "atrium_records";
 
+/** The LISTEN/NOTIFY channel of machine changes ({op: put|del, id}; ClusterMachines). */
+export const MACHINE_CHANNEL = "atrium_machines";
+
 /** The LISTEN/NOTIFY channel of browser-session changes ({op: add|del|all, h?: hash}; ClusterSessions). */
 export const SESSION_CHANNEL = "atrium_sessions";
 
@@ -62,6 +65,14 @@ CREATE TABLE IF NOT EXISTS atrium_sessions (
   created_at text NOT NULL,
   last_seen_at text NOT NULL,
   browser text NOT NULL
+);
+
+-- Linked machines (DESIGN §10b): the record machines.json holds (its token's SHA-256, never the
+-- token), and the node holding its link now (null: none).
+CREATE TABLE IF NOT EXISTS atrium_machines (
+  id text PRIMARY KEY,
+  record jsonb NOT NULL,
+  linked_node text
 );
 
 CREATE TABLE IF NOT EXISTS atrium_records (

@@ -1,4 +1,8 @@
+import fs from "node:fs";
+import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startMachineProcess } from "../../support/machine-process";
+import { makeTempHome } from "../../support/temp-home";
 import { usePostgresPerFile } from "../../support/embedded-postgres";
 import { pollUntil } from "../../support/poll";
 import { rawRequest } from "../../support/raw-http";
@@ -8,7 +12,8 @@ import { TEST_TOKEN } from "../../support/server-process";
 /**
  * DESIGN §10c, what every node shares beside the records (issue 24): browser sessions in
  * PostgreSQL (hashes only), a creation's requestKey recognised on another node at once, and
- * `Conversation.node`. Two real server processes on one real PostgreSQL.
+ * `Conversation.node`, machines added on any node and revoked everywhere. Two real server
+ * processes on one real PostgreSQL, and a real machine process.
  */
 const database = usePostgresPerFile();
 let a: ClusterServer;
@@ -142,5 +147,55 @@ describe("Conversation.node", () => {
     await database.pool.query("UPDATE atrium_leases SET expires_at = now() - interval '1 second' WHERE conversation_id = $1", [id]);
     const list = (await (await a.api("/api/conversations")).json()) as { conversations: Array<{ id: string; node: string | null }> };
     expect(list.conversations.find((conversation) => conversation.id === id)?.node).toBeNull();
+  });
+});
+
+type MachineView = { id: string; name: string; status: string };
+
+async function machinesOn(server: ClusterServer): Promise<MachineView[]> {
+  return ((await (await server.api("/api/machines")).json()) as { machines: MachineView[] }).machines;
+}
+
+describe("machines on a cluster", () => {
+  it("a machine added on A is listed on B and links to B; a tool call from A's conversation is refused clearly; removed on A, its link on B is cut", async () => {
+    const temp = makeTempHome("atrium-cluster-machine-");
+    try {
+      const added = await a.api("/api/machines", { method: "POST", body: JSON.stringify({ name: "shared-laptop" }) });
+      expect(added.status).toBe(201);
+      const { machine, token } = (await added.json()) as { machine: { id: string }; token: string };
+      const onB = await machinesOn(b);
+      expect(onB.map((listed) => listed.id)).toContain(machine.id);
+      const stored = await database.pool.query("SELECT record FROM atrium_machines WHERE id = $1", [machine.id]);
+      expect(JSON.stringify(stored.rows)).not.toContain(token);
+
+      const root = path.join(temp.home, "work");
+      fs.mkdirSync(root, { recursive: true });
+      const laptop = startMachineProcess({ url: b.url, token, home: path.join(temp.home, "home"), roots: [root] });
+      try {
+        await pollUntil(async () => (await machinesOn(b)).find((listed) => listed.id === machine.id)?.status === "online", { what: "the machine online on B", timeoutMs: 20_000 });
+        await pollUntil(async () => (await database.pool.query("SELECT linked_node FROM atrium_machines WHERE id = $1", [machine.id])).rows[0].linked_node === b.nodeId, {
+          what: "B named as the machine's link in the database",
+        });
+        // A conversation on A cannot reach a machine linked to B yet: a clear refusal, naming where it is.
+        await pollUntil(async () => {
+          const refused = await a.api("/api/conversations", { method: "POST", body: JSON.stringify({ text: "hi", machine: machine.id, cwd: fs.realpathSync(root) }) });
+          if (refused.status !== 409) return false;
+          const error = ((await refused.json()) as { error: { code: string; message: string } }).error;
+          expect(error.code).toBe("machine_offline");
+          return error.message.includes(b.nodeId);
+        }, { what: "A refusing the machine linked to B, naming B" });
+
+        const removed = await a.api(`/api/machines/${machine.id}`, { method: "DELETE" });
+        expect(removed.status).toBe(204);
+        const code = await Promise.race([laptop.exited, new Promise((resolve) => setTimeout(() => resolve("still running"), 10_000))]);
+        expect(laptop.output()).toMatch(/revoked/);
+        expect(code).not.toBe("still running");
+        expect((await machinesOn(b)).map((listed) => listed.id)).not.toContain(machine.id);
+      } finally {
+        await laptop.stop();
+      }
+    } finally {
+      temp.cleanup();
+    }
   });
 });
