@@ -83,12 +83,23 @@ describe("browser sessions on a cluster", () => {
 });
 
 describe("requestKey across nodes", () => {
-  it("a creation retried on B at once (before B has indexed it) answers the first one, with one record", async () => {
+  it("a creation retried on B before B has indexed it answers the first one, with one record", async () => {
     const body = JSON.stringify({ text: "made once across nodes", requestKey: "cross-node-create-0001" });
-    const first = await a.api("/api/conversations", { method: "POST", body });
-    expect(first.status).toBe(201);
+    // B's index must not have the creation yet: every node's listening connection is paused, so
+    // no notice reaches B (A indexes its own writes without one) until they run again.
+    const listeners = await database.pool.query<{ pid: number }>("SELECT pid FROM pg_stat_activity WHERE query LIKE 'LISTEN %' AND pid <> pg_backend_pid()");
+    expect(listeners.rows.length).toBeGreaterThanOrEqual(2);
+    for (const row of listeners.rows) process.kill(row.pid, "SIGSTOP");
+    let first: Response;
+    let again: Response;
+    try {
+      first = await a.api("/api/conversations", { method: "POST", body });
+      expect(first.status).toBe(201);
+      again = await b.api("/api/conversations", { method: "POST", body });
+    } finally {
+      for (const row of listeners.rows) process.kill(row.pid, "SIGCONT");
+    }
     const made = (await first.json()) as { conversation: { id: string }; turn: { id: string } };
-    const again = await b.api("/api/conversations", { method: "POST", body });
     expect(again.status).toBe(201);
     const replayed = (await again.json()) as { conversation: { id: string }; turn: { id: string } };
     expect(replayed.conversation.id).toBe(made.conversation.id);
