@@ -1,6 +1,6 @@
 import type pg from "pg";
 import { z } from "zod";
-import { byCreation, machineByToken, storedMachineSchema, type MachineBook, type StoredMachine } from "../machines/machine-records";
+import { byCreation, machineByToken, storedMachineSchema, tokenHash, type MachineBook, type StoredMachine } from "../machines/machine-records";
 import type { RecordFeed } from "../store/postgres/record-feed";
 import { MACHINE_CHANNEL } from "../store/postgres/schema";
 
@@ -54,6 +54,17 @@ export class ClusterMachines implements MachineBook {
 
   byToken(token: string): StoredMachine | undefined {
     return machineByToken(this.machines.values(), token);
+  }
+
+  /** A token not known here (added on another node a moment ago): its machine is read from the database. */
+  prepareToken(token: string): Promise<void> | null {
+    if (this.byToken(token)) return null;
+    return this.pool
+      .query<MachineRow>("SELECT id, record, linked_node FROM atrium_machines WHERE record->>'tokenHash' = $1", [tokenHash(token)])
+      .then((rows) => {
+        if (rows.rows[0] && !this.machines.has(rows.rows[0].id)) this.keep(rows.rows[0]);
+      })
+      .catch((error: unknown) => this.log(`machines: could not look a token up: ${String(error)}`));
   }
 
   put(machine: StoredMachine): void {

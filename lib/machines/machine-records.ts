@@ -40,6 +40,8 @@ export interface MachineBook {
   byToken(token: string): StoredMachine | undefined;
   put(machine: StoredMachine): void;
   remove(id: string): boolean;
+  /** A cluster node: a token this node does not know yet is looked up in the shared store (null: nothing to wait for). */
+  prepareToken?(token: string): Promise<void> | null;
   /** Once every write so far is in the shared store (a cluster's database); at once for the file. */
   flushed?(): Promise<void>;
   /** Another node removed a machine (a cluster): its link here must be cut. */

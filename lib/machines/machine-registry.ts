@@ -130,6 +130,11 @@ export class MachineRegistry implements MachinePort {
     return token ? this.records.byToken(token) : undefined;
   }
 
+  /** Before `authenticate`: null on a single server; on a cluster node, a lookup of a token made on another node. */
+  prepareToken(token: string): Promise<void> | null {
+    return this.records.prepareToken?.(token) ?? null;
+  }
+
   isLinked(machineId: string): boolean {
     return this.links.get(machineId)?.link.isOpen === true;
   }
@@ -241,7 +246,7 @@ export class MachineRegistry implements MachinePort {
 
   run(machineId: string, call: MachineCall, io: MachineCallIo): Promise<ToolResult> {
     const live = this.links.get(machineId);
-    if (!live?.link.isOpen) return Promise.reject(new MachineDisconnectedError(`machine ${this.nameOf(machineId)} is not connected`));
+    if (!live?.link.isOpen) return Promise.reject(new MachineDisconnectedError(`machine ${this.nameOf(machineId)} is not connected${this.elsewhereNote(machineId)}`));
     return live.link.call(call, io);
   }
 
@@ -252,12 +257,18 @@ export class MachineRegistry implements MachinePort {
 
   openMcp(machineId: string, spec: McpRelaySpec, handlers: McpRelayHandlers): McpRelay {
     const live = this.links.get(machineId);
-    if (!live?.link.isOpen) throw new MachineDisconnectedError(`machine ${this.nameOf(machineId)} is offline`);
+    if (!live?.link.isOpen) throw new MachineDisconnectedError(`machine ${this.nameOf(machineId)} is offline${this.elsewhereNote(machineId)}`);
     return live.link.openMcp(spec, handlers);
   }
 
   onLinked(listener: (machineId: string) => void): void {
     this.linkedListeners.push(listener);
+  }
+
+  /** A cluster node: where the machine is linked instead (DESIGN §10c; calls do not cross nodes yet). */
+  private elsewhereNote(machineId: string): string {
+    const node = this.records.linkedElsewhere?.(machineId);
+    return node ? ` to this node (it is connected to node ${node} of the cluster, which tool calls cannot reach from here yet)` : "";
   }
 
   private detach(machineId: string, live: LiveLink): void {

@@ -27,6 +27,19 @@ afterAll(async () => {
   await Promise.all([a?.cleanup(), b?.cleanup()]);
 });
 
+/**
+ * Pauses every node's listening connection (SIGSTOP of its PostgreSQL backend): no notice reaches
+ * any node until the returned function lets them run again, so a node knows only what it reads.
+ */
+async function pauseListeners(): Promise<() => void> {
+  const listeners = await database.pool.query<{ pid: number }>("SELECT pid FROM pg_stat_activity WHERE query LIKE 'LISTEN %' AND pid <> pg_backend_pid()");
+  expect(listeners.rows.length).toBeGreaterThanOrEqual(2);
+  for (const row of listeners.rows) process.kill(row.pid, "SIGSTOP");
+  return () => {
+    for (const row of listeners.rows) process.kill(row.pid, "SIGCONT");
+  };
+}
+
 async function signIn(server: ClusterServer, browser = "cluster-browser/1.0"): Promise<string> {
   const answer = await rawRequest(server.url, `/auth/signin?token=${TEST_TOKEN}`, { headers: { "user-agent": browser } });
   expect(answer.status).toBe(303);
@@ -54,6 +67,16 @@ describe("browser sessions on a cluster", () => {
     expect(JSON.stringify(rows.rows)).not.toContain(value);
     expect(rows.rows.some((row) => row.browser === "signed-in-on-a/1.0")).toBe(true);
     expect(await listWith(b, "atrium_session=not-a-session")).toBe(401);
+  });
+
+  it("a cookie B has not heard of yet (no notice reached it) is looked up in the database", async () => {
+    const resume = await pauseListeners();
+    try {
+      const cookie = await signIn(a, "unheard-of/1.0");
+      expect(await listWith(b, cookie)).toBe(200);
+    } finally {
+      resume();
+    }
   });
 
   it("signing out on B refuses the cookie on A at once", async () => {
@@ -87,9 +110,7 @@ describe("requestKey across nodes", () => {
     const body = JSON.stringify({ text: "made once across nodes", requestKey: "cross-node-create-0001" });
     // B's index must not have the creation yet: every node's listening connection is paused, so
     // no notice reaches B (A indexes its own writes without one) until they run again.
-    const listeners = await database.pool.query<{ pid: number }>("SELECT pid FROM pg_stat_activity WHERE query LIKE 'LISTEN %' AND pid <> pg_backend_pid()");
-    expect(listeners.rows.length).toBeGreaterThanOrEqual(2);
-    for (const row of listeners.rows) process.kill(row.pid, "SIGSTOP");
+    const resume = await pauseListeners();
     let first: Response;
     let again: Response;
     try {
@@ -97,7 +118,7 @@ describe("requestKey across nodes", () => {
       expect(first.status).toBe(201);
       again = await b.api("/api/conversations", { method: "POST", body });
     } finally {
-      for (const row of listeners.rows) process.kill(row.pid, "SIGCONT");
+      resume();
     }
     const made = (await first.json()) as { conversation: { id: string }; turn: { id: string } };
     expect(again.status).toBe(201);
@@ -168,22 +189,41 @@ async function machinesOn(server: ClusterServer): Promise<MachineView[]> {
 }
 
 describe("machines on a cluster", () => {
-  it("a machine added on A is listed on B and links to B; a tool call from A's conversation is refused clearly; removed on A, its link on B is cut", async () => {
+  it("a machine added on A is listed on B, its token's hash (only) in the database", async () => {
     const temp = makeTempHome("atrium-cluster-machine-");
     try {
       const added = await a.api("/api/machines", { method: "POST", body: JSON.stringify({ name: "shared-laptop" }) });
       expect(added.status).toBe(201);
       const { machine, token } = (await added.json()) as { machine: { id: string }; token: string };
-      const onB = await machinesOn(b);
-      expect(onB.map((listed) => listed.id)).toContain(machine.id);
+      await pollUntil(async () => (await machinesOn(b)).some((listed) => listed.id === machine.id), { what: "the machine listed on B", timeoutMs: 2_000 });
       const stored = await database.pool.query("SELECT record FROM atrium_machines WHERE id = $1", [machine.id]);
       expect(JSON.stringify(stored.rows)).not.toContain(token);
+      expect(stored.rows[0].record.tokenHash).toMatch(/^[0-9a-f]{64}$/);
+    } finally {
+      temp.cleanup();
+    }
+  });
 
-      const root = path.join(temp.home, "work");
-      fs.mkdirSync(root, { recursive: true });
-      const laptop = startMachineProcess({ url: b.url, token, home: path.join(temp.home, "home"), roots: [root] });
+  it("a machine added on A dials B before B has heard of it: B looks its token up; removed on A, its link on B is cut, and A refuses it clearly meanwhile", async () => {
+    const temp = makeTempHome("atrium-cluster-machine-");
+    let laptop: ReturnType<typeof startMachineProcess> | undefined;
+    try {
+      const resume = await pauseListeners();
+      let machine: { id: string };
+      let token: string;
+      let root: string;
       try {
+        const added = await a.api("/api/machines", { method: "POST", body: JSON.stringify({ name: "early-laptop" }) });
+        expect(added.status).toBe(201);
+        ({ machine, token } = (await added.json()) as { machine: { id: string }; token: string });
+        root = path.join(temp.home, "work");
+        fs.mkdirSync(root, { recursive: true });
+        laptop = startMachineProcess({ url: b.url, token, home: path.join(temp.home, "home"), roots: [root] });
         await pollUntil(async () => (await machinesOn(b)).find((listed) => listed.id === machine.id)?.status === "online", { what: "the machine online on B", timeoutMs: 20_000 });
+      } finally {
+        resume();
+      }
+      try {
         await pollUntil(async () => (await database.pool.query("SELECT linked_node FROM atrium_machines WHERE id = $1", [machine.id])).rows[0].linked_node === b.nodeId, {
           what: "B named as the machine's link in the database",
         });
@@ -198,14 +238,15 @@ describe("machines on a cluster", () => {
 
         const removed = await a.api(`/api/machines/${machine.id}`, { method: "DELETE" });
         expect(removed.status).toBe(204);
-        const code = await Promise.race([laptop.exited, new Promise((resolve) => setTimeout(() => resolve("still running"), 10_000))]);
-        expect(laptop.output()).toMatch(/revoked/);
+        const code = await Promise.race([laptop!.exited, new Promise((resolve) => setTimeout(() => resolve("still running"), 10_000))]);
+        expect(laptop!.output()).toMatch(/revoked/);
         expect(code).not.toBe("still running");
         expect((await machinesOn(b)).map((listed) => listed.id)).not.toContain(machine.id);
       } finally {
-        await laptop.stop();
+        await laptop?.stop();
       }
     } finally {
+      await laptop?.stop();
       temp.cleanup();
     }
   });
