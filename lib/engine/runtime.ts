@@ -129,7 +129,7 @@ export class Runtime {
       this.agents,
       this.timelineNotes,
       (conversationId) => !this.cluster || this.cluster.placement.isHere(conversationId),
-      (conversationId) => this.cluster?.placement.knownHolder(conversationId) ?? null,
+      (conversationId) => (this.cluster ? this.cluster.placement.knownHolder(conversationId) : null),
     );
     this.lifecycle = new ConversationLifecycle(this.context, this.owners, this.keys, this.reads);
     if (options.placement) this.cluster = new ClusterOwners(options.placement, this.context, this.owners, (id) => this.reads.indexedConversation(id));

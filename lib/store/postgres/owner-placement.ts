@@ -70,11 +70,11 @@ export class OwnerPlacement {
     return true;
   }
 
-  /** The node holding the lease as far as this node knows without asking: itself, or one found a moment ago (null: not known). */
-  knownHolder(conversationId: string): string | null {
+  /** The node holding the lease as far as this node knows without asking: itself, or one found a moment ago (undefined: not known). */
+  knownHolder(conversationId: string): string | undefined {
     if (this.records.isLoaded(conversationId)) return this.node.id;
     const known = this.elsewhere.get(conversationId);
-    return known && known.until > Date.now() && known.placement.kind === "elsewhere" ? known.placement.nodeId : null;
+    return known && known.until > Date.now() && known.placement.kind === "elsewhere" ? known.placement.nodeId : undefined;
   }
 
   /** The live lease holders of these conversations, in one query (absent: none holds it). */
