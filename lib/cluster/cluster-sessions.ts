@@ -100,7 +100,7 @@ export class ClusterSessions implements SessionBook {
   async delete(sessionId: string | null | undefined): Promise<void> {
     if (!sessionId) return;
     const hash = hashOf(sessionId);
-    this.live.delete(hash);
+    this.ended(hash);
     await this.pool.query(
       `WITH gone AS (DELETE FROM atrium_sessions WHERE hash = $1 RETURNING hash)
        SELECT pg_notify('${SESSION_CHANNEL}', json_build_object('op', 'del', 'h', hash)::text) FROM gone`,
