@@ -12,6 +12,7 @@ import { sandboxStatus, sandboxWarning } from "./lib/sandbox/sandbox-status";
 import { gate } from "./lib/auth/gate";
 import { normalizeRequestPath } from "./lib/auth/request-path";
 import { SessionStore } from "./lib/auth/session-store";
+import { DeferredSessions, whenSessionKnown } from "./lib/auth/deferred-sessions";
 import { assertTokenStrength, loadOrCreateToken } from "./lib/auth/token";
 import type { AtriumConfig } from "./lib/config/config";
 import { loadConfig } from "./lib/config/config";
@@ -84,7 +85,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const databaseUrl = databaseUrlOf(config);
   try {
     const token = loadOrCreateToken(paths.token);
-    const sessions = new SessionStore(paths.sessions);
+    // DESIGN §10c: a cluster node's sessions are the database's (hashes only), once it has joined.
+    const sessions = databaseUrl ? new DeferredSessions() : new SessionStore(paths.sessions);
     const auth = { token, sessions, trustProxy: config.trustProxy };
     let settleRecovered!: (recovered: boolean) => void;
     const recovered = new Promise<boolean>((resolve) => (settleRecovered = resolve));
@@ -98,30 +100,33 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       // Anyone can send X-Forwarded-*: without a configured proxy they are dropped here, so
       // neither the gate nor a route (request.url's scheme, the routes' origin checks) sees them.
       if (!config.trustProxy) stripForwardedHeaders(request);
-      // A call another node forwarded is checked by its signature where its body is read (lib/cluster/node-forward).
-      const signed = databaseUrl !== null && isSignedNodeCall(request);
-      const answer = signed ? ({ kind: "pass" } as const) : gate(
-        { method: request.method ?? "GET", url: request.url ?? "/", headers: headerBag(request), encrypted: "encrypted" in request.socket },
-        auth,
-      );
-      if (answer.kind === "redirect") {
-        response.writeHead(302, { location: answer.location, "cache-control": "no-store" });
-        response.end();
-        return;
-      }
-      if (answer.kind === "refuse") {
-        // The body is not read: say so, so the client does not keep sending it on this connection.
-        response.writeHead(answer.status, { "content-type": "application/json; charset=utf-8", "cache-control": "no-store", connection: "close" });
-        response.end(JSON.stringify({ error: { code: answer.code, message: answer.message } }));
-        return;
-      }
-      void recovered.then((ok) => {
-        // Recovery failed (startServer rejects) or close() began: nothing may answer this request.
-        if (!ok || closing) return void request.socket.destroy();
-        if (isHealthRequest(request)) return answerHealth(request, response);
-        const pathname = apiPathname(request.url ?? "/");
-        if (pathname !== null) return void serveApi(router, request, response, origin, pathname);
-        void next.serve(request, response, () => closing !== null);
+      // A cluster node first looks up a cookie made on another node that it has not heard of yet.
+      whenSessionKnown(sessions, request.headers, () => {
+        // A call another node forwarded is checked by its signature where its body is read (lib/cluster/node-forward).
+        const signed = databaseUrl !== null && isSignedNodeCall(request);
+        const answer = signed ? ({ kind: "pass" } as const) : gate(
+          { method: request.method ?? "GET", url: request.url ?? "/", headers: headerBag(request), encrypted: "encrypted" in request.socket },
+          auth,
+        );
+        if (answer.kind === "redirect") {
+          response.writeHead(302, { location: answer.location, "cache-control": "no-store" });
+          response.end();
+          return;
+        }
+        if (answer.kind === "refuse") {
+          // The body is not read: say so, so the client does not keep sending it on this connection.
+          response.writeHead(answer.status, { "content-type": "application/json; charset=utf-8", "cache-control": "no-store", connection: "close" });
+          response.end(JSON.stringify({ error: { code: answer.code, message: answer.message } }));
+          return;
+        }
+        void recovered.then((ok) => {
+          // Recovery failed (startServer rejects) or close() began: nothing may answer this request.
+          if (!ok || closing) return void request.socket.destroy();
+          if (isHealthRequest(request)) return answerHealth(request, response);
+          const pathname = apiPathname(request.url ?? "/");
+          if (pathname !== null) return void serveApi(router, request, response, origin, pathname);
+          void next.serve(request, response, () => closing !== null);
+        });
       });
     });
     const upgrades = holdUpgrades(server);
@@ -141,9 +146,11 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     try {
       await options.beforeRecovery?.();
       ({ store, runtime, cluster } = await openRuntime(options, { config, log, databaseUrl, port }));
+      if (sessions instanceof DeferredSessions) sessions.use(cluster!.sessions);
       registerRuntime(runtime, token, { sessions, trustProxy: config.trustProxy });
       if (cluster) registerCluster({ nodeId: cluster.node.id, nodeUrl: cluster.node.url, signatures: cluster.signatures, nodes: cluster.node.nodes });
     } catch (error) {
+      if (sessions instanceof DeferredSessions) sessions.use(null);
       settleRecovered(false);
       throw error;
     }
@@ -213,7 +220,7 @@ async function openRuntime(options: ServerOptions, setting: RuntimeSetting): Pro
   try {
     store = new Store(options.home, { log, cluster: cluster?.records, recordKey: cluster?.node.recordKey });
     const placement = cluster ? await cluster.attach(store) : undefined;
-    const runtime = new Runtime({ store, config, log, placement });
+    const runtime = new Runtime({ store, config, log, placement, machineRecords: cluster?.machines });
     cluster?.onLost((conversationId) => runtime.cluster?.lost(conversationId));
     cluster?.onIndexed((conversationId, types) => runtime.cluster?.indexed(conversationId, types));
     await runtime.start();

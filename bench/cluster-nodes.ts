@@ -7,6 +7,8 @@
  *   minus the arrival on A, over a streamed turn.
  * - Take-over after kill -9 of the holder, end to end: from the kill until B answers 202 to a
  *   message (its lease expired, B took it, closed the open turn, started the next).
+ * - Browser sessions (in PostgreSQL, every node's set kept by NOTIFY): sign out on B, then ask A
+ *   with the same cookie without pause until it refuses; the time from B's answer to A's 401.
  * Run: node --import tsx bench/cluster-nodes.ts (its own embedded PostgreSQL; needs `npm run build`).
  */
 import { startTestPostgres } from "../tests/support/embedded-postgres";
@@ -39,6 +41,24 @@ async function created(server: ClusterServer, text: string): Promise<{ id: strin
 }
 
 /** Arrival times of each item.delta on A's and on B's watcher, by event id. */
+/** Per session: signed in on A, signed out on B, then the time until A refuses the cookie. */
+async function sessionEndings(a: ClusterServer, b: ClusterServer, count: number): Promise<number[]> {
+  const times: number[] = [];
+  for (let index = 0; index < count; index++) {
+    const signedIn = await fetch(`${a.url}/auth/signin?token=${TEST_TOKEN}`, { redirect: "manual" });
+    const cookie = (signedIn.headers.get("set-cookie") ?? "").split(";")[0]!;
+    const out = await fetch(`${b.url}/auth/signout`, { method: "POST", headers: { cookie, origin: b.url }, redirect: "manual" });
+    if (out.status !== 303) throw new Error(`sign-out on B answered ${out.status}`);
+    const ended = performance.now();
+    const deadline = ended + 5_000;
+    while ((await fetch(`${a.url}/api/conversations`, { headers: { cookie } })).status !== 401) {
+      if (performance.now() > deadline) throw new Error("A still accepts a cookie signed out on B after 5 s");
+    }
+    times.push(performance.now() - ended);
+  }
+  return times;
+}
+
 async function watcherLag(a: ClusterServer, b: ClusterServer, id: string): Promise<number[]> {
   const auth = { authorization: `Bearer ${TEST_TOKEN}` };
   const [onA, onB] = await Promise.all([connectSse(`${a.url}/api/conversations/${id}/events`, auth), connectSse(`${b.url}/api/conversations/${id}/events`, auth)]);
@@ -72,6 +92,7 @@ export const measure: Measure = async () => {
     const readDirect = await timed(ROUNDS, read(a));
     const readForwarded = await timed(ROUNDS, read(b));
     const lag = await watcherLag(a, b, id);
+    const endings = await sessionEndings(a, b, 30);
     const slow = await created(a, "slow [[delay:60000]]");
     a.child.kill("SIGKILL");
     const killed = performance.now();
@@ -95,6 +116,7 @@ export const measure: Measure = async () => {
         `POST …/interrupt (nothing running), ${ROUNDS} one at a time: on the holder p50 ${p(direct, 0.5)} p90 ${p(direct, 0.9)}; through the other node p50 ${p(forwarded, 0.5)} p90 ${p(forwarded, 0.9)}`,
         `GET /api/conversations/:id, ${ROUNDS} one at a time: on the holder p50 ${p(readDirect, 0.5)}; through the other node p50 ${p(readForwarded, 0.5)} p90 ${p(readForwarded, 0.9)}`,
         `item.delta on B's relayed stream after A's, ${lag.length} deltas: p50 ${p(lag, 0.5)} p90 ${p(lag, 0.9)} p99 ${p(lag, 0.99)}`,
+        `sign-out on B → A refuses the cookie, ${endings.length} sessions (A asked without pause, each ask a request): p50 ${p(endings, 0.5)} p90 ${p(endings, 0.9)} max ${p(endings, 1)}`,
         `kill -9 of the holder mid-turn → B answers 202 to a message for it: ${formatMs(takeOver)} (B retries every 100 ms; 503 node_unavailable until the lease runs out)`,
       ],
       evidence: [],

@@ -92,10 +92,10 @@ async function main(): Promise<void> {
     console.error(String(error));
     await stop(1);
   }
-  // Cookies do not tell ports apart: each node is offered under its own host name, so one browser can sign in to both.
-  const hosts = ["127.0.0.1", "localhost"];
-  console.log("\nA cluster of two nodes on one PostgreSQL is running. Sign in on each:");
-  ports.forEach((port, index) => console.log(`  node ${String.fromCharCode(97 + index)}: http://${hosts[index % hosts.length]}:${port}/signin?token=${token}`));
+  // Browser sessions are the cluster's: one sign-in is valid on every node (cookies do not tell ports apart).
+  console.log("\nA cluster of two nodes on one PostgreSQL is running. Sign in once, then open either node:");
+  console.log(`  sign in: http://127.0.0.1:${ports[0]}/signin?token=${token}`);
+  ports.forEach((port, index) => console.log(`  node ${String.fromCharCode(97 + index)}: http://127.0.0.1:${port}/`));
   console.log("Settings → Cluster lists the nodes. Ctrl+C stops everything and removes the folder.\n");
 }
 

@@ -3,9 +3,9 @@ import { readFileIfPresent, writePrivateFileAtomically } from "../store/private-
 
 /** How often a session's lastSeenAt may be written: a busy page does not rewrite the file every request. */
 export const LAST_SEEN_WRITE_INTERVAL_MS = 60_000;
-const BROWSER_LIMIT = 200;
+export const BROWSER_LIMIT = 200;
 
-interface StoredSession {
+export interface StoredSession {
   hash: string;
   createdAt: string;
   lastSeenAt: string;
@@ -26,8 +26,35 @@ export interface SessionLookup {
   verify(sessionId: string): boolean;
 }
 
-function hashOf(sessionId: string): string {
+/**
+ * Every kind of session store the server may hold: the file (a single node) or the cluster's
+ * table (lib/cluster/cluster-sessions.ts). The callers await what may be asynchronous.
+ */
+export interface SessionBook extends SessionLookup {
+  create(browser: string | null | undefined): string | Promise<string>;
+  delete(sessionId: string | null | undefined): void | Promise<void>;
+  deleteAll(): void | Promise<void>;
+  list(currentSessionId: string | null | undefined): SessionView[] | Promise<SessionView[]>;
+  /** Before the gate's synchronous `verify`: a cookie this node has not heard of yet is looked up (cluster). */
+  prepare?(sessionId: string | null): Promise<void>;
+}
+
+export function hashOf(sessionId: string): string {
   return crypto.createHash("sha256").update(sessionId).digest("hex");
+}
+
+/** Sessions as the API lists them: the most recently seen first, the asking one marked. */
+export function sessionViews(sessions: Iterable<StoredSession>, currentSessionId: string | null | undefined): SessionView[] {
+  const current = currentSessionId ? hashOf(currentSessionId) : null;
+  return [...sessions]
+    .sort((a, b) => b.lastSeenAt.localeCompare(a.lastSeenAt))
+    .map((session) => ({
+      id: session.hash.slice(0, 16),
+      browser: session.browser,
+      createdAt: session.createdAt,
+      lastSeenAt: session.lastSeenAt,
+      current: session.hash === current,
+    }));
 }
 
 /**
@@ -35,7 +62,7 @@ function hashOf(sessionId: string): string {
  * 32-byte id; only its SHA-256 is kept, in `$ATRIUM_HOME/sessions.json` (mode 0600,
  * written by temp + rename). The file is read once at start and kept in memory.
  */
-export class SessionStore implements SessionLookup {
+export class SessionStore implements SessionBook {
   private readonly sessions = new Map<string, StoredSession>();
   private readonly lastWritten = new Map<string, number>();
 
@@ -89,16 +116,7 @@ export class SessionStore implements SessionLookup {
   }
 
   list(currentSessionId: string | null | undefined): SessionView[] {
-    const current = currentSessionId ? hashOf(currentSessionId) : null;
-    return [...this.sessions.values()]
-      .sort((a, b) => b.lastSeenAt.localeCompare(a.lastSeenAt))
-      .map((session) => ({
-        id: session.hash.slice(0, 16),
-        browser: session.browser,
-        createdAt: session.createdAt,
-        lastSeenAt: session.lastSeenAt,
-        current: session.hash === current,
-      }));
+    return sessionViews(this.sessions.values(), currentSessionId);
   }
 
   private load(): void {

@@ -1,6 +1,8 @@
 import { assertClusterSecret, ClusterSignatures } from "../auth/cluster-signature";
 import type { AtriumConfig } from "../config/config";
 import { ClusterNode } from "../store/postgres/cluster-node";
+import { ClusterSessions } from "./cluster-sessions";
+import { ClusterMachines } from "./cluster-machines";
 import { ClusterRecords } from "../store/postgres/cluster-records";
 import type { Lease } from "../store/postgres/leases";
 import { OwnerPlacement } from "../store/postgres/owner-placement";
@@ -11,6 +13,10 @@ export interface ClusterBoot {
   node: ClusterNode;
   records: ClusterRecords;
   signatures: ClusterSignatures;
+  /** The browser sessions, shared by every node (hashes only). */
+  sessions: ClusterSessions;
+  /** The linked machines' records, shared by every node. */
+  machines: ClusterMachines;
   /** Once the Store exists: its index replicated from the database, and owners placed by lease. */
   attach(store: Store): Promise<OwnerPlacement>;
   /** Other nodes' changes to a conversation, once indexed here (after attach). */
@@ -47,11 +53,18 @@ export async function bootCluster(options: {
     log: options.log,
   });
   const records = new ClusterRecords(node, options.log);
+  const shared = { pool: node.pool, feed: node.feed, log: options.log, nodeId: node.id };
+  const [sessions, machines] = await Promise.all([ClusterSessions.start(shared), ClusterMachines.start(shared)]).catch(async (error: unknown) => {
+    await node.stop();
+    throw error;
+  });
   options.log(`Atrium node ${node.id} joined the cluster${nodeUrl ? ` (reached at ${nodeUrl})` : ""}`);
   return {
     node,
     records,
     signatures,
+    sessions,
+    machines,
     async attach(store) {
       const replica = await node.replicateIndex(store.index.$client, store.writer);
       records.replicateInto(replica);

@@ -31,6 +31,8 @@ export class ReadModel {
     private readonly notes: TimelineNotes,
     /** Whether the conversation's owner runs on this node (always on a single node; DESIGN §10c). */
     private readonly ownedHere: (conversationId: string) => boolean = () => true,
+    /** The node holding the conversation's lease as far as this node knows without asking (null on a single node; undefined: not known here). */
+    private readonly nodeOf: (conversationId: string) => string | null | undefined = () => null,
   ) {}
 
   private get store() {
@@ -58,8 +60,11 @@ export class ReadModel {
   }
 
   /** A conversation as the API shows it: with the parts it names that are missing here. */
-  decorate(conversation: Omit<Conversation, "missing">): Conversation {
-    return { ...conversation, missing: missingParts(conversation, this.context) };
+  decorate(conversation: Omit<Conversation, "missing" | "node">): Conversation {
+    const decorated = { ...conversation, missing: missingParts(conversation, this.context) };
+    const node = this.nodeOf(conversation.id);
+    // Not known here without asking (a list event from another node's records): left out rather than a wrong null.
+    return node === undefined ? decorated : { ...decorated, node };
   }
 
   listWaiting(conversationId: string): Waiting[] {

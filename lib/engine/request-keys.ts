@@ -13,7 +13,14 @@ export type KeyReference = Record<string, unknown>;
 export class RequestKeys {
   private readonly inFlight = new Map<string, { hash: string; promise: Promise<unknown> }>();
 
-  constructor(private readonly store: Store) {}
+  constructor(
+    private readonly store: Store,
+    /**
+     * A cluster node (DESIGN §10c): whether another node wrote the key's record, now indexed here.
+     * Only creations need it: any other keyed request runs on its conversation's owner, whose index has it.
+     */
+    private readonly elsewhere?: (scope: string, key: string) => Promise<boolean>,
+  ) {}
 
   async run<T>(
     scope: string,
@@ -32,7 +39,8 @@ export class RequestKeys {
     }
     // A key written while the index was failing is in the files: catch the index up before looking.
     if (scope !== "") this.store.catchUp.ensureCurrent(scope);
-    const remembered = lookupRequestKey(this.store.index, scope, key);
+    let remembered = lookupRequestKey(this.store.index, scope, key);
+    if (!remembered && this.elsewhere && (await this.elsewhere(scope, key))) remembered = lookupRequestKey(this.store.index, scope, key);
     if (remembered) {
       if (remembered.hash !== hash) throw conflict(key);
       return replay(remembered.reference);

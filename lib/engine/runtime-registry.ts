@@ -1,5 +1,5 @@
 import type { AuthContext } from "../auth/session";
-import type { SessionStore } from "../auth/session-store";
+import type { SessionBook } from "../auth/session-store";
 import type { Runtime } from "./runtime";
 
 /**
@@ -11,7 +11,7 @@ const TOKEN_KEY = Symbol.for("atrium.token");
 const AUTH_KEY = Symbol.for("atrium.auth");
 
 interface RegisteredAuth {
-  sessions: SessionStore;
+  sessions: SessionBook;
   trustProxy: boolean;
 }
 
@@ -43,7 +43,7 @@ export function getAccessToken(): string {
   return token;
 }
 
-export function getSessionStore(): SessionStore {
+export function getSessionStore(): SessionBook {
   const auth = (globalThis as Registry)[AUTH_KEY];
   if (!auth) throw new Error("The Atrium runtime is not started: run Atrium through server.ts (npm start)");
   return auth.sessions;

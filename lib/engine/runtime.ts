@@ -38,6 +38,7 @@ import { buildEngineContext } from "./runtime-context";
 import { TimelineNotes } from "./timeline-notes";
 import { deliverGithubEvent, type GithubEvent } from "./webhooks";
 import type { MachineRegistry } from "../machines/machine-registry";
+import type { MachineBook } from "../machines/machine-records";
 import type { OwnerPlacement, Placement } from "../store/postgres/owner-placement";
 import { ClusterOwners } from "./cluster-owners";
 
@@ -52,6 +53,8 @@ export interface RuntimeOptions {
   maxLoadedOwners?: number;
   /** DESIGN §10c: a node of a cluster places each conversation's owner on the node holding its lease. */
   placement?: OwnerPlacement;
+  /** A cluster node's machines, kept in the database (DESIGN §10c). */
+  machineRecords?: MachineBook;
 }
 
 export type { CreateConversationInput } from "./conversation-creation";
@@ -87,7 +90,8 @@ export class Runtime {
     this.store = options.store;
     this.config = options.config;
     this.models = options.models ?? createModelRegistry(options.config);
-    this.keys = new RequestKeys(this.store);
+    const placement = options.placement;
+    this.keys = new RequestKeys(this.store, placement && ((scope, key) => (scope === "" ? placement.createdWithKey(key) : Promise.resolve(false))));
     this.owners = new OwnerCache(
       (conversationId) => ConversationActor.load(this.context, conversationId),
       options.maxLoadedOwners,
@@ -95,7 +99,7 @@ export class Runtime {
     );
     const log = options.log ?? ((message: string) => console.log(message));
     // Where machine work happens (DESIGN §10b): projects on linked machines are read there.
-    const machines = machineRegistryFor(this.store, this.bus, this.config, log);
+    const machines = machineRegistryFor(this.store, this.bus, this.config, log, options.machineRecords);
     this.agents = new AgentCatalog(this.store.paths.agents, log, machines);
     this.reloadAgents(log);
     // Issue 14 hook: skills and MCP servers.
@@ -125,6 +129,7 @@ export class Runtime {
       this.agents,
       this.timelineNotes,
       (conversationId) => !this.cluster || this.cluster.placement.isHere(conversationId),
+      (conversationId) => (this.cluster ? this.cluster.placement.knownHolder(conversationId) : null),
     );
     this.lifecycle = new ConversationLifecycle(this.context, this.owners, this.keys, this.reads);
     if (options.placement) this.cluster = new ClusterOwners(options.placement, this.context, this.owners, (id) => this.reads.indexedConversation(id));
@@ -189,6 +194,13 @@ export class Runtime {
 
   listConversations(query: queries.ListConversationsQuery): { conversations: Conversation[]; total: number } {
     return this.reads.listConversations(query);
+  }
+
+  /** A cluster node's list: each conversation names the node holding its lease now (DESIGN §10c). */
+  async withHolders(conversations: Conversation[]): Promise<Conversation[]> {
+    if (!this.cluster) return conversations;
+    const holders = await this.cluster.placement.holders(conversations.map((conversation) => conversation.id));
+    return conversations.map((conversation) => ({ ...conversation, node: holders.get(conversation.id) ?? null }));
   }
 
   createConversation(input: CreateConversationInput): Promise<{ conversation: Conversation; message: { id: string }; turn: Turn }> {

@@ -16,6 +16,7 @@ const storedMachineSchema = z.object({
   lastSeenAt: z.string().nullable(),
 });
 export type StoredMachine = z.infer<typeof storedMachineSchema>;
+export { storedMachineSchema };
 
 const fileSchema = z.object({ v: z.literal(1), machines: z.array(storedMachineSchema) });
 
@@ -29,11 +30,45 @@ export function newMachineToken(): string {
 }
 
 /**
+ * Where the linked machines' records are kept: the file on a single server, a cluster's database
+ * (lib/cluster/cluster-machines.ts) on a node of a cluster. Reads are synchronous (kept in memory).
+ */
+export interface MachineBook {
+  all(): StoredMachine[];
+  get(id: string): StoredMachine | undefined;
+  byName(name: string): StoredMachine | undefined;
+  byToken(token: string): StoredMachine | undefined;
+  put(machine: StoredMachine): void;
+  remove(id: string): boolean;
+  /** A cluster node: a token this node does not know yet is looked up in the shared store (null: nothing to wait for). */
+  prepareToken?(token: string): Promise<void> | null;
+  /** Once every write so far is in the shared store (a cluster's database); at once for the file. */
+  flushed?(): Promise<void>;
+  /** Another node removed a machine (a cluster): its link here must be cut. */
+  onRemoved?(listener: (id: string) => void): void;
+  /** This node holds (or lost) the machine's link: other nodes learn where it is (a cluster). */
+  linked?(id: string, here: boolean): void;
+  /** The other node holding the machine's link, if any (a cluster). */
+  linkedElsewhere?(id: string): string | null;
+}
+
+/** The machine a presented token belongs to, compared in constant time. */
+export function machineByToken(machines: Iterable<StoredMachine>, token: string): StoredMachine | undefined {
+  const presented = Buffer.from(tokenHash(token), "hex");
+  return [...machines].find((machine) => crypto.timingSafeEqual(Buffer.from(machine.tokenHash, "hex"), presented));
+}
+
+/** Machines in the order they were added. */
+export function byCreation(machines: Iterable<StoredMachine>): StoredMachine[] {
+  return [...machines].sort((a, b) => (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : 0));
+}
+
+/**
  * The linked machines (DESIGN §10b) in `$ATRIUM_HOME/machines.json` (mode 0600, temp + rename,
  * like sessions.json): names, roots and what each reported when it last connected, and the
  * SHA-256 of its token — never the token. Read once at start, kept in memory.
  */
-export class MachineRecords {
+export class MachineRecords implements MachineBook {
   private readonly machines = new Map<string, StoredMachine>();
 
   constructor(private readonly filePath: string) {
@@ -41,7 +76,7 @@ export class MachineRecords {
   }
 
   all(): StoredMachine[] {
-    return [...this.machines.values()].sort((a, b) => (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : 0));
+    return byCreation(this.machines.values());
   }
 
   get(id: string): StoredMachine | undefined {
@@ -54,8 +89,7 @@ export class MachineRecords {
 
   /** The machine a presented token belongs to, compared in constant time. */
   byToken(token: string): StoredMachine | undefined {
-    const presented = Buffer.from(tokenHash(token), "hex");
-    return [...this.machines.values()].find((machine) => crypto.timingSafeEqual(Buffer.from(machine.tokenHash, "hex"), presented));
+    return machineByToken(this.machines.values(), token);
   }
 
   put(machine: StoredMachine): void {

@@ -16,7 +16,7 @@ import {
 import type { ToolResult } from "../tools/tool";
 import { GatewayLink } from "./gateway-link";
 import { LINK_PROTOCOL, REVOKED_CLOSE_CODE, type MachineMessage } from "./link-protocol";
-import { MachineRecords, newMachineToken, tokenHash, type StoredMachine } from "./machine-records";
+import { MachineRecords, newMachineToken, tokenHash, type MachineBook, type StoredMachine } from "./machine-records";
 import { LOCAL_MACHINE_ID, type Machine } from "./machine-schema";
 import { isWithinLexically, normalizeRoots } from "./roots";
 import { RemoteSnapshots } from "./remote-snapshots";
@@ -25,6 +25,8 @@ import { parseLinkedProject } from "./linked-project";
 export interface MachineRegistryOptions {
   /** `$ATRIUM_HOME/machines.json`. */
   file: string;
+  /** A cluster node's machines, in the database (DESIGN §10c); the file's when absent. */
+  records?: MachineBook;
   /** config `machines.local`. */
   localEnabled: boolean;
   /** How the gateway's own host confines tools (the built-in machine's `sandbox`). */
@@ -52,7 +54,7 @@ interface LiveLink {
  * and the MachinePort the engine and tools reach them through.
  */
 export class MachineRegistry implements MachinePort {
-  private readonly records: MachineRecords;
+  private readonly records: MachineBook;
   private readonly links = new Map<string, LiveLink>();
   private readonly startedAt: string;
   /** Per machine and cwd, the project files its last answer carried (DESIGN §4 discovery on the machine). */
@@ -62,7 +64,9 @@ export class MachineRegistry implements MachinePort {
   private readonly linkedListeners: Array<(machineId: string) => void> = [];
 
   constructor(private readonly options: MachineRegistryOptions) {
-    this.records = new MachineRecords(options.file);
+    this.records = options.records ?? new MachineRecords(options.file);
+    // Revoked on another node of the cluster: the link held here is cut at once.
+    this.records.onRemoved?.((machineId) => this.cutRevoked(machineId));
     this.startedAt = options.now().toISOString();
   }
 
@@ -106,14 +110,29 @@ export class MachineRegistry implements MachinePort {
     const stored = this.records.get(machineId);
     if (!stored) throw new AtriumError("not_found", `machine ${machineId} was not found`);
     this.records.remove(machineId);
-    this.links.get(machineId)?.link.cut(REVOKED_CLOSE_CODE, "this machine was revoked");
+    this.cutRevoked(machineId, stored);
+  }
+
+  /** Once the machines' records are where every node reads them (a cluster's database). */
+  flushed(): Promise<void> {
+    return this.records.flushed?.() ?? Promise.resolve();
+  }
+
+  private cutRevoked(machineId: string, stored?: StoredMachine): void {
+    const live = this.links.get(machineId);
+    live?.link.cut(REVOKED_CLOSE_CODE, "this machine was revoked");
     this.links.delete(machineId);
-    this.options.publish({ ...this.view(stored), status: "offline" });
+    if (stored) this.options.publish({ ...this.view(stored), status: "offline" });
   }
 
   /** Who a presented machine token belongs to; undefined for an unknown or revoked one. */
   authenticate(token: string): StoredMachine | undefined {
     return token ? this.records.byToken(token) : undefined;
+  }
+
+  /** Before `authenticate`: null on a single server; on a cluster node, a lookup of a token made on another node. */
+  prepareToken(token: string): Promise<void> | null {
+    return this.records.prepareToken?.(token) ?? null;
   }
 
   isLinked(machineId: string): boolean {
@@ -143,6 +162,7 @@ export class MachineRegistry implements MachinePort {
       link: new GatewayLink(socket, () => (live.lastSeenAt = this.options.now().toISOString()), this.options.heartbeatMs),
     };
     this.links.set(machineId, live);
+    this.records.linked?.(machineId, true);
     live.link.onClosed(() => this.detach(machineId, live));
     live.link.send({ type: "welcome", machineId, name: updated.name, roots });
     this.options.log(`machine ${updated.name} connected from ${hello.hostname} (${hello.platform}), roots ${roots.join(", ") || "(none)"}`);
@@ -179,7 +199,7 @@ export class MachineRegistry implements MachinePort {
     }
     const machine = this.get(machineId);
     const live = this.links.get(machineId);
-    if (!live?.link.isOpen) throw offline(machine.name);
+    if (!live?.link.isOpen) throw offline(machine.name, this.records.linkedElsewhere?.(machineId));
     const wanted = cwd ?? machine.roots[0];
     if (!wanted) throw new AtriumError("cwd_outside_roots", `machine ${machine.name} offers no roots to work in`);
     if (!path.posix.isAbsolute(wanted)) throw new AtriumError("bad_request", `cwd must be an absolute path on machine ${machine.name}`);
@@ -226,7 +246,7 @@ export class MachineRegistry implements MachinePort {
 
   run(machineId: string, call: MachineCall, io: MachineCallIo): Promise<ToolResult> {
     const live = this.links.get(machineId);
-    if (!live?.link.isOpen) return Promise.reject(new MachineDisconnectedError(`machine ${this.nameOf(machineId)} is not connected`));
+    if (!live?.link.isOpen) return Promise.reject(new MachineDisconnectedError(`machine ${this.nameOf(machineId)} is not connected${this.elsewhereNote(machineId)}`));
     return live.link.call(call, io);
   }
 
@@ -237,7 +257,7 @@ export class MachineRegistry implements MachinePort {
 
   openMcp(machineId: string, spec: McpRelaySpec, handlers: McpRelayHandlers): McpRelay {
     const live = this.links.get(machineId);
-    if (!live?.link.isOpen) throw new MachineDisconnectedError(`machine ${this.nameOf(machineId)} is offline`);
+    if (!live?.link.isOpen) throw new MachineDisconnectedError(`machine ${this.nameOf(machineId)} is offline${this.elsewhereNote(machineId)}`);
     return live.link.openMcp(spec, handlers);
   }
 
@@ -245,9 +265,16 @@ export class MachineRegistry implements MachinePort {
     this.linkedListeners.push(listener);
   }
 
+  /** A cluster node: where the machine is linked instead (DESIGN §10c; calls do not cross nodes yet). */
+  private elsewhereNote(machineId: string): string {
+    const node = this.records.linkedElsewhere?.(machineId);
+    return node ? ` to this node (it is connected to node ${node} of the cluster, which tool calls cannot reach from here yet)` : "";
+  }
+
   private detach(machineId: string, live: LiveLink): void {
     if (this.links.get(machineId) !== live) return;
     this.links.delete(machineId);
+    this.records.linked?.(machineId, false);
     const stored = this.records.get(machineId);
     if (!stored) return;
     const updated = { ...stored, lastSeenAt: live.lastSeenAt };
@@ -291,7 +318,11 @@ export class MachineRegistry implements MachinePort {
   }
 }
 
-function offline(name: string): AtriumError {
+function offline(name: string, elsewhere?: string | null): AtriumError {
+  if (elsewhere) {
+    // DESIGN §10c: reaching a machine through the node holding its link is not built yet.
+    return new AtriumError("machine_offline", `machine ${name} is connected to another node of the cluster (${elsewhere}), not to this one; tool calls cannot reach it from here yet`);
+  }
   return new AtriumError("machine_offline", `machine ${name} is offline; start \`atrium machine connect\` there or pick another machine`);
 }
 

@@ -24,22 +24,34 @@ export function machineUpgradeHandler(registry: () => MachineRegistry): (request
     }
     const machines = registry();
     const token = bearer(request.headers.authorization);
-    const machine = token ? machines.authenticate(token) : undefined;
-    if (!machine) {
-      refuse(socket, 401, "unauthorized", "this machine token is not known to this gateway (revoked, or made by another gateway)");
-      return;
-    }
-    if (machines.isLinked(machine.id)) {
-      refuse(socket, 409, "machine_connected", `machine ${machine.name} is already connected with this token`);
-      return;
-    }
-    server.handleUpgrade(request, socket, head, (webSocket) => {
-      waitForHello(webSocket).then(
-        (hello) => machines.attach(machine.id, webSocket, hello),
-        () => webSocket.terminate(),
-      );
-    });
+    const admit = () => admitMachine(server, machines, token ? machines.authenticate(token) : undefined, { request, socket, head });
+    // A cluster node first looks up a token added on another node that it has not heard of yet.
+    const prepared = token ? machines.prepareToken(token) : null;
+    if (prepared) void prepared.then(admit);
+    else admit();
   };
+}
+
+function admitMachine(
+  server: WebSocketServer,
+  machines: MachineRegistry,
+  machine: ReturnType<MachineRegistry["authenticate"]>,
+  { request, socket, head }: { request: IncomingMessage; socket: Duplex; head: Buffer },
+): void {
+  if (!machine) {
+    refuse(socket, 401, "unauthorized", "this machine token is not known to this gateway (revoked, or made by another gateway)");
+    return;
+  }
+  if (machines.isLinked(machine.id)) {
+    refuse(socket, 409, "machine_connected", `machine ${machine.name} is already connected with this token`);
+    return;
+  }
+  server.handleUpgrade(request, socket, head, (webSocket) => {
+    waitForHello(webSocket).then(
+      (hello) => machines.attach(machine.id, webSocket, hello),
+      () => webSocket.terminate(),
+    );
+  });
 }
 
 /**

@@ -4,11 +4,13 @@ import type { EventBus } from "../events/bus";
 import { sandboxStatus } from "../sandbox/sandbox-status";
 import type { StoreReader } from "../ports/engine-context";
 import { MachineRegistry } from "./machine-registry";
+import type { MachineBook } from "./machine-records";
 
 /** The Runtime's machine registry, on its data directory and event bus. */
-export function machineRegistryFor(store: StoreReader, bus: EventBus, config: AtriumConfig, log: (message: string) => void): MachineRegistry {
+export function machineRegistryFor(store: StoreReader, bus: EventBus, config: AtriumConfig, log: (message: string) => void, records?: MachineBook): MachineRegistry {
   return new MachineRegistry({
     file: path.join(store.paths.home, "machines.json"),
+    records,
     localEnabled: config.machines.local,
     localSandbox: localSandboxName(config),
     defaultCwd: config.defaultCwd,

@@ -40,6 +40,12 @@ export const conversationSchema = z.object({
   titleSource: z.enum(["auto", "owner"]),
   /** What is missing on this machine after a move (DESIGN §2); empty when nothing is. */
   missing: z.array(z.enum(["cwd", "model", "agent", "machine"])),
+  /**
+   * DESIGN §10c: on a node of a cluster, the node holding its lease; null when none holds it, and
+   * on a single server. Set in every conversation the API's requests answer; an event may leave it
+   * out (a list event about another node's conversation, whose holder this node has not asked).
+   */
+  node: z.string().nullable().optional(),
 });
 export type Conversation = z.infer<typeof conversationSchema>;
 

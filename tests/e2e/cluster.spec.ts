@@ -22,7 +22,7 @@ test.afterAll(async () => {
 
 test("two nodes on one database: Settings → Cluster lists both, and a conversation held by one is used from the other's tab", async ({ browser }) => {
   const [a, b] = nodes;
-  // A context each: cookies do not tell ports apart, and each node signs in its own browser sessions.
+  // A context each (signed in on each node): the page of either node is used as a user of that node would.
   const contextA = await browser.newContext();
   const contextB = await browser.newContext();
   const pageA = await contextA.newPage();
@@ -73,4 +73,26 @@ test("two nodes on one database: Settings → Cluster lists both, and a conversa
   await pageA.screenshot({ path: "test-results/screens/cluster-conversation.png" });
   await contextA.close();
   await contextB.close();
+});
+
+test("one sign-in is valid on every node: Settings on node B lists the browser signed in on node A, and 'Sign out everywhere' there ends it on A", async ({ browser }) => {
+  const [a, b] = nodes;
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  await page.goto(`${a.url}/signin?token=${encodeURIComponent(a.token)}`);
+  await expect(page).toHaveURL(`${a.url}/`);
+
+  // Node B never saw this browser sign in; its Settings page opens, and lists the session as this browser's.
+  await page.goto(`${b.url}/settings`);
+  await hydrated(page);
+  const browsers = page.getByRole("list", { name: "Signed-in browsers" });
+  await expect(browsers.getByText("This browser")).toHaveCount(1);
+  await page.screenshot({ path: "test-results/screens/cluster-sessions.png" });
+
+  await page.getByRole("button", { name: "Sign out everywhere" }).click();
+  await expect(page).toHaveURL(/\/signin\?signedOut=1$/);
+  const tabOnA = await context.newPage();
+  await tabOnA.goto(`${a.url}/`);
+  await expect(tabOnA).toHaveURL(`${a.url}/signin`);
+  await context.close();
 });

@@ -12,7 +12,7 @@ export const metadata: Metadata = { title: "Settings" };
 
 export default async function SettingsPage() {
   await assertSignedIn();
-  const sessions = getSessionStore().list(sessionIdFrom({ cookie: (await headers()).get("cookie") }));
+  const sessions = await getSessionStore().list(sessionIdFrom({ cookie: (await headers()).get("cookie") }));
   return (
     <>
       <PageHeader title="Settings" />

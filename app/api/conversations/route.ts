@@ -5,11 +5,11 @@ import { createConversationBody, listConversationsQuery } from "@/lib/api/schema
 
 export const dynamic = "force-dynamic";
 
-export const GET = apiRoute(({ request, runtime }) => {
+export const GET = apiRoute(async ({ request, runtime }) => {
   const query = parseWith(listConversationsQuery, queryParams(request));
   const limit = Math.min(query.limit ?? 50, 200);
   const offset = Number(query.cursor ?? "0");
-  const { conversations, total } = runtime.listConversations({
+  const listed = runtime.listConversations({
     archived: query.archived,
     q: query.q,
     offset,
@@ -18,6 +18,8 @@ export const GET = apiRoute(({ request, runtime }) => {
     direction: query.direction,
     model: query.model,
   });
+  const total = listed.total;
+  const conversations = await runtime.withHolders(listed.conversations);
   const nextCursor = offset + conversations.length < total ? String(offset + conversations.length) : null;
   return json({ conversations, nextCursor, total });
 });

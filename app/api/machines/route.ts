@@ -9,5 +9,8 @@ export const GET = apiRoute(({ runtime }) => json({ machines: runtime.machines.l
 
 export const POST = apiRoute(async ({ request, runtime }) => {
   const body = await readJson(request, addMachineBody);
-  return json(runtime.machines.add(body.name, body.roots), 201);
+  const added = runtime.machines.add(body.name, body.roots);
+  // A cluster node answers once every node can read it (DESIGN §10c).
+  await runtime.machines.flushed();
+  return json(added, 201);
 });

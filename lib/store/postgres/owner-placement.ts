@@ -52,6 +52,41 @@ export class OwnerPlacement {
     return this.records.isLoaded(conversationId);
   }
 
+  /**
+   * Whether a live conversation was created under `requestKey` on any node; if so it is in this
+   * node's index before this answers, so the requestKey's replay reads it here (DESIGN §8, §10c).
+   */
+  async createdWithKey(requestKey: string): Promise<boolean> {
+    const rows = await this.node.pool.query<{ conversation_id: string }>(
+      `SELECT c.conversation_id FROM atrium_records c
+        WHERE c.stream = 'metadata' AND c.seq = 1 AND c.record->>'requestKey' = $1
+          AND NOT EXISTS (SELECT 1 FROM atrium_records d WHERE d.conversation_id = c.conversation_id AND d.stream = 'metadata' AND d.record->>'type' = 'conversation.deleted')
+        LIMIT 1`,
+      [requestKey],
+    );
+    const conversationId = rows.rows[0]?.conversation_id;
+    if (!conversationId) return false;
+    await this.replica.catchUp(conversationId);
+    return true;
+  }
+
+  /** The node holding the lease as far as this node knows without asking: itself, or one found a moment ago (undefined: not known). */
+  knownHolder(conversationId: string): string | undefined {
+    if (this.records.isLoaded(conversationId)) return this.node.id;
+    const known = this.elsewhere.get(conversationId);
+    return known && known.until > Date.now() && known.placement.kind === "elsewhere" ? known.placement.nodeId : undefined;
+  }
+
+  /** The live lease holders of these conversations, in one query (absent: none holds it). */
+  async holders(conversationIds: readonly string[]): Promise<Map<string, string>> {
+    if (conversationIds.length === 0) return new Map();
+    const rows = await this.node.pool.query<{ conversation_id: string; node_id: string }>(
+      "SELECT conversation_id, node_id FROM atrium_leases WHERE conversation_id = ANY($1) AND expires_at > clock_timestamp()",
+      [conversationIds],
+    );
+    return new Map(rows.rows.map((row) => [row.conversation_id, row.node_id]));
+  }
+
   /** The owner is unloaded: the lease is handed back (another node may take it at once). */
   async release(conversationId: string): Promise<void> {
     this.records.forget(conversationId);

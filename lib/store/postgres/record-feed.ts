@@ -66,6 +66,8 @@ export class RecordFeed {
   private readonly followers = new Set<Follower>();
   private readonly noticeListeners = new Set<(notice: RecordNotice) => void>();
   private readonly resyncListeners = new Set<() => void>();
+  /** Other channels heard on the same connection (sessions): each one's listeners get the payload. */
+  private readonly channels = new Map<string, Set<(payload: string) => void>>();
   private stopped = false;
   private reconnectTimer: NodeJS.Timeout | null = null;
   private readonly log: (message: string) => void;
@@ -105,6 +107,21 @@ export class RecordFeed {
     return () => this.noticeListeners.delete(listener);
   }
 
+  /**
+   * Hears another channel's notices on the feed's connection (its name a constant of schema.ts).
+   * Resolves once they are heard; after a lost connection, onResync says some may be missed.
+   */
+  async onChannel(channel: string, listener: (payload: string) => void): Promise<void> {
+    if (!/^[a-z_]+$/.test(channel) || channel === RECORD_CHANNEL) throw new Error(`not a channel the feed can hear: ${channel}`);
+    let listeners = this.channels.get(channel);
+    if (!listeners) {
+      listeners = new Set();
+      this.channels.set(channel, listeners);
+      await this.client?.query(`LISTEN ${channel}`);
+    }
+    listeners.add(listener);
+  }
+
   /** Called after the listening connection came back: notices may have been missed meanwhile. */
   onResync(listener: () => void): () => void {
     this.resyncListeners.add(listener);
@@ -124,11 +141,15 @@ export class RecordFeed {
 
   private async listen(): Promise<void> {
     const client = new pg.Client({ connectionString: this.options.connectionString });
-    client.on("notification", (message) => this.heard(message.payload));
+    client.on("notification", (message) => {
+      if (message.channel === RECORD_CHANNEL) return this.heard(message.payload);
+      for (const listener of this.channels.get(message.channel) ?? []) listener(message.payload ?? "");
+    });
     client.on("error", (error) => this.lost(client, error));
     client.on("end", () => this.lost(client, new Error("the listening connection ended")));
     await client.connect();
     await client.query(`LISTEN ${RECORD_CHANNEL}`);
+    for (const channel of this.channels.keys()) await client.query(`LISTEN ${channel}`);
     if (this.stopped) {
       await client.end();
       return;

@@ -3,12 +3,18 @@ import type { Pool } from "pg";
 /** The LISTEN/NOTIFY channel of record notices ({c: conversation, s: stream, q: seq}; RecordFeed). */
 export const RECORD_CHANNEL = "atrium_records";
 
+/** The LISTEN/NOTIFY channel of machine changes ({op: put|del, id}; ClusterMachines). */
+export const MACHINE_CHANNEL = "atrium_machines";
+
+/** The LISTEN/NOTIFY channel of browser-session changes ({op: add|del|all, h?: hash}; ClusterSessions). */
+export const SESSION_CHANNEL = "atrium_sessions";
+
 /**
  * The cluster's record tables (DESIGN §10c). `atrium_records` is append-only: one row per record,
  * keyed (conversation, stream, seq), stream being "metadata" or a session id, `record` the same
  * JSON object a JSONL line holds. `atrium_leases` names the one node that may write a
  * conversation; a lease row is never deleted, so its epoch only grows. `atrium_nodes` lists the
- * nodes (GET /api/cluster). `atrium_settings` holds what every node shares (the record key);
+ * nodes (GET /api/cluster). `atrium_sessions` the browser sessions' hashes. `atrium_settings` holds what every node shares (the record key);
  * `atrium_blob_heads` and `atrium_blob_chunks` the files (BlobStore).
  * `atrium_append_records` is the only way records are written: in one
  * statement it locks the lease row, refuses a lease that is not the caller's current live one,
@@ -53,6 +59,22 @@ CREATE TABLE IF NOT EXISTS atrium_blob_heads (
   PRIMARY KEY (owner, path)
 );
 
+-- Browser sessions (DESIGN §10): the SHA-256 of each session id, never the id.
+CREATE TABLE IF NOT EXISTS atrium_sessions (
+  hash text PRIMARY KEY CHECK (hash ~ '^[0-9a-f]{64}$'),
+  created_at text NOT NULL,
+  last_seen_at text NOT NULL,
+  browser text NOT NULL
+);
+
+-- Linked machines (DESIGN §10b): the record machines.json holds (its token's SHA-256, never the
+-- token), and the node holding its link now (null: none).
+CREATE TABLE IF NOT EXISTS atrium_machines (
+  id text PRIMARY KEY,
+  record jsonb NOT NULL,
+  linked_node text
+);
+
 CREATE TABLE IF NOT EXISTS atrium_records (
   conversation_id text NOT NULL,
   stream text NOT NULL,
@@ -61,6 +83,10 @@ CREATE TABLE IF NOT EXISTS atrium_records (
   record jsonb NOT NULL,
   PRIMARY KEY (conversation_id, stream, seq)
 );
+
+-- A creation's requestKey, looked up by any node before it creates (a retry landing on another node).
+CREATE INDEX IF NOT EXISTS atrium_records_creation_key ON atrium_records ((record->>'requestKey'))
+  WHERE stream = 'metadata' AND seq = 1;
 
 CREATE OR REPLACE FUNCTION atrium_refuse_record_change() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN

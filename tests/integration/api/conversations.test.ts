@@ -38,6 +38,9 @@ describe("conversations over HTTP", () => {
     const listed = await (await server.api("/api/conversations")).json();
     expect(listed.conversations.map((conversation: { id: string }) => conversation.id)).toContain(id);
     expect(listed.nextCursor).toBeNull();
+    // DESIGN §10c: no node holds a conversation of a single server.
+    expect(body.conversation.node).toBeNull();
+    expect(listed.conversations.find((conversation: { id: string }) => conversation.id === id).node).toBeNull();
 
     const found = await (await server.api("/api/conversations?q=zebr")).json();
     expect(found.conversations.map((conversation: { id: string }) => conversation.id)).toEqual([id]);

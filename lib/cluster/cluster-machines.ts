@@ -1,0 +1,156 @@
+import type pg from "pg";
+import { z } from "zod";
+import { byCreation, machineByToken, storedMachineSchema, tokenHash, type MachineBook, type StoredMachine } from "../machines/machine-records";
+import type { RecordFeed } from "../store/postgres/record-feed";
+import { MACHINE_CHANNEL } from "../store/postgres/schema";
+
+const noticeSchema = z.object({ op: z.enum(["put", "del"]), id: z.string().min(1) });
+
+interface MachineRow {
+  id: string;
+  record: unknown;
+  linked_node: string | null;
+}
+
+/**
+ * A cluster's linked machines (DESIGN §10b, §10c) in `atrium_machines`: the record machines.json
+ * holds (the token's SHA-256, never the token) and the node holding the machine's link. Every
+ * node keeps them in memory (the registry reads synchronously; a machine's token is checked with
+ * no query) and hears each change on MACHINE_CHANNEL at commit: a machine added on one node is
+ * listed and may dial any node; one removed on any node is cut wherever its link is. Writes go
+ * out in order; `flushed` resolves once they are committed (the API answers after it).
+ */
+export class ClusterMachines implements MachineBook {
+  private readonly machines = new Map<string, StoredMachine>();
+  private readonly linkedOn = new Map<string, string>();
+  private readonly removedListeners: Array<(id: string) => void> = [];
+  private writing: Promise<void> = Promise.resolve();
+
+  private constructor(
+    private readonly pool: pg.Pool,
+    private readonly nodeId: string,
+    private readonly log: (message: string) => void,
+  ) {}
+
+  static async start(options: { pool: pg.Pool; feed: RecordFeed; nodeId: string; log: (message: string) => void }): Promise<ClusterMachines> {
+    const machines = new ClusterMachines(options.pool, options.nodeId, options.log);
+    await options.feed.onChannel(MACHINE_CHANNEL, (payload) => machines.heard(payload));
+    options.feed.onResync(() => void machines.reload().catch((error: unknown) => options.log(`machines: could not read them again: ${String(error)}`)));
+    await machines.reload();
+    return machines;
+  }
+
+  all(): StoredMachine[] {
+    return byCreation(this.machines.values());
+  }
+
+  get(id: string): StoredMachine | undefined {
+    return this.machines.get(id);
+  }
+
+  byName(name: string): StoredMachine | undefined {
+    return [...this.machines.values()].find((machine) => machine.name === name);
+  }
+
+  byToken(token: string): StoredMachine | undefined {
+    return machineByToken(this.machines.values(), token);
+  }
+
+  /** A token not known here (added on another node a moment ago): its machine is read from the database. */
+  prepareToken(token: string): Promise<void> | null {
+    if (this.byToken(token)) return null;
+    return this.pool
+      .query<MachineRow>("SELECT id, record, linked_node FROM atrium_machines WHERE record->>'tokenHash' = $1", [tokenHash(token)])
+      .then((rows) => {
+        if (rows.rows[0] && !this.machines.has(rows.rows[0].id)) this.keep(rows.rows[0]);
+      })
+      .catch((error: unknown) => this.log(`machines: could not look a token up: ${String(error)}`));
+  }
+
+  put(machine: StoredMachine): void {
+    this.machines.set(machine.id, machine);
+    this.write(
+      `WITH saved AS (INSERT INTO atrium_machines (id, record) VALUES ($1, $2) ON CONFLICT (id) DO UPDATE SET record = EXCLUDED.record RETURNING id)
+       SELECT pg_notify('${MACHINE_CHANNEL}', json_build_object('op', 'put', 'id', id)::text) FROM saved`,
+      [machine.id, JSON.stringify(machine)],
+    );
+  }
+
+  remove(id: string): boolean {
+    const removed = this.machines.delete(id);
+    this.linkedOn.delete(id);
+    this.write(
+      `WITH gone AS (DELETE FROM atrium_machines WHERE id = $1 RETURNING id)
+       SELECT pg_notify('${MACHINE_CHANNEL}', json_build_object('op', 'del', 'id', id)::text) FROM gone`,
+      [id],
+    );
+    return removed;
+  }
+
+  flushed(): Promise<void> {
+    return this.writing;
+  }
+
+  onRemoved(listener: (id: string) => void): void {
+    this.removedListeners.push(listener);
+  }
+
+  linked(id: string, here: boolean): void {
+    if (here) this.linkedOn.set(id, this.nodeId);
+    else if (this.linkedOn.get(id) === this.nodeId) this.linkedOn.delete(id);
+    this.write(
+      `WITH marked AS (UPDATE atrium_machines SET linked_node = $2 WHERE id = $1 AND ($3 OR linked_node = $4) RETURNING id)
+       SELECT pg_notify('${MACHINE_CHANNEL}', json_build_object('op', 'put', 'id', id)::text) FROM marked`,
+      [id, here ? this.nodeId : null, here, this.nodeId],
+    );
+  }
+
+  linkedElsewhere(id: string): string | null {
+    const node = this.linkedOn.get(id);
+    return node && node !== this.nodeId ? node : null;
+  }
+
+  /** Writes one after another, in the order they were made; a failed one is logged (the next still goes). */
+  private write(sql: string, values: unknown[]): void {
+    this.writing = this.writing.then(
+      () => this.pool.query(sql, values).then(() => undefined),
+    ).catch((error: unknown) => this.log(`machines: a write to the database failed: ${String(error)}`));
+  }
+
+  private heard(payload: string): void {
+    let notice: z.infer<typeof noticeSchema>;
+    try {
+      notice = noticeSchema.parse(JSON.parse(payload));
+    } catch {
+      this.log(`machines: ignored a notice it could not read: ${payload}`);
+      return;
+    }
+    if (notice.op === "del") return this.gone(notice.id);
+    void this.pool
+      .query<MachineRow>("SELECT id, record, linked_node FROM atrium_machines WHERE id = $1", [notice.id])
+      .then((rows) => (rows.rows[0] ? this.keep(rows.rows[0]) : this.gone(notice.id)))
+      .catch((error: unknown) => this.log(`machines: could not read machine ${notice.id}: ${String(error)}`));
+  }
+
+  private keep(row: MachineRow): void {
+    const parsed = storedMachineSchema.safeParse(row.record);
+    if (!parsed.success) return this.log(`machines: machine ${row.id} in the database is not a record this version can read`);
+    this.machines.set(row.id, parsed.data);
+    if (row.linked_node) this.linkedOn.set(row.id, row.linked_node);
+    else this.linkedOn.delete(row.id);
+  }
+
+  /** Removed on some node: if this node still had it, its link here is cut. */
+  private gone(id: string): void {
+    this.linkedOn.delete(id);
+    if (!this.machines.delete(id)) return;
+    for (const listener of this.removedListeners) listener(id);
+  }
+
+  private async reload(): Promise<void> {
+    const rows = await this.pool.query<MachineRow>("SELECT id, record, linked_node FROM atrium_machines");
+    const present = new Set(rows.rows.map((row) => row.id));
+    for (const id of [...this.machines.keys()]) if (!present.has(id)) this.gone(id);
+    for (const row of rows.rows) this.keep(row);
+  }
+}
