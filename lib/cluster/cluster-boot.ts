@@ -1,6 +1,7 @@
 import { assertClusterSecret, ClusterSignatures } from "../auth/cluster-signature";
 import type { AtriumConfig } from "../config/config";
 import { ClusterNode } from "../store/postgres/cluster-node";
+import { BlobFiles } from "../store/postgres/blob-files";
 import { ClusterRecords } from "../store/postgres/cluster-records";
 import type { Lease } from "../store/postgres/leases";
 import { OwnerPlacement } from "../store/postgres/owner-placement";
@@ -10,6 +11,8 @@ import type { Store } from "../store/store";
 export interface ClusterBoot {
   node: ClusterNode;
   records: ClusterRecords;
+  /** The conversations' files (uploads, attachments, artifacts) in the database: nothing of them on this node's disk. */
+  files: BlobFiles;
   signatures: ClusterSignatures;
   /** Once the Store exists: its index replicated from the database, and owners placed by lease. */
   attach(store: Store): Promise<OwnerPlacement>;
@@ -43,14 +46,19 @@ export async function bootCluster(options: {
     databaseUrl: options.databaseUrl,
     nodeUrl,
     leaseSeconds: options.config.cluster.leaseSeconds,
-    onLost: (lease: Lease) => lostListener(lease.conversationId),
+    onLost: (lease: Lease) => {
+      files.forget(lease.conversationId);
+      lostListener(lease.conversationId);
+    },
     log: options.log,
   });
   const records = new ClusterRecords(node, options.log);
+  const files = new BlobFiles(node.pool, node.id, (conversationId) => node.keeper.lease(conversationId));
   options.log(`Atrium node ${node.id} joined the cluster${nodeUrl ? ` (reached at ${nodeUrl})` : ""}`);
   return {
     node,
     records,
+    files,
     signatures,
     async attach(store) {
       const replica = await node.replicateIndex(store.index.$client, store.writer);

@@ -53,6 +53,9 @@ CREATE TABLE IF NOT EXISTS atrium_blob_heads (
   PRIMARY KEY (owner, path)
 );
 
+-- When a blob was written: an upload no message claimed goes after 24 hours.
+ALTER TABLE atrium_blob_heads ADD COLUMN IF NOT EXISTS created_at timestamptz NOT NULL DEFAULT clock_timestamp();
+
 CREATE TABLE IF NOT EXISTS atrium_records (
   conversation_id text NOT NULL,
   stream text NOT NULL,
