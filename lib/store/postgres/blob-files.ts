@@ -10,6 +10,9 @@ import { LeaseLostError } from "./postgres-record-store";
 import { inTransaction } from "./transaction";
 import { moveBlob, uploadRowOf } from "./blob-moves";
 
+/** Attachment bytes held for model input across conversations before the least recent are dropped. */
+const HELD_BYTES = 64 * 1024 * 1024;
+
 /** The owner of the blobs no conversation holds yet (as `atrium migrate` and export name them). */
 export const UPLOADS = "uploads";
 
@@ -25,7 +28,8 @@ const artifactBlob = (artifactId: string) => `artifacts/${assertId(artifactId, "
  * writes its files. A claim moves the upload's rows in one transaction (head deleted first, so of
  * two claims of one upload exactly one finds it). Blobs are whole or absent: chunks and head commit
  * together. Model input reads attachments synchronously: `prepareAttachments` holds the ones the
- * next request names (and only those) per conversation.
+ * next request names (and only those) per conversation, and drops the least recently prepared
+ * conversations' past HELD_BYTES (never the one being prepared).
  */
 export class BlobFiles implements ConversationFiles {
   private readonly blobs: BlobStore;
@@ -92,8 +96,15 @@ export class BlobFiles implements ConversationFiles {
       const data = before.get(path) ?? (await this.blobs.read(conversationId, path));
       if (data) now.set(path, data);
     }
+    // Re-inserted last: the Map's order is the order conversations were last prepared in.
+    this.held.delete(conversationId);
     if (now.size > 0) this.held.set(conversationId, now);
-    else this.held.delete(conversationId);
+    let total = [...this.held.values()].reduce((sum, held) => sum + [...held.values()].reduce((bytes, data) => bytes + data.length, 0), 0);
+    for (const [other, held] of this.held) {
+      if (total <= HELD_BYTES || other === conversationId) break;
+      this.held.delete(other);
+      for (const data of held.values()) total -= data.length;
+    }
   }
 
   attachmentBytes(conversationId: string, attachment: AttachmentRef): Buffer | null {
