@@ -176,6 +176,12 @@ export class Store implements RecordStore {
    */
   async retireConversation(conversationId: string): Promise<void> {
     await this.closeConversation(conversationId);
+    // A node of a cluster holds no directory of it (DESIGN §10c): its files are the database's, its rows this index's.
+    if (this.cluster) {
+      await this.files.removeConversation(conversationId);
+      this.writer.transaction(() => this.writer.removeConversation(conversationId));
+      return;
+    }
     const retired = path.join(this.paths.conversations, `${RETIRED_PREFIX}${conversationId}`);
     try {
       this.fs.rename(this.paths.conversation(conversationId), retired);
