@@ -180,4 +180,31 @@ describe("a conversation's files on a cluster", () => {
       out.cleanup();
     }
   });
+
+  it("a node killed while it writes a 20 MiB upload leaves nothing of it: no head, no chunk", async () => {
+    const data = Buffer.alloc(20 * 1024 * 1024 - 4096, "all work and no play\n");
+    const form = new FormData();
+    form.append("file", new Blob([new Uint8Array(data)], { type: "text/plain" }), "huge.txt");
+    const uploading = fetch(`${b.url}/api/attachments`, { method: "POST", body: form, headers: { authorization: `Bearer ${TEST_TOKEN}` } }).catch(() => null);
+    // B is killed once its transaction has begun writing chunks (seen from the database's side).
+    await pollUntil(
+      async () =>
+        (
+          await database.pool.query(
+            "SELECT 1 FROM pg_stat_activity WHERE pid <> pg_backend_pid() AND query LIKE 'INSERT INTO atrium_blob_chunks%' AND state IN ('active', 'idle in transaction')",
+          )
+        ).rowCount! > 0,
+      { timeoutMs: 30_000, what: "B writing the upload's chunks" },
+    );
+    b.child.kill("SIGKILL");
+    expect(await uploading).toBeNull();
+    await pollUntil(
+      async () => (await database.pool.query("SELECT 1 FROM pg_stat_activity WHERE pid <> pg_backend_pid() AND query LIKE 'INSERT INTO atrium_blob_chunks%'")).rowCount === 0,
+      { what: "B's connection to be gone" },
+    );
+    expect((await database.pool.query("SELECT 1 FROM atrium_blob_heads WHERE path LIKE '%-huge.txt'")).rowCount).toBe(0);
+    expect((await database.pool.query("SELECT 1 FROM atrium_blob_chunks WHERE path LIKE '%-huge.txt'")).rowCount).toBe(0);
+    // The cluster goes on: C takes an upload.
+    expect((await upload(c, "after.txt", "text/plain", Buffer.from("after\n"))).bytes).toBe(6);
+  });
 });
