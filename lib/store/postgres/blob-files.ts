@@ -1,4 +1,5 @@
 import type { Pool, PoolClient } from "pg";
+import { AtriumError } from "../../errors";
 import { artifactPageOf, type ArtifactPage } from "../artifact-pages";
 import type { AttachmentContent, ClaimedAttachments, ConversationFiles } from "../conversation-files";
 import { assertId } from "../ids";
@@ -183,14 +184,21 @@ export class BlobFiles implements ConversationFiles {
     };
   }
 
-  /** The write's transaction holds this node's live lease on the conversation (shared lock: a taker waits for it to end). */
+  /**
+   * The write's transaction holds this node's live lease on the conversation (shared lock: a taker
+   * waits for it to end); refused as a record append is: node_unavailable, the request may be retried.
+   */
   private async checkLease(client: PoolClient, conversationId: string): Promise<void> {
     const lease = this.leaseOf(conversationId);
-    if (!lease) throw new LeaseLostError(conversationId, null);
-    const held = await client.query(
-      `SELECT 1 FROM atrium_leases WHERE conversation_id = $1 AND node_id = $2 AND epoch = $3 AND expires_at > clock_timestamp() FOR SHARE`,
-      [conversationId, this.nodeId, lease.epoch],
-    );
-    if (held.rowCount === 0) throw new LeaseLostError(conversationId, lease.epoch);
+    const held = lease
+      ? await client.query(
+          "SELECT 1 FROM atrium_leases WHERE conversation_id = $1 AND node_id = $2 AND epoch = $3 AND expires_at > clock_timestamp() FOR SHARE",
+          [conversationId, this.nodeId, lease.epoch],
+        )
+      : null;
+    if (held?.rowCount) return;
+    throw new AtriumError("node_unavailable", `this node no longer holds conversation ${conversationId}; retry the request`, {
+      cause: new LeaseLostError(conversationId, lease?.epoch ?? null),
+    });
   }
 }

@@ -3,7 +3,6 @@ import { AtriumError } from "@/lib/errors";
 import { createIdGenerator } from "@/lib/store/ids";
 import { BlobFiles } from "@/lib/store/postgres/blob-files";
 import { Leases, type Lease } from "@/lib/store/postgres/leases";
-import { LeaseLostError } from "@/lib/store/postgres/postgres-record-store";
 import { usePostgresPerFile } from "../../support/embedded-postgres";
 
 /**
@@ -31,7 +30,7 @@ function node() {
 const heads = async (owner: string) =>
   (await database.pool.query<{ path: string }>("SELECT path FROM atrium_blob_heads WHERE owner = $1 ORDER BY path", [owner])).rows.map((row) => row.path);
 const chunks = async (owner: string) => Number((await database.pool.query("SELECT count(*) FROM atrium_blob_chunks WHERE owner = $1", [owner])).rows[0].count);
-const codeOf = (promise: Promise<unknown>) => promise.then(() => "ok", (error: unknown) => (error instanceof AtriumError ? error.code : error instanceof LeaseLostError ? "lease_lost" : String(error)));
+const codeOf = (promise: Promise<unknown>) => promise.then(() => "ok", (error: unknown) => (error instanceof AtriumError ? error.code : String(error)));
 
 describe("conversation files in the database", () => {
   it("keeps the upload rules of the files backend: 20 MiB, the allowed types, a cleaned name", async () => {
@@ -47,7 +46,7 @@ describe("conversation files in the database", () => {
     const a = node();
     const b = node();
     const conversationId = newId();
-    expect(await codeOf(a.files.writeArtifact(conversationId, newId(), "no lease"))).toBe("lease_lost");
+    expect(await codeOf(a.files.writeArtifact(conversationId, newId(), "no lease"))).toBe("node_unavailable");
     await a.take(conversationId);
     const first = newId();
     await a.files.writeArtifact(conversationId, first, "line\n".repeat(100_000));
@@ -57,8 +56,8 @@ describe("conversation files in the database", () => {
     await database.pool.query("UPDATE atrium_leases SET expires_at = clock_timestamp() WHERE conversation_id = $1", [conversationId]);
     await b.take(conversationId);
     const late = newId();
-    expect(await codeOf(a.files.writeArtifact(conversationId, late, "late"))).toBe("lease_lost");
-    expect(await codeOf(a.files.claimUploads(conversationId, []))).toBe("lease_lost");
+    expect(await codeOf(a.files.writeArtifact(conversationId, late, "late"))).toBe("node_unavailable");
+    expect(await codeOf(a.files.claimUploads(conversationId, []))).toBe("node_unavailable");
     await b.files.writeArtifact(conversationId, newId(), "on time");
     expect(await b.files.readArtifactPage(conversationId, late, 1)).toBeNull();
     expect((await heads(conversationId)).length).toBe(2);
