@@ -218,7 +218,7 @@ async function openRuntime(options: ServerOptions, setting: RuntimeSetting): Pro
   }
   let store: Store | null = null;
   try {
-    store = new Store(options.home, { log, cluster: cluster?.records, recordKey: cluster?.node.recordKey });
+    store = new Store(options.home, { log, cluster: cluster?.records, recordKey: cluster?.node.recordKey, files: cluster?.files });
     const placement = cluster ? await cluster.attach(store) : undefined;
     const runtime = new Runtime({ store, config, log, placement, machineRecords: cluster?.machines });
     cluster?.onLost((conversationId) => runtime.cluster?.lost(conversationId));

@@ -1,6 +1,7 @@
 import { assertClusterSecret, ClusterSignatures } from "../auth/cluster-signature";
 import type { AtriumConfig } from "../config/config";
 import { ClusterNode } from "../store/postgres/cluster-node";
+import { BlobFiles } from "../store/postgres/blob-files";
 import { ClusterSessions } from "./cluster-sessions";
 import { ClusterMachines } from "./cluster-machines";
 import { ClusterRecords } from "../store/postgres/cluster-records";
@@ -12,6 +13,8 @@ import type { Store } from "../store/store";
 export interface ClusterBoot {
   node: ClusterNode;
   records: ClusterRecords;
+  /** The conversations' files (uploads, attachments, artifacts) in the database: nothing of them on this node's disk. */
+  files: BlobFiles;
   signatures: ClusterSignatures;
   /** The browser sessions, shared by every node (hashes only). */
   sessions: ClusterSessions;
@@ -49,7 +52,10 @@ export async function bootCluster(options: {
     databaseUrl: options.databaseUrl,
     nodeUrl,
     leaseSeconds: options.config.cluster.leaseSeconds,
-    onLost: (lease: Lease) => lostListener(lease.conversationId),
+    onLost: (lease: Lease) => {
+      files.forget(lease.conversationId);
+      lostListener(lease.conversationId);
+    },
     log: options.log,
   });
   const records = new ClusterRecords(node, options.log);
@@ -58,10 +64,12 @@ export async function bootCluster(options: {
     await node.stop();
     throw error;
   });
+  const files = new BlobFiles(node.pool, node.id, (conversationId) => node.keeper.lease(conversationId));
   options.log(`Atrium node ${node.id} joined the cluster${nodeUrl ? ` (reached at ${nodeUrl})` : ""}`);
   return {
     node,
     records,
+    files,
     signatures,
     sessions,
     machines,

@@ -1,9 +1,7 @@
-import fs from "node:fs";
 import type { ModelConfig } from "../config/config";
 import type { Item } from "../events/entities";
 import { acceptedAttachments } from "../models/attachment-kinds";
-import { attachmentPath } from "../store/uploads";
-import type { DataPaths } from "../store/paths";
+import type { ConversationFiles } from "../store/conversation-files";
 import type { UserPart } from "./history";
 
 const TEXT_INLINE_LIMIT = 200_000;
@@ -13,17 +11,13 @@ const TEXT_INLINE_LIMIT = 200_000;
  * Attachments become image or file parts where the model takes them; text and JSON are
  * inlined as text; anything else gets a clear note of what was left out (DESIGN §9).
  */
-export function attachmentPartsFor(paths: DataPaths, conversationId: string, model: ModelConfig | undefined): (item: Item) => UserPart[] {
+export function attachmentPartsFor(files: ConversationFiles, conversationId: string, model: ModelConfig | undefined): (item: Item) => UserPart[] {
   const accepted = new Set<string>(acceptedAttachments(model));
   return (item) =>
     (item.attachments ?? []).map((attachment): UserPart => {
-      const file = attachmentPath(paths, conversationId, attachment);
-      let data: Buffer;
-      try {
-        data = fs.readFileSync(file);
-      } catch {
-        return { type: "text", text: `[Attachment ${attachment.name} is missing on this machine.]` };
-      }
+      // Read synchronously: a cluster's files were made ready for this request (prepareAttachments).
+      const data = files.attachmentBytes(conversationId, attachment);
+      if (!data) return { type: "text", text: `[Attachment ${attachment.name} is missing on this machine.]` };
       const isImage = attachment.mediaType.startsWith("image/");
       const isPdf = attachment.mediaType === "application/pdf";
       if (isImage && accepted.has("image")) return { type: "image", image: data, mediaType: attachment.mediaType };

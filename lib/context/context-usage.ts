@@ -56,7 +56,7 @@ export function nextRequest(actor: ConversationOwner, session: SessionState, rea
   return {
     ...requestFrame(actor, session),
     messages: itemsToMessages(contextItems(session.items, session.compaction), {
-      attachmentParts: attachmentPartsFor(actor.context.store.paths, actor.id, model),
+      attachmentParts: attachmentPartsFor(actor.context.store.files, actor.id, model),
       reasoning: mode ? { mode, currentTurnId: session.runner?.turn.id ?? null } : undefined,
     }),
   };

@@ -1,6 +1,5 @@
 import type { OwnerContext } from "./engine-owner";
 import { isDirectory } from "./conversation-patch";
-import fs from "node:fs";
 import path from "node:path";
 import type { AgentDefinition } from "../agents/definitions";
 import { AtriumError, storageError } from "../errors";
@@ -8,7 +7,6 @@ import { IndexBehindError } from "../store/index-catch-up";
 import { ConversationStaging } from "../store/conversation-staging";
 import type { AttachmentRef, Effort } from "../store/records";
 import type { Store } from "../store/store";
-import { attachmentPath, checkUploads, claimUploads, returnUpload, saveUpload } from "../store/uploads";
 import type { ConversationActor } from "./conversation-actor";
 import type { MessageInput, MessageOutcome } from "../ports/owner-port";
 import { titleFromMessage } from "./titles";
@@ -52,7 +50,7 @@ export async function stageNewConversation(
   const model = input.model ?? agent.model ?? config.defaultModel;
   if (!models.get(model)) throw new AtriumError("missing_model", `no model "${model}" is configured`);
   const effort = models.get(model)?.effort ? (input.effort ?? null) : null;
-  if (input.attachments?.length) checkUploads(store.paths, input.attachments);
+  if (input.attachments?.length) await store.files.checkUploads(input.attachments);
   const conversationId = store.newId();
   const rootSessionId = store.newId();
   const staging = ConversationStaging.begin(store, conversationId);
@@ -72,7 +70,7 @@ export async function stageNewConversation(
       ...keyed,
     });
     await staging.appendMetadata({ type: "session.created", sessionId: rootSessionId, agent: agentName, model, parentSessionId: null, depth: 0 });
-    const attachments = input.attachments?.length ? input.attachments.map((id) => staging.claimUpload(id)) : undefined;
+    const attachments = input.attachments?.length ? await staging.claimUploads(input.attachments) : undefined;
     await staging.commit();
     return { conversationId, rootSessionId, attachments };
   } catch (error) {
@@ -85,26 +83,23 @@ export async function stageNewConversation(
 export async function discardNewConversation(context: OwnerContext, conversationId: string, attachments: readonly AttachmentRef[]): Promise<void> {
   const { store } = context;
   await store.closeConversation(conversationId);
-  for (const attachment of attachments) {
-    const from = attachmentPath(store.paths, conversationId, attachment);
-    if (fs.existsSync(from)) saveUpload(store.paths, attachment.id, attachment.name, attachment.mediaType, fs.readFileSync(from), store.now());
-  }
+  await store.files.returnAttachments(conversationId, attachments, store.now());
   await store.retireNewConversation(conversationId);
 }
 
 /** A message that names uploads claims them; if it cannot be recorded they go back, so a retry may claim them again. */
 export async function sendWithUploads(store: Store, actor: ConversationActor, message: MessageInput, uploadIds: readonly string[] | undefined): Promise<MessageOutcome> {
   actor.ensureAlive();
-  const claimed = uploadIds?.length ? claimUploads(store.paths, actor.id, uploadIds) : [];
-  const attachments = claimed.length ? claimed.map((upload) => upload.attachment) : undefined;
+  const claimed = uploadIds?.length ? await store.files.claimUploads(actor.id, uploadIds) : null;
+  const attachments = claimed?.attachments.length ? claimed.attachments : undefined;
   try {
     const outcome = await actor.sendMessage({ ...message, attachments });
-    for (const upload of claimed) upload.forget();
+    await claimed?.forget();
     return outcome;
   } catch (error) {
     // A message recorded while only the index failed keeps its attachments: its records name them.
-    if (error instanceof IndexBehindError) for (const upload of claimed) upload.forget();
-    else for (const upload of claimed) returnUpload(store.paths, upload);
+    if (error instanceof IndexBehindError) await claimed?.forget();
+    else await claimed?.giveBack();
     throw error;
   }
 }

@@ -1,4 +1,5 @@
-import { readArtifactPage, type ArtifactPage } from "../context/artifacts";
+import type { ArtifactPage } from "../context/artifacts";
+import type { AttachmentContent } from "../store/conversation-files";
 import { AtriumError } from "../errors";
 import type { Attachment, Conversation, Session, Turn } from "../events/entities";
 import * as queries from "../store/queries";
@@ -59,8 +60,16 @@ export function replayMessage(store: Store, actor: ConversationActor, reference:
   };
 }
 
-export function readArtifact(store: Store, actor: ConversationActor, artifactId: string, page: number): ArtifactPage {
-  const found = readArtifactPage(store.paths.artifacts(actor.id), artifactId, page);
+/** An attachment's bytes, from wherever the conversation's files are (the disk, or a cluster's database). */
+export async function openAttachment(store: Store, actor: ConversationActor, attachmentId: string): Promise<{ attachment: Attachment; content: AttachmentContent }> {
+  const { attachment } = findAttachment(store, actor, attachmentId);
+  const content = await store.files.openAttachment(actor.id, attachment);
+  if (!content) throw new AtriumError("not_found", `the file of attachment ${attachmentId} is missing on this machine`);
+  return { attachment, content };
+}
+
+export async function readArtifact(store: Store, actor: ConversationActor, artifactId: string, page: number): Promise<ArtifactPage> {
+  const found = await store.files.readArtifactPage(actor.id, artifactId, page);
   if (!found) throw new AtriumError("not_found", `artifact ${artifactId} was not found in this conversation`);
   if (page > found.artifact.pages) throw new AtriumError("not_found", `artifact ${artifactId} has ${found.artifact.pages} pages`);
   return found;

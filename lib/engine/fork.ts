@@ -8,7 +8,7 @@ import type { DataPaths } from "../store/paths";
 import type { Item } from "../events/entities";
 import { isId } from "../store/ids";
 import type { StoredItem } from "../store/records";
-import { attachmentPath } from "../store/uploads";
+import { attachmentFileName, attachmentPath } from "../store/uploads";
 import type { ConversationActor } from "./conversation-actor";
 import { derivedTitle } from "./titles";
 
@@ -30,7 +30,7 @@ export async function forkConversation(context: OwnerContext, source: Conversati
   const rootSessionId = store.newId();
   // The source is read, and its files copied, as one command of its owner: a delete cannot
   // remove them part-way. The new conversation is written under a staging name, outside it.
-  const read = await source.locked(() => {
+  const read = await source.locked(async () => {
     const conversation = source.conversation();
     const root = source.root;
     // After a compaction the fork starts from the latest summary (DESIGN §2), unless the cut
@@ -41,7 +41,9 @@ export async function forkConversation(context: OwnerContext, source: Conversati
     const copied = selectItems(fromSummary ? visible : root.items, root.runner?.turn.id ?? null, options).map((item) => ({ ...item }));
     const staging = ConversationStaging.begin(store, conversationId);
     try {
-      copyReferencedFiles(store.paths, source.id, staging, copied);
+      // A node of a cluster copies them inside the database (DESIGN §10c); a single server into the staging directory.
+      if (store.cluster) await store.files.copyFiles(source.id, conversationId, referencedFiles(copied));
+      else copyReferencedFiles(store.paths, source.id, staging, copied);
     } catch (error) {
       void staging.abandon();
       throw storageError(error, "the fork");
@@ -115,6 +117,14 @@ function selectItems(items: readonly Item[], runningTurnId: string | null, optio
 function copyItem(item: Item, id: string, sessionId: string): StoredItem {
   const { seq: _seq, ...rest } = item;
   return { ...rest, id, sessionId } as StoredItem;
+}
+
+/** The files the copied items refer to, as paths in a conversation's directory (malformed ids left out). */
+function referencedFiles(items: readonly Item[]): string[] {
+  return items.flatMap((item) => [
+    ...(item.artifactId && isId(item.artifactId) ? [`artifacts/${item.artifactId}`] : []),
+    ...(item.attachments ?? []).filter((attachment) => isId(attachment.id)).map((attachment) => `attachments/${attachmentFileName(attachment)}`),
+  ]);
 }
 
 /** Artifacts and attachments the copied items refer to travel with them. */

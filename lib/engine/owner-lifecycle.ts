@@ -1,5 +1,4 @@
 import { AtriumError } from "../errors";
-import fs from "node:fs";
 import { isStorageError } from "../errors";
 import type { OwnerState } from "./owner-state";
 
@@ -55,7 +54,8 @@ export async function deleteConversation(owner: OwnerState): Promise<void> {
   }
   markDeleted(owner);
   await store.closeConversation(owner.id);
-  fs.rmSync(store.paths.conversation(owner.id), { recursive: true, force: true });
+  // Its directory on a single server (records and files); its blobs on a node of a cluster.
+  await store.files.removeConversation(owner.id);
   // A tombstone the index could not take is still a delete: catching up drops the rows.
   owner.records.forgetIndexFault();
 }

@@ -6,9 +6,10 @@ import { rootContext } from "../context/compaction-step";
 import { AtriumError } from "../errors";
 import type { Agent, Approval, Attachment, ContextInfo, Conversation, Question, Session, TimelineEntry, Turn, Waiting } from "../events/entities";
 import * as queries from "../store/queries";
+import type { AttachmentContent } from "../store/conversation-files";
 import type { TurnSubset } from "../store/turn-subset";
 import type { ConversationActor } from "./conversation-actor";
-import { findAttachment, readArtifact, sessionsWithStatus, turnsWithLive } from "./conversation-reads";
+import { findAttachment, openAttachment, readArtifact, sessionsWithStatus, turnsWithLive } from "./conversation-reads";
 import { findQuestion } from "./decision-reads";
 import type { OwnerContext } from "./engine-owner";
 import { indexedItemsPage, indexedTurns, indexedWaiting } from "./indexed-reads";
@@ -139,7 +140,11 @@ export class ReadModel {
     return findAttachment(this.store, this.owner(conversationId), attachmentId);
   }
 
-  readArtifact(conversationId: string, artifactId: string, page: number): ArtifactPage {
+  attachmentContent(conversationId: string, attachmentId: string): Promise<{ attachment: Attachment; content: AttachmentContent }> {
+    return openAttachment(this.store, this.owner(conversationId), attachmentId);
+  }
+
+  readArtifact(conversationId: string, artifactId: string, page: number): Promise<ArtifactPage> {
     return readArtifact(this.store, this.owner(conversationId), artifactId, page);
   }
 

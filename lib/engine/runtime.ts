@@ -20,7 +20,8 @@ import { ReadModel } from "./read-model";
 import { ConversationLifecycle } from "./conversation-lifecycle";
 import { stopOwner } from "./owner-lifecycle";
 import { replayMessage } from "./conversation-reads";
-import { removeStaleUploads, saveUpload } from "../store/uploads";
+import { saveUpload } from "../store/uploads";
+import type { AttachmentContent } from "../store/conversation-files";
 import type { TurnChanges } from "../checkpoints/checkpoints";
 import { RequestExtensions } from "../context/request-extensions";
 import { EventBus } from "../events/bus";
@@ -152,8 +153,9 @@ export class Runtime {
   }
 
   private startUploadSweep(): void {
-    removeStaleUploads(this.store.paths, this.store.now());
-    this.uploadSweep = setInterval(() => removeStaleUploads(this.store.paths, this.store.now()), 60 * 60 * 1000);
+    const sweep = () => this.store.files.removeStaleUploads(this.store.now()).catch((error: unknown) => this.context.log(`the sweep of unused uploads failed: ${String(error)}`));
+    void sweep();
+    this.uploadSweep = setInterval(sweep, 60 * 60 * 1000);
     this.uploadSweep.unref();
   }
 
@@ -334,12 +336,23 @@ export class Runtime {
     return this.agents.list().map((agent) => ({ name: agent.name, description: agent.description, model: agent.model, tools: agent.tools, source: agent.source }));
   }
 
+  /** The files backend's upload, synchronous (tests of a single server); the API uses `upload`. */
   uploadAttachment(name: string, mediaType: string, data: Buffer): Attachment {
     return saveUpload(this.store.paths, this.store.newId(), name, mediaType, data, this.store.now());
   }
 
+  /** POST /api/attachments: held until a message names it, on this node's disk or in the cluster's database. */
+  upload(name: string, mediaType: string, data: Buffer): Promise<Attachment> {
+    return this.store.files.saveUpload(this.store.newId(), name, mediaType, data, this.store.now());
+  }
+
+  /** The attachment's file on a single server (tests); the API reads `attachmentContent`. */
   attachmentFile(conversationId: string, attachmentId: string): { path: string; attachment: Attachment } {
     return this.reads.attachmentFile(conversationId, attachmentId);
+  }
+
+  attachmentContent(conversationId: string, attachmentId: string): Promise<{ attachment: Attachment; content: AttachmentContent }> {
+    return this.reads.attachmentContent(conversationId, attachmentId);
   }
 
   openObjective(conversationId: string, text: string, requestKey?: string): Promise<Objective> {
@@ -369,7 +382,7 @@ export class Runtime {
     return compactNow(this.actor(conversationId));
   }
 
-  readArtifact(conversationId: string, artifactId: string, page: number): ArtifactPage {
+  readArtifact(conversationId: string, artifactId: string, page: number): Promise<ArtifactPage> {
     return this.reads.readArtifact(conversationId, artifactId, page);
   }
 

@@ -204,6 +204,7 @@ export class TurnRunner implements TurnHandle {
     });
     this.compactRequested = false;
     const modelConfig = context.models.get(this.turn.model);
+    await context.store.files.prepareAttachments(this.actor.id, this.session.items.flatMap((item) => item.attachments ?? []));
     const request = nextRequest(this.actor, this.session);
     const coveredItems = this.session.items.length;
     let streaming: Item | null = null;

@@ -10,11 +10,12 @@ import type { EventBus } from "../events/bus";
 import type { MachinePort, ProjectPlace } from "./machine-port";
 
 /**
- * The store as the conversation's neighbours see it: reads, ids and paths. Its writes are
- * the owner's alone (lib/engine), so no tool, agent, context or checkpoint module can append
- * a conversation's record around the owner.
+ * The store as the conversation's neighbours see it: reads, ids, paths and the conversation's
+ * files (an artifact is written by a tool call of the owner's turn). Its record writes are the
+ * owner's alone (lib/engine), so no tool, agent, context or checkpoint module can append a
+ * conversation's record around the owner.
  */
-export type StoreReader = Pick<Store, "paths" | "index" | "now" | "newId" | "log" | "readMetadata" | "readSession">;
+export type StoreReader = Pick<Store, "paths" | "index" | "now" | "newId" | "log" | "readMetadata" | "readSession" | "files">;
 
 /** What conversation actors and turn runners need from the Runtime; tests can build one directly. */
 export interface EngineContext {

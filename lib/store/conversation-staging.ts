@@ -4,10 +4,11 @@ import { isIndexDiskFault, storageError } from "../errors";
 import { assertId } from "./ids";
 import { ingestConversation, type IngestOutcome } from "./ingest";
 import { JsonlAppender } from "./jsonl-appender";
-import type { MetadataRecordBody, SessionRecordBody } from "./records";
 import type { Store } from "./store";
 import type { NewRecord } from "./store-cluster";
 import { claimUpload, returnUpload, type ClaimedUpload } from "./uploads";
+import type { ClaimedAttachments } from "./conversation-files";
+import type { AttachmentRef, MetadataRecordBody, SessionRecordBody } from "./records";
 
 const STAGING_PREFIX = ".staging-";
 
@@ -19,6 +20,8 @@ const STAGING_PREFIX = ".staging-";
 export class ConversationStaging {
   private readonly appenders = new Map<string, Promise<JsonlAppender<object, { seq: number }>>>();
   private readonly claimed: ClaimedUpload[] = [];
+  /** On a node of a cluster: uploads claimed in the database, given back if the creation is abandoned. */
+  private readonly claimedBlobs: ClaimedAttachments[] = [];
   /** On a node of a cluster: the records, written in one statement at commit. */
   private readonly records: NewRecord[] = [];
 
@@ -30,6 +33,8 @@ export class ConversationStaging {
 
   static begin(store: Store, conversationId: string): ConversationStaging {
     const directory = path.join(store.paths.conversations, `${STAGING_PREFIX}${assertId(conversationId, "conversation id")}`);
+    // A node of a cluster writes nothing of a conversation on its disk (DESIGN §10c).
+    if (store.cluster) return new ConversationStaging(store, conversationId, directory);
     fs.rmSync(directory, { recursive: true, force: true });
     fs.mkdirSync(directory, { recursive: true, mode: 0o700 });
     return new ConversationStaging(store, conversationId, directory);
@@ -60,11 +65,18 @@ export class ConversationStaging {
     fs.chmodSync(target, 0o600);
   }
 
-  /** Moves an upload into the conversation; a staging that is abandoned gives it back. */
-  claimUpload(id: string) {
-    const claimed = claimUpload(this.store.paths, id, path.join(this.directory, "attachments"));
-    this.claimed.push(claimed);
-    return claimed.attachment;
+  /** Moves uploads into the conversation; a staging that is abandoned gives them back. */
+  async claimUploads(ids: readonly string[]): Promise<AttachmentRef[]> {
+    if (this.store.cluster) {
+      const claimed = await this.store.files.claimUploads(this.conversationId, ids, { newConversation: true });
+      this.claimedBlobs.push(claimed);
+      return claimed.attachments;
+    }
+    return ids.map((id) => {
+      const claimed = claimUpload(this.store.paths, id, path.join(this.directory, "attachments"));
+      this.claimed.push(claimed);
+      return claimed.attachment;
+    });
   }
 
   /**
@@ -114,21 +126,21 @@ export class ConversationStaging {
 
   /**
    * A node of a cluster (DESIGN §10c): the records in one atrium_append_records call under the new
-   * conversation's lease (indexed before it resolves); the files it holds (attachments, copied
-   * artifacts) then move into place on this node's disk.
+   * conversation's lease (indexed before it resolves). Its files (claimed uploads, copied
+   * artifacts) are already in the database under its id.
    */
   private async commitToCluster(): Promise<void> {
     await this.store.cluster!.create(this.conversationId, this.records);
-    try {
-      this.store.fs.rename(this.directory, this.store.paths.conversation(this.conversationId));
-    } catch (error) {
-      throw storageError(error, `conversation ${this.conversationId}`);
-    }
-    for (const claimed of this.claimed) claimed.forget();
+    for (const claimed of this.claimedBlobs) await claimed.forget();
   }
 
   /** Nothing of the conversation stays: uploads go back to where they were claimed from. */
   async abandon(): Promise<void> {
+    if (this.store.cluster) {
+      for (const claimed of this.claimedBlobs.splice(0)) await claimed.giveBack();
+      await this.store.files.removeConversation(this.conversationId);
+      return;
+    }
     await Promise.all([...this.appenders.values()].map((appender) => appender.then((open) => open.close()).catch(() => undefined)));
     for (const claimed of this.claimed.splice(0)) returnUpload(this.store.paths, claimed);
     fs.rmSync(this.directory, { recursive: true, force: true });

@@ -13,6 +13,7 @@ import { foldConversation, type ConversationFold } from "./conversation-fold";
 import { nodeStorageFs, type StorageFs } from "./storage-fs";
 import type { RecordStore } from "./record-store";
 import type { StoreCluster } from "./store-cluster";
+import { LocalFiles, type ConversationFiles } from "./conversation-files";
 import {
   metadataRecordSchema,
   sessionRecordSchema,
@@ -33,6 +34,8 @@ export interface StoreOptions {
   cluster?: StoreCluster;
   /** The cluster's record key (every node proves and verifies with the same one). */
   recordKey?: Buffer;
+  /** Where uploads, attachments and artifacts live: the files under the home unless given (a cluster's database). */
+  files?: ConversationFiles;
 }
 
 const MAX_OPEN_APPENDERS = 256;
@@ -55,6 +58,8 @@ export class Store implements RecordStore {
   readonly catchUp: IndexCatchUp;
   /** Set on a node of a cluster: records are read and written there, not in JSONL files. */
   readonly cluster: StoreCluster | null;
+  /** A conversation's files (uploads, attachments, artifacts): under the home, or in a cluster's database. */
+  readonly files: ConversationFiles;
   private readonly appenders = new Map<string, Promise<JsonlAppender<object, { seq: number }>>>();
   /** Files whose appender is closing: a new appender must not scan a file still being flushed. */
   private readonly closing = new Map<string, Promise<void>>();
@@ -70,6 +75,7 @@ export class Store implements RecordStore {
     this.index = openIndex(this.paths.database, { migrationsFolder: options.migrationsFolder });
     this.proofs = new RecordProofs(home, options.recordKey ?? null);
     this.cluster = options.cluster ?? null;
+    this.files = options.files ?? new LocalFiles(this.paths);
     const storage = this.fs;
     const databasePath = this.paths.database;
     this.writer = new IndexWriter(this.index.$client, this.proofs, () => storage.beforeIndexCommit(databasePath));
@@ -170,6 +176,12 @@ export class Store implements RecordStore {
    */
   async retireConversation(conversationId: string): Promise<void> {
     await this.closeConversation(conversationId);
+    // A node of a cluster holds no directory of it (DESIGN §10c): its files are the database's, its rows this index's.
+    if (this.cluster) {
+      await this.files.removeConversation(conversationId);
+      this.writer.transaction(() => this.writer.removeConversation(conversationId));
+      return;
+    }
     const retired = path.join(this.paths.conversations, `${RETIRED_PREFIX}${conversationId}`);
     try {
       this.fs.rename(this.paths.conversation(conversationId), retired);

@@ -46,10 +46,10 @@ const uploadSchema = z.object({
   createdAt: z.string(),
 });
 
-/** Held in $ATRIUM_HOME/uploads until a message names it. */
-export function saveUpload(paths: DataPaths, id: string, name: string, declaredType: string, data: Buffer, now: Date): AttachmentRef {
-  if (data.length > ATTACHMENT_BYTE_LIMIT) {
-    throw new AtriumError("payload_too_large", `attachments are limited to ${ATTACHMENT_BYTE_LIMIT / 1024 / 1024} MiB (this one is ${data.length} bytes)`);
+/** The rules every upload meets, wherever it is kept (DESIGN §8): 20 MiB, the allowed types, a clean name. */
+export function checkedUpload(id: string, name: string, declaredType: string, bytes: number): AttachmentRef {
+  if (bytes > ATTACHMENT_BYTE_LIMIT) {
+    throw new AtriumError("payload_too_large", `attachments are limited to ${ATTACHMENT_BYTE_LIMIT / 1024 / 1024} MiB (this one is ${bytes} bytes)`);
   }
   // The name on disk is `<id>-<name>`: the cleaned name leaves room for the prefix within NAME_MAX.
   const fileName = safeFileName(name, MAX_FILE_NAME_BYTES - byteLength(`${assertId(id, "attachment id")}-`));
@@ -57,7 +57,19 @@ export function saveUpload(paths: DataPaths, id: string, name: string, declaredT
   if (!mediaType) {
     throw new AtriumError("unsupported_media_type", `${fileName}: only images (PNG, JPEG, GIF, WebP), text, PDF and JSON can be attached`);
   }
-  const attachment = { id, name: fileName, mediaType, bytes: data.length };
+  return { id, name: fileName, mediaType, bytes };
+}
+
+/** Unused uploads older than this are removed (DESIGN §8: 24 hours). */
+export const UNUSED_UPLOAD_HOURS = UNUSED_UPLOAD_MS / 3_600_000;
+
+export const uploadNotFound = (id: string) =>
+  new AtriumError("not_found", `attachment ${id} was not found (uploads are kept for 24 hours until a message uses them)`);
+
+/** Held in $ATRIUM_HOME/uploads until a message names it. */
+export function saveUpload(paths: DataPaths, id: string, name: string, declaredType: string, data: Buffer, now: Date): AttachmentRef {
+  const attachment = checkedUpload(id, name, declaredType, data.length);
+  const fileName = attachment.name;
   const dataPath = pathInside(paths.uploads, `${id}-${fileName}`);
   try {
     fs.mkdirSync(paths.uploads, { recursive: true, mode: 0o700 });
@@ -142,8 +154,13 @@ export function claimUploads(paths: DataPaths, conversationId: string, ids: read
   return claimed;
 }
 
+/** An attachment's file name under attachments/ (`<id>-<name>`), its id checked and its name cleaned. */
+export function attachmentFileName(attachment: { id: string; name: string }): string {
+  return `${assertId(attachment.id, "attachment id")}-${safeFileName(attachment.name)}`;
+}
+
 export function attachmentPath(paths: DataPaths, conversationId: string, attachment: { id: string; name: string }): string {
-  return pathInside(paths.attachments(conversationId), `${assertId(attachment.id, "attachment id")}-${safeFileName(attachment.name)}`);
+  return pathInside(paths.attachments(conversationId), attachmentFileName(attachment));
 }
 
 /** Uploads no message claimed within 24 hours are removed. */

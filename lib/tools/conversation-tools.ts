@@ -1,4 +1,3 @@
-import { readArtifactPage } from "../context/artifacts";
 import { forget, memoryFolder, remember } from "../context/memories";
 import { isId } from "../store/ids";
 import { failed, ok, type ConversationToolContext } from "./conversation-tool";
@@ -28,7 +27,7 @@ export async function readArtifact(input: { id: string; page?: number }, { turn 
   // The id names a file: only an id of Atrium's own shape, never a path.
   if (!isId(input.id)) return failed("Invalid input for read_artifact: id: not an artifact id");
   const page = input.page ?? 1;
-  const found = readArtifactPage(turn.actor.context.store.paths.artifacts(turn.actor.id), input.id, page);
+  const found = await turn.actor.context.store.files.readArtifactPage(turn.actor.id, input.id, page);
   if (!found) return failed(`No artifact ${input.id} in this conversation.`);
   if (found.text === "" && found.artifact.bytes > 0) return failed(`Artifact ${input.id} has ${found.artifact.pages} pages; page ${page} does not exist.`);
   return ok(`[artifact ${input.id}, page ${page} of ${found.artifact.pages}, ${found.artifact.bytes} bytes in all]\n${found.text}`);

@@ -1,5 +1,5 @@
 import type { Item } from "../events/entities";
-import { artifactPreview, writeArtifact } from "../context/artifacts";
+import { artifactPreview } from "../context/artifacts";
 import { canonicalJson } from "../store/canonical-json";
 import { askWithoutSandbox, resolveApprovalPolicy } from "./approval-policy";
 import { ApprovalRules } from "./approval-rules";
@@ -70,7 +70,7 @@ export async function handleToolCall(runner: TurnHandle, item: Item): Promise<vo
   if (Buffer.byteLength(result.output) > limit) {
     // Stored once under artifacts/; the JSONL and the model get a preview and the id.
     const artifactId = context.store.newId();
-    writeArtifact(context.store.paths.artifacts(actor.id), artifactId, result.output);
+    await context.store.files.writeArtifact(actor.id, artifactId, result.output);
     await actor.completeItem(session, item, {
       status: result.status,
       output: artifactPreview(result.output, artifactId),

@@ -19,5 +19,5 @@ export const POST = apiRoute(async ({ request, runtime }) => {
   const file = form.get("file");
   if (!file || typeof file === "string") throw new AtriumError("bad_request", "file: a file field is required");
   const data = Buffer.from(await file.arrayBuffer());
-  return json({ attachment: runtime.uploadAttachment(file.name, file.type, data) }, 201);
+  return json({ attachment: await runtime.upload(file.name, file.type, data) }, 201);
 });

@@ -1,5 +1,5 @@
 import crypto from "node:crypto";
-import type { Pool } from "pg";
+import type { Pool, PoolClient } from "pg";
 import { inTransaction } from "./transaction";
 
 /** Bytes per row: large files never go through one huge bytea value. */
@@ -29,6 +29,13 @@ interface HeadRow {
   sha256: string;
 }
 
+/** What a write may add: a time for its head (an upload's 24 hours start then), and a check in its transaction (the writer's lease). */
+export interface BlobPutOptions {
+  createdAt?: Date;
+  /** Runs inside the write's transaction before anything is written; throwing refuses the write. */
+  check?: (client: PoolClient) => Promise<void>;
+}
+
 const headOf = (row: HeadRow): BlobHead => ({ owner: row.owner, path: row.path, bytes: Number(row.bytes), mediaType: row.media_type, sha256: row.sha256 });
 
 /**
@@ -42,11 +49,12 @@ const headOf = (row: HeadRow): BlobHead => ({ owner: row.owner, path: row.path, 
 export class BlobStore {
   constructor(private readonly pool: Pool) {}
 
-  async put(owner: string, path: string, data: Buffer, mediaType: string): Promise<BlobHead> {
+  async put(owner: string, path: string, data: Buffer, mediaType: string, options: BlobPutOptions = {}): Promise<BlobHead> {
     const sha256 = crypto.createHash("sha256").update(data).digest("hex");
     const client = await this.pool.connect();
     try {
       await client.query("BEGIN");
+      await options.check?.(client);
       // Two writers of one place wait for each other here, so exactly one head is written.
       await client.query("SELECT pg_advisory_xact_lock(hashtext($1), hashtext($2))", [owner, path]);
       const existing = await client.query<HeadRow>("SELECT * FROM atrium_blob_heads WHERE owner = $1 AND path = $2", [owner, path]);
@@ -64,8 +72,8 @@ export class BlobStore {
         ]);
       }
       const head = await client.query<HeadRow>(
-        "INSERT INTO atrium_blob_heads (owner, path, bytes, media_type, sha256) VALUES ($1, $2, $3, $4, $5) RETURNING *",
-        [owner, path, data.length, mediaType, sha256],
+        "INSERT INTO atrium_blob_heads (owner, path, bytes, media_type, sha256, created_at) VALUES ($1, $2, $3, $4, $5, coalesce($6, clock_timestamp())) RETURNING *",
+        [owner, path, data.length, mediaType, sha256, options.createdAt ?? null],
       );
       await client.query("COMMIT");
       return headOf(head.rows[0]!);

@@ -75,6 +75,9 @@ CREATE TABLE IF NOT EXISTS atrium_machines (
   linked_node text
 );
 
+-- When a blob was written: an upload no message claimed goes after 24 hours.
+ALTER TABLE atrium_blob_heads ADD COLUMN IF NOT EXISTS created_at timestamptz NOT NULL DEFAULT clock_timestamp();
+
 CREATE TABLE IF NOT EXISTS atrium_records (
   conversation_id text NOT NULL,
   stream text NOT NULL,

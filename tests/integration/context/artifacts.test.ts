@@ -34,10 +34,10 @@ describe("artifacts", () => {
     expect(jsonlBytes).toBeLessThan(100_000);
     expect(fs.readdirSync(path.join(conversationDirectory, "artifacts"))).toEqual([call.artifactId]);
 
-    const first = harness.runtime.readArtifact(id, call.artifactId!, 1);
+    const first = await harness.runtime.readArtifact(id, call.artifactId!, 1);
     let text = "";
     for (let page = 1; page <= first.artifact.pages; page += 1) {
-      const read = harness.runtime.readArtifact(id, call.artifactId!, page);
+      const read = await harness.runtime.readArtifact(id, call.artifactId!, page);
       expect(Buffer.byteLength(read.text)).toBeLessThanOrEqual(64 * 1024);
       if (page < first.artifact.pages) expect(read.text.endsWith("\n")).toBe(true);
       text += read.text;

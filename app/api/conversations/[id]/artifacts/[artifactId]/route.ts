@@ -5,7 +5,7 @@ import { artifactQuery } from "@/lib/api/schemas";
 
 export const dynamic = "force-dynamic";
 
-export const GET = apiRoute<{ id: string; artifactId: string }>(({ request, params, runtime }) => {
+export const GET = apiRoute<{ id: string; artifactId: string }>(async ({ request, params, runtime }) => {
   const { page = 1 } = parseWith(artifactQuery, queryParams(request));
-  return json(runtime.readArtifact(params.id, params.artifactId, page));
+  return json(await runtime.readArtifact(params.id, params.artifactId, page));
 });
