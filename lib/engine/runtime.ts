@@ -20,7 +20,6 @@ import { ReadModel } from "./read-model";
 import { ConversationLifecycle } from "./conversation-lifecycle";
 import { stopOwner } from "./owner-lifecycle";
 import { replayMessage } from "./conversation-reads";
-import { saveUpload } from "../store/uploads";
 import type { AttachmentContent } from "../store/conversation-files";
 import type { TurnChanges } from "../checkpoints/checkpoints";
 import { RequestExtensions } from "../context/request-extensions";
@@ -334,11 +333,6 @@ export class Runtime {
   /** The home agents with the file each comes from (null: the built-in default), for Settings → Agents. */
   agentSources(): Array<Agent & { source: string | null }> {
     return this.agents.list().map((agent) => ({ name: agent.name, description: agent.description, model: agent.model, tools: agent.tools, source: agent.source }));
-  }
-
-  /** The files backend's upload, synchronous (tests of a single server); the API uses `upload`. */
-  uploadAttachment(name: string, mediaType: string, data: Buffer): Attachment {
-    return saveUpload(this.store.paths, this.store.newId(), name, mediaType, data, this.store.now());
   }
 
   /** POST /api/attachments: held until a message names it, on this node's disk or in the cluster's database. */

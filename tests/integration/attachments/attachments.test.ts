@@ -32,8 +32,8 @@ async function withFakeModels() {
 describe("attachments", () => {
   it("round-trip: upload, message item reference, image part for a model that takes images, text note for one that does not, export/import", async () => {
     const server = await withFakeModels();
-    const image = harness.runtime.uploadAttachment("dot.png", "image/png", PNG);
-    const notes = harness.runtime.uploadAttachment("notes.txt", "text/plain", Buffer.from("remember the milk\n"));
+    const image = await harness.runtime.upload("dot.png", "image/png", PNG);
+    const notes = await harness.runtime.upload("notes.txt", "text/plain", Buffer.from("remember the milk\n"));
     const created = await harness.runtime.createConversation({ text: "look at these", attachments: [image.id, notes.id] });
     const id = created.conversation.id;
     await harness.turnEnded(id, created.turn.id);
@@ -68,10 +68,10 @@ describe("attachments", () => {
 
   it("rejects oversized and disallowed files with clear 4xx codes", async () => {
     harness = await startHarness();
-    expect(() => harness.runtime.uploadAttachment("big.txt", "text/plain", Buffer.alloc(20 * 1024 * 1024 + 1))).toThrow(
+    await expect(harness.runtime.upload("big.txt", "text/plain", Buffer.alloc(20 * 1024 * 1024 + 1))).rejects.toThrow(
       expect.objectContaining({ code: "payload_too_large" }),
     );
-    expect(() => harness.runtime.uploadAttachment("tool.exe", "application/x-msdownload", Buffer.from("MZ"))).toThrow(
+    await expect(harness.runtime.upload("tool.exe", "application/x-msdownload", Buffer.from("MZ"))).rejects.toThrow(
       expect.objectContaining({ code: "unsupported_media_type" }),
     );
     await expect(harness.runtime.createConversation({ text: "x", attachments: ["01JAAAAAAAAAAAAAAAAAAAAAAA"] })).rejects.toMatchObject({ code: "not_found" });
@@ -79,7 +79,7 @@ describe("attachments", () => {
 
   it("copies the referenced attachment into a fork", async () => {
     harness = await startHarness();
-    const image = harness.runtime.uploadAttachment("dot.png", "image/png", PNG);
+    const image = await harness.runtime.upload("dot.png", "image/png", PNG);
     const created = await harness.runtime.createConversation({ text: "keep this", attachments: [image.id] });
     await harness.turnEnded(created.conversation.id, created.turn.id);
     const fork = await harness.runtime.fork(created.conversation.id, {});
@@ -88,7 +88,7 @@ describe("attachments", () => {
 
   it("a fork never follows an attachment name from a record out of the attachments folder", async () => {
     harness = await startHarness();
-    const image = harness.runtime.uploadAttachment("dot.png", "image/png", PNG);
+    const image = await harness.runtime.upload("dot.png", "image/png", PNG);
     const created = await harness.runtime.createConversation({ text: "keep this", attachments: [image.id] });
     const sourceId = created.conversation.id;
     await harness.turnEnded(sourceId, created.turn.id);

@@ -20,7 +20,7 @@ describe.each(FAULTS.filter((fault) => fault.operation === "fdatasync"))("$code 
     const faults = new FaultyStorageFs();
     harness = await startHarness({}, undefined, { fs: faults });
     const conversations = path.join(harness.home, "conversations");
-    const upload = harness.runtime.uploadAttachment("notes.txt", "text/plain", Buffer.from("remember the milk\n"));
+    const upload = await harness.runtime.upload("notes.txt", "text/plain", Buffer.from("remember the milk\n"));
     faults.inject({ operation: "fsyncdir", code: fault.code, pathIs: conversations, times: 1 });
 
     await expectStorageAnswer(harness.runtime.createConversation({ text: "keep this", attachments: [upload.id], requestKey: "create-1" }), fault);

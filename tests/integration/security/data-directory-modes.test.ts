@@ -25,12 +25,12 @@ function tree(root: string, skip: string[]): Array<{ path: string; mode: number;
 describe("the data directory", () => {
   it("is 0700 with its files 0600 after a turn with an attachment, an artifact, a waiting message and the index", async () => {
     harness = await startHarness({ approvals: { shell: "auto" }, artifactBytes: 1024 });
-    const upload = harness.runtime.uploadAttachment("notes.txt", "text/plain", Buffer.from("remember the milk\n"));
+    const upload = await harness.runtime.upload("notes.txt", "text/plain", Buffer.from("remember the milk\n"));
     const created = await harness.runtime.createConversation({ text: '[[tool:shell {"command":"seq 1 2000"}]]', attachments: [upload.id] });
     await harness.turnEnded(created.conversation.id, created.turn.id);
     const call = harness.items(created.conversation.id).find((item) => item.kind === "tool_call");
     expect(call?.artifactId).toBeDefined();
-    harness.runtime.uploadAttachment("later.txt", "text/plain", Buffer.from("not yet sent\n"));
+    await harness.runtime.upload("later.txt", "text/plain", Buffer.from("not yet sent\n"));
 
     expect(fs.statSync(harness.home).mode & 0o777).toBe(0o700);
     // The tools' working directory is a project (the owner's files, the owner's modes), and the snapshot git dirs are a cache git writes itself.
