@@ -1,5 +1,5 @@
 import fs from "node:fs";
-import http from "node:http";
+import type * as http from "node:http";
 import path from "node:path";
 import type { Duplex } from "node:stream";
 import { pathToFileURL } from "node:url";
@@ -58,6 +58,13 @@ type RequestHandler = ReturnType<NextApp["getRequestHandler"]>;
 const PROJECT_ROOT = import.meta.dirname;
 
 /**
+ * node:http, taken without an ESM import: on Node 22+ `import "node:http"` builds the module's
+ * namespace from every export, and the lazy `WebSocket`/`CloseEvent`/`MessageEvent` getters load
+ * undici (and http2) with it, ~35-55 ms of a Node 24 start before anything is answered.
+ */
+const { createServer } = process.getBuiltinModule("node:http");
+
+/**
  * The process entry (DESIGN §1): take the data-directory lock, listen, open the store and
  * recover, put the Runtime on globalThis, then answer. Nothing is answered before recovery is
  * done (requests wait), so /api/health answering 200 means no turn is left from before; the
@@ -92,7 +99,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     const router = new ApiRouter(API_ROUTES);
     let origin = "";
     let closing: Promise<void> | null = null;
-    server = http.createServer((request, response) => {
+    server = createServer((request, response) => {
       // One place for every answer's security headers: the gate's, health's, the API's and Next's.
       applySecurityHeaders(request, response);
       // Anyone can send X-Forwarded-*: without a configured proxy they are dropped here, so
