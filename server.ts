@@ -1,5 +1,5 @@
 import fs from "node:fs";
-import http from "node:http";
+import type * as http from "node:http";
 import path from "node:path";
 import type { Duplex } from "node:stream";
 import { pathToFileURL } from "node:url";
@@ -59,6 +59,13 @@ type RequestHandler = ReturnType<NextApp["getRequestHandler"]>;
 const PROJECT_ROOT = import.meta.dirname;
 
 /**
+ * node:http, taken without an ESM import: on Node 22+ `import "node:http"` builds the module's
+ * namespace from every export, and the lazy `WebSocket`/`CloseEvent`/`MessageEvent` getters load
+ * undici (and http2) with it, ~35-55 ms of a Node 24 start before anything is answered.
+ */
+const { createServer } = process.getBuiltinModule("node:http");
+
+/**
  * The process entry (DESIGN §1): take the data-directory lock, listen, open the store and
  * recover, put the Runtime on globalThis, then answer. Nothing is answered before recovery is
  * done (requests wait), so /api/health answering 200 means no turn is left from before; the
@@ -90,11 +97,12 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     const auth = { token, sessions, trustProxy: config.trustProxy };
     let settleRecovered!: (recovered: boolean) => void;
     const recovered = new Promise<boolean>((resolve) => (settleRecovered = resolve));
-    const next = nextLoader(options);
+    const upgrades = holdUpgrades();
+    const next = nextLoader(options, () => upgrades.install());
     const router = new ApiRouter(API_ROUTES);
     let origin = "";
     let closing: Promise<void> | null = null;
-    server = http.createServer((request, response) => {
+    server = createServer((request, response) => {
       // One place for every answer's security headers: the gate's, health's, the API's and Next's.
       applySecurityHeaders(request, response);
       // Anyone can send X-Forwarded-*: without a configured proxy they are dropped here, so
@@ -129,7 +137,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
         });
       });
     });
-    const upgrades = holdUpgrades(server);
+    upgrades.attach(server);
     await new Promise<void>((resolve, reject) => {
       server!.once("error", reject);
       server!.listen(options.port, options.host, () => resolve());
@@ -155,8 +163,11 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       throw error;
     }
     // Machines dial in over a WebSocket (DESIGN §10b); it authenticates by machine token, not the gate.
-    const { routeMachineUpgrades } = await import("./lib/machines/machine-upgrade");
-    const machineLinks = upgrades.release(() => routeMachineUpgrades(server!, () => runtime.machines));
+    // Its code (ws included) loads at the first upgrade, or before Next, whichever comes first.
+    upgrades.recovered(async () => {
+      const { routeMachineUpgrades } = await import("./lib/machines/machine-upgrade");
+      return routeMachineUpgrades(server!, () => runtime.machines);
+    });
     settleRecovered(true);
 
     const signInUrl = `${url}/signin?token=${encodeURIComponent(token)}`;
@@ -170,7 +181,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     const close = () => {
       closing ??= (async () => {
         runtime.machines.closeAll();
-        machineLinks.close();
+        await upgrades.close();
         listening.closeAllConnections();
         await new Promise<void>((resolve) => listening.close(() => resolve()));
         await runtime.stop();
@@ -269,8 +280,12 @@ async function serveApi(router: ApiRouter, request: http.IncomingMessage, respon
   }
 }
 
-/** Next, loaded and prepared at the first request that needs it (a page, an asset, a server action). */
-function nextLoader(options: ServerOptions) {
+/**
+ * Next, loaded and prepared at the first request that needs it (a page, an asset, a server
+ * action). `beforeLoad` puts the machine link's routing in place first: Next adds an upgrade
+ * listener of its own that closes the upgrades it does not know, machine links included.
+ */
+function nextLoader(options: ServerOptions, beforeLoad: () => Promise<unknown>) {
   let app: NextApp | null = null;
   let handle: RequestHandler | null = null;
   let preparing: Promise<void> | null = null;
@@ -280,6 +295,7 @@ function nextLoader(options: ServerOptions) {
   const prepare = (): Promise<void> => {
     preparing ??= (async () => {
       await options.beforeNext?.();
+      await beforeLoad();
       const { default: next } = await import("next");
       app = next({ dev: options.dev ?? false, dir: PROJECT_ROOT, hostname: options.host, port: options.port });
       await app.prepare();
@@ -315,21 +331,52 @@ function nextLoader(options: ServerOptions) {
 }
 
 /**
- * Upgrades (machine links) that arrive before recovery is done wait, like every request; then
- * the machine link's routing is put in place and they are handed to it.
+ * Upgrades (machine links) wait, as every request does, until recovery is done; then until the
+ * machine link's code is loaded, which happens at the first upgrade (or `install()`, before Next),
+ * so a server no machine dials never loads it. Then they are handed to its routing.
  */
-function holdUpgrades(server: http.Server) {
+function holdUpgrades() {
+  type Links = { close(): void };
+  let listening: http.Server | null = null;
   const held: Array<[http.IncomingMessage, Duplex, Buffer]> = [];
+  let load: (() => Promise<Links>) | null = null;
+  let installing: Promise<Links> | null = null;
   const hold = (request: http.IncomingMessage, socket: Duplex, head: Buffer) => {
     held.push([request, socket, head]);
+    if (load) void install().catch(() => undefined);
   };
-  server.on("upgrade", hold);
+  const install = (): Promise<Links> => {
+    if (!load) return Promise.resolve({ close() {} });
+    installing ??= load().then(
+      (links) => {
+        listening!.off("upgrade", hold);
+        for (const [request, socket, head] of held.splice(0)) if (!socket.destroyed) listening!.emit("upgrade", request, socket, head);
+        return links;
+      },
+      (error: unknown) => {
+        console.error("the machine link could not load", error);
+        // The next upgrade tries again.
+        installing = null;
+        for (const [, socket] of held.splice(0)) socket.destroy();
+        throw error;
+      },
+    );
+    return installing;
+  };
   return {
-    release<T>(install: () => T): T {
-      const installed = install();
-      server.off("upgrade", hold);
-      for (const [request, socket, head] of held.splice(0)) if (!socket.destroyed) server.emit("upgrade", request, socket, head);
-      return installed;
+    attach(server: http.Server) {
+      listening = server;
+      server.on("upgrade", hold);
+    },
+    /** Recovery is done: upgrades held so far (and later ones) load the machine link's routing. */
+    recovered(loader: () => Promise<Links>) {
+      load = loader;
+      if (held.length > 0) void install().catch(() => undefined);
+    },
+    install,
+    async close() {
+      const links = await installing?.catch(() => null);
+      links?.close();
     },
   };
 }

@@ -6,6 +6,7 @@ import { runFigureIfMain, type Check, type Measure } from "./support/figure";
 import { median } from "./support/stats";
 import { withTempDirectory } from "./support/temp-directory";
 import { FakeModel } from "./model/handles";
+import { WARM_WORDS } from "./model/round";
 import { runStartRound, WARM_CONVERSATIONS, type StartRound } from "./start/round";
 
 /**
@@ -54,12 +55,14 @@ export const measure: Measure = async () => {
       check(`node ${process.version}: RSS at health`, mid((round) => round.rssAtHealth), GOALS.rssAtHealth, mib),
       check(`node ${process.version}: RSS idle after a first API request (no page yet)`, mid((round) => round.rssAfterApi), GOALS.rssAfterApi, mib),
       check(`node ${process.version}: RSS with ${WARM_CONVERSATIONS} warm conversations (no page yet)`, mid((round) => round.rssWarm), GOALS.rssWarm, mib),
+      { metric: `node ${process.version}: first turn, POST → turn ended`, value: ms(mid((round) => round.firstTurnEndMs)), goal: "—", pass: null },
       { metric: `node ${process.version}: RSS after the first page (Next loaded)`, value: mib(mid((round) => round.rssAfterPage)), goal: "—", pass: null },
     ];
     const details = [
       `node ${process.version} ${process.execArgv.join(" ")}; server flags as npm start; ${results.length} rounds, each a fresh server and data directory`,
       `per round — ready ${each((round) => round.readyMs)} ms, server CPU to health ${each((round) => round.readyCpuMs)} ms, first API request's server CPU ${each((round) => round.firstApiCpuMs)} ms`,
       `per round — RSS at health ${each((round) => round.rssAtHealth, MiB)}, after a first API request ${each((round) => round.rssAfterApi, MiB)}, warm ${each((round) => round.rssWarm, MiB)}, after the first page ${each((round) => round.rssAfterPage, MiB)} MiB`,
+      `first turn of the server (one new conversation, ${WARM_WORDS} words): POST → model request ${each((round) => round.firstTurnModelMs)} ms, POST → turn ended ${each((round) => round.firstTurnEndMs)} ms (polled every 5 ms), server CPU ${each((round) => round.firstTurnCpuMs)} ms`,
       `first page (Next loaded and prepared on demand): ${each((round) => round.firstPageMs)} ms`,
       `warm: ${WARM_CONVERSATIONS} conversations, two 20-word turns each through the openai-compatible provider against the fake model, then 1 s quiet`,
     ];

@@ -35,6 +35,22 @@ const sourceDirectories = {
  */
 const INLINED = ["drizzle-orm", "zod"];
 
+/**
+ * zod's `locales` namespace (z.locales, z.core.locales) holds ~50 languages' error messages; the
+ * bundle keeps English, the one zod uses unless z.config() picks another (Atrium never does).
+ * The rest was a third of the zod chunk's source, parsed and kept in memory at every start.
+ */
+const zodEnglishOnly = {
+  name: "atrium-zod-english-only",
+  setup(build) {
+    build.onLoad({ filter: /[\\/]node_modules[\\/]zod[\\/]v4[\\/]locales[\\/]index\.js$/ }, (args) => ({
+      contents: 'export { default as en } from "./en.js";\n',
+      resolveDir: path.dirname(args.path),
+      loader: "js",
+    }));
+  },
+};
+
 function externalPackages() {
   const manifest = JSON.parse(fs.readFileSync(path.join(ROOT, "package.json"), "utf8"));
   const names = Object.keys({ ...manifest.dependencies, ...manifest.devDependencies }).filter((name) => !INLINED.includes(name));
@@ -61,7 +77,7 @@ export async function bundle() {
     tsconfig: "tsconfig.json",
     banner: { js: 'import { dirname as __atriumDirname } from "node:path";\nconst __atriumRoot = __atriumDirname(import.meta.dirname);' },
     define: { __ATRIUM_BUNDLE__: "true" },
-    plugins: [sourceDirectories],
+    plugins: [sourceDirectories, zodEnglishOnly],
     metafile: true,
     logLevel: "warning",
     // database.ts keeps `import.meta.dirname ?? process.cwd()` for other loaders; here the left side is always set.

@@ -277,8 +277,8 @@ export class ConversationActor implements OwnerState {
   }
 
   /** Resumes a turn that was parked (approval or question) when the server stopped. */
-  resumeParkedTurn(session: SessionState, turn: Turn): void {
-    resumeParkedTurn(this, session, turn);
+  resumeParkedTurn(session: SessionState, turn: Turn): Promise<void> {
+    return resumeParkedTurn(this, session, turn);
   }
 
   /** Called by a runner when its turn is over: the closing command (see turn-closing), run in the queue. */

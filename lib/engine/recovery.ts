@@ -34,7 +34,7 @@ export async function recoverOpenTurns(
       actor.records.approvals("pending").some((approval) => approval.turnId === turn.id) ||
       actor.records.questions("pending").some((question) => question.turnId === turn.id);
     if (parked) {
-      actor.resumeParkedTurn(session, turn);
+      await actor.resumeParkedTurn(session, turn);
     } else {
       await actor.closeTurnAfterCrash(session, turn);
       context.log(`turn ${turn.id} of conversation ${turn.conversationId} was left open by a stop; closed as interrupted`);

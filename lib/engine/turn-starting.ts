@@ -3,9 +3,22 @@ import type { Turn } from "../events/entities";
 import type { SessionState, TurnInput } from "../ports/owner-port";
 import { cloneTurn } from "../ports/session-state";
 import { recordTurnStart } from "./turn-records";
-import { TurnRunner } from "./turn-runner";
+import type { TurnRunner } from "./turn-runner";
 import type { OwnerState } from "./owner-state";
 import { runningSubagents } from "./subagent-sessions";
+
+type TurnRunnerClass = typeof TurnRunner;
+let turnRunnerClass: TurnRunnerClass | null = null;
+
+/**
+ * The turn loop and what only it runs (the model step, tool dispatch, context assembly, the
+ * turn-start checkpoint) load at the server's first turn, not at start: a server that only
+ * answers the API, or is only started and stopped, never needs them.
+ */
+async function loadTurnRunner(): Promise<TurnRunnerClass> {
+  turnRunnerClass ??= (await import("./turn-runner")).TurnRunner;
+  return turnRunnerClass;
+}
 
 /**
  * The owner's command that starts a turn: its records first, then the session takes the runner,
@@ -18,6 +31,7 @@ export async function startTurn(
   request?: { requestKey?: string; requestHash?: string },
   existingTurnId?: string,
 ): Promise<Turn> {
+  const TurnRunner = turnRunnerClass ?? (await loadTurnRunner());
   const turn = await recordTurnStart(owner, session, inputs, request, existingTurnId);
   owner.forgetWaiting(new Set(inputs.map((input) => input.id)));
   const runner = new TurnRunner(owner, session, turn);
@@ -41,7 +55,8 @@ export async function startNextTurn(owner: OwnerState, session: SessionState): P
 }
 
 /** Resumes a turn that was parked (approval or question) when the server stopped. */
-export function resumeParkedTurn(owner: EngineOwner, session: SessionState, turn: Turn): void {
+export async function resumeParkedTurn(owner: EngineOwner, session: SessionState, turn: Turn): Promise<void> {
+  const TurnRunner = turnRunnerClass ?? (await loadTurnRunner());
   // The index knows the usage turn.started wrote; the park's own record knows the calls before it.
   const usage = usageWhenParked(owner, turn.id);
   if (usage) turn.usage = { ...usage };
