@@ -342,6 +342,9 @@ function holdUpgrades() {
   let load: (() => Promise<Links>) | null = null;
   let installing: Promise<Links> | null = null;
   const hold = (request: http.IncomingMessage, socket: Duplex, head: Buffer) => {
+    // Node takes the server's error listener off an upgraded socket: a reset while it waits here
+    // must end that socket, not the process.
+    socket.on("error", () => socket.destroy());
     held.push([request, socket, head]);
     if (load) void install().catch(() => undefined);
   };

@@ -100,6 +100,12 @@ function errorCode(error: unknown): string {
   return typeof code === "string" ? code : "";
 }
 
+/** Rethrows a failure to read or write stored data as a storage error (an AtriumError stays as it is). */
+export function asStorageError(error: unknown): never {
+  if (isAtriumError(error)) throw error;
+  throw new AtriumError("storage_error", `stored data could not be read: ${error instanceof Error ? error.message : String(error)}`);
+}
+
 export function isStorageError(error: unknown): error is AtriumError {
   return isAtriumError(error) && (error.code === "storage_full" || error.code === "storage_error");
 }

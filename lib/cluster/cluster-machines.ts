@@ -1,5 +1,6 @@
 import type pg from "pg";
 import { z } from "zod";
+import { AtriumError } from "../errors";
 import { byCreation, machineByToken, storedMachineSchema, tokenHash, type MachineBook, type StoredMachine } from "../machines/machine-records";
 import type { RecordFeed } from "../store/postgres/record-feed";
 import { MACHINE_CHANNEL } from "../store/postgres/schema";
@@ -25,6 +26,8 @@ export class ClusterMachines implements MachineBook {
   private readonly linkedOn = new Map<string, string>();
   private readonly removedListeners: Array<(id: string) => void> = [];
   private writing: Promise<void> = Promise.resolve();
+  /** The last write that failed since `flushed()` last reported. */
+  private failed: string | null = null;
 
   private constructor(
     private readonly pool: pg.Pool,
@@ -68,9 +71,15 @@ export class ClusterMachines implements MachineBook {
   }
 
   put(machine: StoredMachine): void {
+    // A machine known here is only ever updated: one another node removed a moment ago (its
+    // notice not heard yet) must not be written back.
+    const known = this.machines.has(machine.id);
     this.machines.set(machine.id, machine);
+    const saved = known
+      ? "UPDATE atrium_machines SET record = $2 WHERE id = $1 RETURNING id"
+      : "INSERT INTO atrium_machines (id, record) VALUES ($1, $2) ON CONFLICT (id) DO UPDATE SET record = EXCLUDED.record RETURNING id";
     this.write(
-      `WITH saved AS (INSERT INTO atrium_machines (id, record) VALUES ($1, $2) ON CONFLICT (id) DO UPDATE SET record = EXCLUDED.record RETURNING id)
+      `WITH saved AS (${saved})
        SELECT pg_notify('${MACHINE_CHANNEL}', json_build_object('op', 'put', 'id', id)::text) FROM saved`,
       [machine.id, JSON.stringify(machine)],
     );
@@ -87,8 +96,12 @@ export class ClusterMachines implements MachineBook {
     return removed;
   }
 
-  flushed(): Promise<void> {
-    return this.writing;
+  /** Resolves once every write made so far is in the database; rejects if one of them failed since the last call. */
+  async flushed(): Promise<void> {
+    await this.writing;
+    const failed = this.failed;
+    this.failed = null;
+    if (failed) throw new AtriumError("node_unavailable", `the machines could not be saved to the database (${failed}); nothing changed, try again`);
   }
 
   onRemoved(listener: (id: string) => void): void {
@@ -110,11 +123,19 @@ export class ClusterMachines implements MachineBook {
     return node && node !== this.nodeId ? node : null;
   }
 
-  /** Writes one after another, in the order they were made; a failed one is logged (the next still goes). */
+  /**
+   * Writes one after another, in the order they were made. A failed one is logged, reported by
+   * the next `flushed()` (the request that made it answers an error, not success), and this
+   * node's copy is read again from the database, which stays the truth.
+   */
   private write(sql: string, values: unknown[]): void {
-    this.writing = this.writing.then(
-      () => this.pool.query(sql, values).then(() => undefined),
-    ).catch((error: unknown) => this.log(`machines: a write to the database failed: ${String(error)}`));
+    this.writing = this.writing
+      .then(() => this.pool.query(sql, values).then(() => undefined))
+      .catch((error: unknown) => {
+        this.failed = String(error);
+        this.log(`machines: a write to the database failed: ${String(error)}`);
+        return this.reload().catch((reread: unknown) => this.log(`machines: could not read the machines again: ${String(reread)}`));
+      });
   }
 
   private heard(payload: string): void {

@@ -8,6 +8,8 @@ import { SESSION_CHANNEL } from "../store/postgres/schema";
 /** How long "no such session" is believed for a cookie, so a revoked cookie sent again costs no query each time. */
 const UNKNOWN_KEPT_MS = 2_000;
 const UNKNOWN_LIMIT = 10_000;
+/** The longest a sign-out whose notice never arrived is still accepted on a node. */
+const RELOAD_EVERY_MS = 30_000;
 
 const noticeSchema = z.union([
   z.object({ op: z.enum(["add", "del"]), h: z.string().regex(/^[0-9a-f]{64}$/) }),
@@ -37,6 +39,8 @@ export class ClusterSessions implements SessionBook {
   private readonly unknown = new Map<string, number>();
   /** Bumped at each ending heard: a lookup that raced an ending reads again. */
   private endings = 0;
+  /** Bumped at each session made here: a whole read that raced one reads again (it may predate it). */
+  private creations = 0;
 
   private constructor(
     private readonly pool: pg.Pool,
@@ -49,6 +53,13 @@ export class ClusterSessions implements SessionBook {
     await options.feed.onChannel(SESSION_CHANNEL, (payload) => sessions.heard(payload));
     options.feed.onResync(() => void sessions.reload().catch((error: unknown) => options.log(`sessions: could not read them again: ${String(error)}`)));
     await sessions.reload();
+    // A listening connection can stall without being seen lost (a half-open socket): the set is
+    // read again every RELOAD_EVERY_MS too, which bounds how long a missed sign-out is accepted.
+    const reread = setInterval(() => {
+      if (options.pool.ended) return clearInterval(reread);
+      sessions.reload().catch((error: unknown) => options.log(`sessions: could not read them again: ${String(error)}`));
+    }, RELOAD_EVERY_MS);
+    reread.unref();
     return sessions;
   }
 
@@ -62,6 +73,7 @@ export class ClusterSessions implements SessionBook {
       [hash, at, (browser ?? "").slice(0, BROWSER_LIMIT)],
     );
     this.live.set(hash, { lastSeenAt: at, written: this.now() });
+    this.creations += 1;
     return sessionId;
   }
 
@@ -150,9 +162,9 @@ export class ClusterSessions implements SessionBook {
 
   /** The whole set read again (at start, and after notices may have been missed). */
   private async reload(): Promise<void> {
-    const endings = this.endings;
+    const [endings, creations] = [this.endings, this.creations];
     const rows = await this.pool.query<SessionRow>("SELECT hash, last_seen_at FROM atrium_sessions");
-    if (this.endings !== endings) return this.reload();
+    if (this.endings !== endings || this.creations !== creations) return this.reload();
     const present = new Set(rows.rows.map((row) => row.hash));
     for (const hash of this.live.keys()) if (!present.has(hash)) this.live.delete(hash);
     for (const row of rows.rows) if (!this.live.has(row.hash)) this.live.set(row.hash, { lastSeenAt: row.last_seen_at, written: this.now() });

@@ -39,8 +39,7 @@ export class RequestKeys {
     }
     // A key written while the index was failing is in the files: catch the index up before looking.
     if (scope !== "") this.store.catchUp.ensureCurrent(scope);
-    let remembered = lookupRequestKey(this.store.index, scope, key);
-    if (!remembered && this.elsewhere && (await this.elsewhere(scope, key))) remembered = lookupRequestKey(this.store.index, scope, key);
+    const remembered = lookupRequestKey(this.store.index, scope, key);
     if (remembered) {
       if (remembered.hash !== hash) throw conflict(key);
       return replay(remembered.reference);
@@ -49,13 +48,32 @@ export class RequestKeys {
       // The first attempt failed before writing anything: this one performs the work.
       return this.run(scope, key, body, perform, replay);
     }
-    const promise = perform({ requestKey: key, requestHash: hash });
+    // In flight before anything is awaited: a duplicate arriving meanwhile waits for this one.
+    const promise = this.firstAttempt(scope, key, hash, perform, replay);
     this.inFlight.set(slot, { hash, promise });
     try {
       return await promise;
     } finally {
       this.inFlight.delete(slot);
     }
+  }
+
+  /** On a cluster node, a creation another node already made under this key is answered from it. */
+  private async firstAttempt<T>(
+    scope: string,
+    key: string,
+    hash: string,
+    perform: (keyed: { requestKey?: string; requestHash?: string }) => Promise<T>,
+    replay: (reference: KeyReference) => T | Promise<T>,
+  ): Promise<T> {
+    if (this.elsewhere && (await this.elsewhere(scope, key))) {
+      const found = lookupRequestKey(this.store.index, scope, key);
+      if (found) {
+        if (found.hash !== hash) throw conflict(key);
+        return replay(found.reference);
+      }
+    }
+    return perform({ requestKey: key, requestHash: hash });
   }
 }
 

@@ -1,7 +1,7 @@
 import type { EngineOwner } from "./engine-owner";
 import type { Item, Turn } from "../events/entities";
 import { TURN_ID_HEADER } from "../models/offline-plan";
-import { isStorageError } from "../errors";
+import { asStorageError, isStorageError } from "../errors";
 import type { TurnError } from "../store/records";
 import type { InterruptReason, ItemFields, SessionState, TurnHandle } from "../ports/owner-port";
 import { ensureRoom, publishContext } from "../context/compaction-step";
@@ -195,6 +195,8 @@ export class TurnRunner implements TurnHandle {
     } catch (caught) {
       throw new TurnFailure({ code: "missing_model", message: messageOf(caught) });
     }
+    // Loaded before the room estimate, which counts them; a database failure is not a model error.
+    await context.store.files.prepareAttachments(this.actor.id, this.session.items.flatMap((item) => item.attachments ?? [])).catch(asStorageError);
     await ensureRoom(this.actor, this.session, {
       turnId: this.turn.id,
       modelId: this.turn.model,
@@ -204,7 +206,6 @@ export class TurnRunner implements TurnHandle {
     });
     this.compactRequested = false;
     const modelConfig = context.models.get(this.turn.model);
-    await context.store.files.prepareAttachments(this.actor.id, this.session.items.flatMap((item) => item.attachments ?? []));
     const request = nextRequest(this.actor, this.session);
     const coveredItems = this.session.items.length;
     let streaming: Item | null = null;

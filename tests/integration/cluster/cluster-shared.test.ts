@@ -132,6 +132,16 @@ describe("requestKey across nodes", () => {
     expect(((await other.json()) as { error: { code: string } }).error.code).toBe("idempotency_conflict");
   });
 
+  it("a creation sent twice at once to one node with one requestKey makes one conversation (the second waits for the first)", async () => {
+    const body = JSON.stringify({ text: "double submit", requestKey: "same-node-double-0001" });
+    const answers = await Promise.all(Array.from({ length: 4 }, () => b.api("/api/conversations", { method: "POST", body })));
+    const made = await Promise.all(answers.map(async (answer) => ({ status: answer.status, id: ((await answer.json()) as { conversation: { id: string } }).conversation.id })));
+    expect(made.map((answer) => answer.status)).toEqual([201, 201, 201, 201]);
+    expect(new Set(made.map((answer) => answer.id)).size).toBe(1);
+    const count = await database.pool.query("SELECT count(*)::int AS n FROM atrium_records WHERE stream = 'metadata' AND record->>'requestKey' = 'same-node-double-0001'");
+    expect(count.rows[0].n).toBe(1);
+  });
+
   it("a message retried on B with the requestKey it was sent with on A answers the first one, with one record", async () => {
     const made = (await (await a.api("/api/conversations", { method: "POST", body: JSON.stringify({ text: "first" }) })).json()) as { conversation: { id: string } };
     const id = made.conversation.id;
