@@ -11,6 +11,20 @@ import pg from "pg";
 export const POSTGRES_BACKEND_URL_ENV = "ATRIUM_TEST_POSTGRES_URL";
 const CLUSTER_SECRET = "single-node-suite-secret-0123456789abcdef";
 
+/** Whether this run's servers are one-node clusters on PostgreSQL (else: the files backend). */
+export function onPostgresBackend(): boolean {
+  return Boolean(process.env[POSTGRES_BACKEND_URL_ENV]);
+}
+
+const databaseName = (home: string) => `atrium_${crypto.createHash("sha256").update(home).digest("hex").slice(0, 16)}`;
+
+/** The database a server on `home` uses on the PostgreSQL backend. */
+export function backendDatabaseUrl(home: string): string {
+  const url = new URL(process.env[POSTGRES_BACKEND_URL_ENV]!);
+  url.pathname = `/${databaseName(home)}`;
+  return url.toString();
+}
+
 /**
  * The env that makes a server process a one-node cluster, or {} on the files backend. Its
  * database is its data directory's: a server restarted on the same home finds its conversations.
@@ -18,7 +32,7 @@ const CLUSTER_SECRET = "single-node-suite-secret-0123456789abcdef";
 export async function backendEnv(home: string): Promise<Record<string, string>> {
   const admin = process.env[POSTGRES_BACKEND_URL_ENV];
   if (!admin) return {};
-  const name = `atrium_${crypto.createHash("sha256").update(home).digest("hex").slice(0, 16)}`;
+  const name = databaseName(home);
   const client = new pg.Client({ connectionString: admin });
   await client.connect();
   try {
@@ -30,7 +44,5 @@ export async function backendEnv(home: string): Promise<Record<string, string>> 
   } finally {
     await client.end();
   }
-  const url = new URL(admin);
-  url.pathname = `/${name}`;
-  return { ATRIUM_DATABASE_URL: url.toString(), ATRIUM_CLUSTER_SECRET: CLUSTER_SECRET };
+  return { ATRIUM_DATABASE_URL: backendDatabaseUrl(home), ATRIUM_CLUSTER_SECRET: CLUSTER_SECRET };
 }

@@ -1,7 +1,9 @@
 import fs from "node:fs";
 import path from "node:path";
+import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SessionStore } from "@/lib/auth/session-store";
+import { backendDatabaseUrl, onPostgresBackend } from "../../support/postgres-backend";
 import { rawRequest } from "../../support/raw-http";
 import { startServerProcess, TEST_TOKEN, type ServerProcess } from "../../support/server-process";
 import { makeTempHome } from "../../support/temp-home";
@@ -20,6 +22,18 @@ async function signIn(browser = "vitest-browser/1.0"): Promise<string> {
   expect(setCookie).toContain("HttpOnly");
   expect(setCookie).toContain("SameSite=Strict");
   return setCookie.split(";")[0]!;
+}
+
+/** What the server keeps of its sessions: sessions.json, or the table of a one-node cluster (DESIGN §10c). */
+async function storedSessions(file: string): Promise<string> {
+  if (!onPostgresBackend()) return fs.readFileSync(file, "utf8");
+  const client = new pg.Client({ connectionString: backendDatabaseUrl(home) });
+  await client.connect();
+  try {
+    return JSON.stringify((await client.query("SELECT * FROM atrium_sessions")).rows);
+  } finally {
+    await client.end();
+  }
 }
 
 async function conversationsWith(cookie: string): Promise<number> {
@@ -45,11 +59,12 @@ describe("browser sessions", () => {
     expect(await conversationsWith(first)).toBe(200);
     expect(await conversationsWith(second)).toBe(200);
     const file = path.join(home, "sessions.json");
-    const stored = fs.readFileSync(file, "utf8");
+    const stored = await storedSessions(file);
+    expect(stored).toMatch(/[0-9a-f]{64}/);
     expect(stored).not.toContain(first.split("=")[1]);
     expect(stored).not.toContain(second.split("=")[1]);
     expect(stored).not.toContain(TEST_TOKEN);
-    expect(fs.statSync(file).mode & 0o777).toBe(0o600);
+    if (!onPostgresBackend()) expect(fs.statSync(file).mode & 0o777).toBe(0o600);
   });
 
   it("after sign-out the copied cookie is refused", async () => {
