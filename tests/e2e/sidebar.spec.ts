@@ -66,11 +66,12 @@ test("a conversation's menu opens from hover, the … button, right-click and th
   await expect(page.getByText("Link copied")).toBeVisible();
   expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(`${E2E_BASE_URL}/c/${second.id}`);
 
-  // "…" pressed at once after an action opens the menu again: the press is the trigger's, not one
-  // outside the menu still fading out (which used to open it and close it in the same press).
+  // "…" pressed again while the menu an action closed still fades out opens it: the press is the
+  // trigger's, not one outside that menu (which used to open it and close it in the same press).
   const secondButton = actionsButton(sidebar, second.title);
   await secondButton.click();
   await menu(page).getByRole("menuitem", { name: "Copy link" }).click();
+  await expect(secondButton).toHaveAttribute("aria-expanded", "false");
   await secondButton.click();
   await expect(secondButton).toHaveAttribute("aria-expanded", "true");
   await expect(menu(page)).toHaveAttribute("data-state", "open");
@@ -87,12 +88,14 @@ test("a conversation's menu opens from hover, the … button, right-click and th
   // Protected: Delete is offered with the reason it cannot be used; unprotected, it asks first, then deletes everywhere.
   await actionsButton(sidebar, renamed).click();
   await menu(page).getByRole("menuitem", { name: "Protect from deletion" }).click();
+  await expect(menu(page)).toBeHidden();
   await expect.poll(async () => (await api.getConversation(first.id)).protected).toBe(true);
   await actionsButton(sidebar, renamed).click();
   const deleteItem = menu(page).getByRole("menuitem", { name: /Delete…/ });
   await expect(deleteItem).toHaveAttribute("aria-disabled", "true");
   await expect(deleteItem).toContainText("Protected: unprotect it first");
   await menu(page).getByRole("menuitem", { name: "Unprotect", exact: true }).click();
+  await expect(menu(page)).toBeHidden();
   await expect.poll(async () => (await api.getConversation(first.id)).protected).toBe(false);
   await actionsButton(sidebar, renamed).click();
   await menu(page).getByRole("menuitem", { name: /Delete…/ }).click();
