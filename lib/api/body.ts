@@ -1,7 +1,7 @@
 import { AtriumError } from "../errors";
 
 /** How long the rest of a refused body is read and dropped so the client can hear the 413. */
-const LINGER_MS = 2_000;
+export const LINGER_MS = 2_000;
 
 /**
  * Reads a request body chunk by chunk and stops at `limit` bytes: a declared length over

@@ -1,5 +1,7 @@
 import type http from "node:http";
+import type net from "node:net";
 import type { ApiResolution, RouteHandler } from "./api-router";
+import { LINGER_MS } from "./body";
 
 /**
  * Runs a web route handler (Request in, Response out) on Node's request and response, as
@@ -36,7 +38,29 @@ export async function serveWebHandler(
     console.error("unexpected error in request", error);
     answer = jsonAnswer(500, "internal_error", "Something went wrong inside Atrium; see the server log.");
   }
+  if (hasBody && !request.complete) lingerBeforeClose(request.socket);
   await writeAnswer(response, answer, target.withoutBody);
+}
+
+/**
+ * An answer sent before its request's body was all read (a 413 part way, a 401 before reading)
+ * on a connection that then closes: Node's server would close the socket as soon as the answer
+ * is written, and a close with the client's bytes still arriving resets the connection, which
+ * can erase the answer from the client's buffers before it is read (the client sees EPIPE).
+ * So the close lingers (RFC 9112 §9.6): the answer goes out with a FIN, the rest of the body is
+ * read and dropped, and the socket closes when the client has stopped or `LINGER_MS` passed.
+ */
+function lingerBeforeClose(socket: net.Socket): void {
+  socket.destroySoon = function lingeringClose(this: net.Socket) {
+    if (this.writable) this.end();
+    const close = () => {
+      clearTimeout(timer);
+      this.destroy();
+    };
+    const timer = setTimeout(close, LINGER_MS);
+    this.once("end", close);
+    this.once("close", () => clearTimeout(timer));
+  };
 }
 
 /**
