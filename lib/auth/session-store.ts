@@ -119,6 +119,11 @@ export class SessionStore implements SessionBook {
     return sessionViews(this.sessions.values(), currentSessionId);
   }
 
+  /** Every session as kept (hashes only): what `atrium migrate` copies into a cluster. */
+  stored(): StoredSession[] {
+    return [...this.sessions.values()];
+  }
+
   private load(): void {
     const text = readFileIfPresent(this.filePath);
     if (text === null) return;

@@ -1,5 +1,6 @@
 import { parseArgs } from "node:util";
 import pg from "pg";
+import { migrateSharedState, type SharedStateReport } from "../cluster/migrate-shared";
 import { acquireLock } from "../store/lock";
 import { migrateToCluster, type MigrationProgress, type MigrationReport } from "../store/postgres/migration";
 import { ensurePostgresSchema } from "../store/postgres/schema";
@@ -28,8 +29,10 @@ export async function runMigrate(args: string[], context: CliContext): Promise<n
     });
     const report = await migrateToCluster(context.home, pool, (progress) => context.print(describe(progress)));
     context.print(summary(report));
+    const shared = await migrateSharedState(dataPaths(context.home), pool);
+    for (const line of describeShared(shared)) context.print(line);
     if (report.failed.length > 0) return EXIT_FAILED;
-    return report.refused.length > 0 ? EXIT_REFUSED : EXIT_DONE;
+    return report.refused.length + shared.machines.refused.length > 0 ? EXIT_REFUSED : EXIT_DONE;
   } finally {
     await pool.end().catch(() => undefined);
     lock.release();
@@ -86,6 +89,15 @@ function summary(report: MigrationReport): string {
   ];
   const again = report.refused.length + report.failed.length > 0 ? " Run it again once the refused or failed ones are dealt with; what is copied stays." : "";
   return `Migrated ${report.total} conversations in ${report.milliseconds} ms: ${parts.join(", ")}.${again}`;
+}
+
+function describeShared({ machines, sessions }: SharedStateReport): string[] {
+  const names = (list: string[]) => (list.length > 0 ? `: ${list.join(", ")}` : "");
+  return [
+    ...machines.refused.map(({ name, reason }) => `Refused machine "${name}": ${reason}`),
+    `Machines: copied ${machines.copied.length}${names(machines.copied)}; ${machines.alreadyThere.length} already there; ${machines.refused.length} refused.`,
+    `Browser sessions: copied ${sessions.copied}; ${sessions.alreadyThere} already there.`,
+  ];
 }
 
 const plural = (count: number, noun: string) => `${count} ${noun}${count === 1 ? "" : "s"}`;

@@ -17,8 +17,9 @@ Commands:
                           link this computer to a gateway as a machine (token from
                           ATRIUM_MACHINE_TOKEN; roots default to the current directory)
   migrate --to postgres://…
-                          copy this data directory's conversations into a team cluster's
-                          database (stop the server first; run again to copy what is new)
+                          copy this data directory's conversations, linked machines and
+                          sign-ins into a team cluster's database (stop the server first;
+                          run again to copy what is new)
   help                    show this help
 
 Environment: ATRIUM_HOME (data directory), ATRIUM_TOKEN, HOST, PORT, ATRIUM_MACHINE_TOKEN,

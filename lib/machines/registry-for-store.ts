@@ -1,4 +1,3 @@
-import path from "node:path";
 import type { AtriumConfig } from "../config/config";
 import type { EventBus } from "../events/bus";
 import { sandboxStatus } from "../sandbox/sandbox-status";
@@ -9,7 +8,7 @@ import type { MachineBook } from "./machine-records";
 /** The Runtime's machine registry, on its data directory and event bus. */
 export function machineRegistryFor(store: StoreReader, bus: EventBus, config: AtriumConfig, log: (message: string) => void, records?: MachineBook): MachineRegistry {
   return new MachineRegistry({
-    file: path.join(store.paths.home, "machines.json"),
+    file: store.paths.machines,
     records,
     localEnabled: config.machines.local,
     localSandbox: localSandboxName(config),

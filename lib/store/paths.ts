@@ -10,6 +10,8 @@ export interface DataPaths {
   token: string;
   /** Browser sign-in sessions (DESIGN §10): hashes only. */
   sessions: string;
+  /** Linked machines (DESIGN §10b): token hashes only. */
+  machines: string;
   config: string;
   agents: string;
   conversations: string;
@@ -38,6 +40,7 @@ export function dataPaths(home: string): DataPaths {
     lock: path.join(home, "runtime.lock"),
     token: path.join(home, "token"),
     sessions: path.join(home, "sessions.json"),
+    machines: path.join(home, "machines.json"),
     config: path.join(home, "config.json"),
     agents: path.join(home, "agents"),
     conversations,

@@ -19,6 +19,11 @@ import { RecordFeed } from "@/lib/store/postgres/record-feed";
 import { conversationRow, listItems } from "@/lib/store/queries";
 import { RecordProofs } from "@/lib/store/record-proofs";
 import { waitUntil } from "../../support/wait-until";
+import { SessionStore } from "@/lib/auth/session-store";
+import { SESSION_COOKIE } from "@/lib/auth/token";
+import { MachineRecords, tokenHash, type StoredMachine } from "@/lib/machines/machine-records";
+import { freePort } from "../../support/mcp-servers";
+import { startClusterServer } from "../../support/cluster-server";
 
 const cluster = usePostgresPerFile();
 
@@ -210,4 +215,51 @@ describe("atrium migrate --to", () => {
     expect(unreachable.stderr).toContain("could not use the database at postgres://atrium:***@127.0.0.1:1/atrium");
     expect(unreachable.stdout + unreachable.stderr).not.toContain("s3cret-pass");
   });
+
+  it("copies the linked machines and browser sessions too: the machines keep their tokens, nobody is signed out, and a clash is refused", async () => {
+    const machine = (name: string, token: string): StoredMachine => ({
+      id: store.newId(),
+      name,
+      tokenHash: tokenHash(token),
+      allowedRoots: ["/srv/work"],
+      createdAt: store.now().toISOString(),
+      hostname: `${name}.lan`,
+      platform: "linux",
+      roots: ["/srv/work"],
+      sandbox: "bwrap",
+      lastSeenAt: null,
+    });
+    const machines = new MachineRecords(store.paths.machines);
+    const laptop = machine("migrated-laptop", "atrium_machine_laptop-token");
+    machines.put(laptop);
+    machines.put(machine("migrated-build-vm", "atrium_machine_vm-token"));
+    const signedIn = new SessionStore(store.paths.sessions).create("Firefox 140");
+    // The cluster already has a machine of that name (added on a node before the move).
+    const theirs = machine("migrated-build-vm", "atrium_machine_other-token");
+    await cluster.pool.query("INSERT INTO atrium_machines (id, record) VALUES ($1, $2)", [theirs.id, JSON.stringify(theirs)]);
+
+    const run = await migrate();
+    expect(run.stderr).toBe("");
+    expect(run.status).toBe(3);
+    expect(run.stdout).toContain('Refused machine "migrated-build-vm": the cluster has another machine named "migrated-build-vm"');
+    expect(run.stdout).toContain("Machines: copied 1: migrated-laptop; 0 already there; 1 refused.");
+    expect(run.stdout).toContain("Browser sessions: copied 1; 0 already there.");
+    const rows = await cluster.pool.query<{ record: StoredMachine }>("SELECT record FROM atrium_machines WHERE record->>'name' LIKE 'migrated-%' ORDER BY record->>'name'");
+    expect(rows.rows.map((row) => row.record)).toEqual([theirs, laptop].sort((a, b) => a.name.localeCompare(b.name)));
+
+    const again = await migrate();
+    expect(again.stdout).toContain("Machines: copied 0; 1 already there; 1 refused.");
+    expect(again.stdout).toContain("Browser sessions: copied 0; 1 already there.");
+
+    // A node of the cluster knows both: the browser's cookie signs in, the machine is listed with its roots.
+    const node = await startClusterServer(cluster.postgres.url, await freePort());
+    try {
+      const withCookie = await fetch(`${node.url}/api/conversations`, { headers: { cookie: `${SESSION_COOKIE}=${signedIn}` } });
+      expect(withCookie.status).toBe(200);
+      const listed = (await (await node.api("/api/machines")).json()) as { machines: Array<{ name: string; roots: string[] }> };
+      expect(listed.machines.find((entry) => entry.name === "migrated-laptop")?.roots).toEqual(["/srv/work"]);
+    } finally {
+      await node.cleanup();
+    }
+  }, 60_000);
 });
