@@ -1,3 +1,5 @@
+import { readBodyLimited } from "../api/body";
+import { JSON_BODY_LIMIT } from "../api/request";
 import { NODE_HEADER, SIGNATURE_HEADER } from "../auth/cluster-signature";
 import { AtriumError } from "../errors";
 import type { Runtime } from "../engine/runtime";
@@ -45,7 +47,8 @@ export async function forwardToHolder(request: Request, runtime: Runtime): Promi
 
 async function forward(cluster: RegisteredCluster, request: Request, pathAndQuery: string, target: string): Promise<Response> {
   const method = request.method.toUpperCase();
-  const body = method === "GET" || method === "HEAD" ? Buffer.alloc(0) : Buffer.from(await request.arrayBuffer());
+  // Every routed command takes a JSON body: one past its limit is refused here, never held whole.
+  const body = method === "GET" || method === "HEAD" ? Buffer.alloc(0) : Buffer.from(await readBodyLimited(request, JSON_BODY_LIMIT, `JSON bodies are limited to ${JSON_BODY_LIMIT} bytes`));
   const headers: Record<string, string> = cluster.signatures.sign(cluster.nodeId, { method, path: pathAndQuery, body });
   for (const name of CARRIED_REQUEST) {
     const value = request.headers.get(name);
