@@ -145,6 +145,11 @@ class LiveHub {
       for (const subscriber of [...this.listSubscribers]) subscriber.onEvent(frame.event);
       return;
     }
+    if (frame.type === "subscription.failed") {
+      // Asked for again by the leader's connection while it may pass (its node is down): the tab shows it is reconnecting.
+      if (frame.error.code === "node_unavailable") this.setState(frame.key, "reconnecting");
+      return;
+    }
     if (frame.type !== "conversation") return;
     const subscriber = this.subscribers.get(frame.key);
     if (!subscriber) return;

@@ -4,6 +4,10 @@ import type { LiveSubscription } from "./live-protocol";
 
 const FRAME_TYPES = ["stream.opened", "list", "conversation", "subscription.failed"] as const;
 const RESTART_DELAY_MS = 3000;
+/** A subscription the server could not carry for a while (its node gone, its conversation moving) is asked for again after 1, 2, 4… s, at most this. */
+const RESUBSCRIBE_MAX_MS = 10_000;
+/** Refusals that may pass: the conversation's node is down or its lease moving (DESIGN §10c). */
+const PASSING_REFUSALS = new Set(["node_unavailable"]);
 
 export interface StreamCallbacks {
   frame(frame: StreamFrame): void;
@@ -24,6 +28,8 @@ export class StreamConnection {
   private pendingAdd = new Set<string>();
   private pendingRemove = new Set<string>();
   private flushing = false;
+  /** Keys refused for a passing reason: how many times in a row, and the timer asking again. */
+  private readonly refused = new Map<string, { count: number; timer: number }>();
 
   constructor(private readonly callbacks: StreamCallbacks) {}
 
@@ -74,6 +80,7 @@ export class StreamConnection {
 
   remove(keys: string[]): void {
     for (const key of keys) {
+      this.clearRefusal(key);
       if (!this.subscriptions.delete(key)) continue;
       this.pendingAdd.delete(key);
       this.pendingRemove.add(key);
@@ -86,6 +93,7 @@ export class StreamConnection {
       this.streamId = frame.streamId;
       // Everything this leader carries goes onto the new stream, each from its last id.
       this.pendingRemove.clear();
+      for (const key of [...this.refused.keys()]) this.clearRefusal(key);
       for (const key of this.subscriptions.keys()) this.pendingAdd.add(key);
       this.callbacks.opened();
       void this.flush();
@@ -94,8 +102,37 @@ export class StreamConnection {
     if (frame.type === "conversation") {
       const subscription = this.subscriptions.get(frame.key);
       if (subscription) subscription.lastEventId = frame.id;
+      this.clearRefusal(frame.key);
     }
+    if (frame.type === "subscription.failed" && PASSING_REFUSALS.has(frame.error.code)) this.subscribeAgainLater(frame.key);
     this.callbacks.frame(frame);
+  }
+
+  /**
+   * The server said it cannot carry a subscription now (the node holding its conversation died
+   * or handed it on): it is asked for again from its last id, backing off, until it is carried
+   * or the tab drops it. A fresh stream (stream.opened) adds it again anyway.
+   */
+  private subscribeAgainLater(key: string): void {
+    if (!this.subscriptions.has(key)) return;
+    const previous = this.refused.get(key);
+    if (previous) window.clearTimeout(previous.timer);
+    const count = (previous?.count ?? 0) + 1;
+    const delay = Math.min(1000 * 2 ** (count - 1), RESUBSCRIBE_MAX_MS);
+    const timer = window.setTimeout(() => {
+      if (!this.subscriptions.has(key) || this.streamId === null) return;
+      this.pendingRemove.delete(key);
+      this.pendingAdd.add(key);
+      void this.flush();
+    }, delay);
+    this.refused.set(key, { count, timer });
+  }
+
+  private clearRefusal(key: string): void {
+    const refusal = this.refused.get(key);
+    if (!refusal) return;
+    window.clearTimeout(refusal.timer);
+    this.refused.delete(key);
   }
 
   /** One POST at a time; changes made meanwhile go out together in the next. */

@@ -96,3 +96,41 @@ test("one sign-in is valid on every node: Settings on node B lists the browser s
   await expect(tabOnA).toHaveURL(`${a.url}/signin`);
   await context.close();
 });
+
+test("a tab on node B following a conversation node C holds goes on live after C is killed: B takes the conversation over and the reply streams in", async ({ browser }) => {
+  const b = nodes[1];
+  // A third node with a short lease, so its death is noticed in two seconds, not ten.
+  const c = await startClusterServer(postgres.url, E2E_PORT + 32, { cluster: { leaseSeconds: 2 } });
+  try {
+    const created = await c.api("/api/conversations", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ text: "held by node c" }) });
+    expect(created.status).toBe(201);
+    const { conversation } = (await created.json()) as { conversation: { id: string } };
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await page.goto(`${b.url}/signin?token=${encodeURIComponent(b.token)}`);
+    await expect(page).toHaveURL(`${b.url}/`);
+    await page.goto(`${b.url}/c/${conversation.id}`);
+    await hydrated(page);
+    const watcher = new ConversationPage(page);
+    await watcher.expectLive();
+    await expect(watcher.lastReply).toHaveAttribute("data-status", "completed");
+
+    const exited = new Promise((resolve) => c.child.once("exit", resolve));
+    c.child.kill("SIGKILL");
+    await exited;
+    // Until B can take it, the tab says it is reconnecting (at least the first second: the subscription is asked for again after 1 s).
+    await expect(page.getByText("Reconnecting…")).toBeVisible();
+    await page.screenshot({ path: "test-results/screens/cluster-node-died.png" });
+    // B answers 503 node_unavailable while C's lease runs out, then takes the conversation and runs the turn.
+    await expect
+      .poll(async () => (await b.api(`/api/conversations/${conversation.id}/messages`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ text: "after node c died [[stream:20]]" }) })).status, { timeout: 20_000 })
+      .toBe(202);
+    // The tab on B never reloaded: its subscription, refused while C was gone, was asked for again and carries the new turn.
+    await expect(watcher.lastReply).toContainText("w20", { timeout: 20_000 });
+    await expect(watcher.lastReply).toHaveAttribute("data-status", "completed");
+    await expect(page.getByText("Reconnecting…")).toBeHidden();
+    await context.close();
+  } finally {
+    await c.cleanup();
+  }
+});
