@@ -104,6 +104,11 @@ export function updateSubscriptions(
         subscription.conversationId,
         { lastEventId: subscription.lastEventId, session: subscription.session },
         send,
+        // This node stopped carrying the conversation (its lease went to another node): the browser asks again.
+        () => {
+          open.subscriptions.delete(subscription.key);
+          failed(new AtriumError("node_unavailable", `this node no longer holds conversation ${subscription.conversationId}; subscribe again`));
+        },
       );
       open.subscriptions.set(subscription.key, stop);
     } catch (error) {

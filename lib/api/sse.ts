@@ -142,9 +142,9 @@ export function sseStream(request: Request, start: (writer: SseWriter) => () => 
 /** An SSE response of one bus subscription: `subscribe` gets `send` and returns the unsubscribe. */
 export function sseResponse<Event extends { type: string }>(
   request: Request,
-  subscribe: (send: (delivered: Delivered<Event>) => void) => () => void,
+  subscribe: (send: (delivered: Delivered<Event>) => void, end: () => void) => () => void,
 ): Response {
-  return sseStream(request, (writer) => subscribe((delivered) => writer.write(frameOf(delivered))));
+  return sseStream(request, (writer) => subscribe((delivered) => writer.write(frameOf(delivered)), writer.close));
 }
 
 export function lastEventId(request: Request): number | undefined {

@@ -83,5 +83,7 @@ export class ClusterOwners {
     for (const finishing of stopOwner(owner)) finishing.catch(() => undefined);
     this.owners.drop(owner);
     owner.retire();
+    // Its watchers here would hear nothing more: their streams end, and they come back to the holder.
+    this.context.bus.end(owner.id);
   }
 }

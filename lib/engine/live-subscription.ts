@@ -11,6 +11,8 @@ export function subscribeToConversation(
   actor: ConversationActor,
   options: { lastEventId?: number; session?: string },
   send: (delivered: Delivered<ConversationEvent>) => void,
+  /** Called if this process stops carrying the conversation's events (EventBus.end). */
+  onEnd?: () => void,
 ): () => void {
   const conversationId = actor.id;
   if (options.session) actor.session(options.session);
@@ -31,7 +33,11 @@ export function subscribeToConversation(
       },
     });
   }
-  return bus.subscribe(conversationId, (delivered) => {
-    if (matches(delivered.event)) send(delivered);
-  });
+  return bus.subscribe(
+    conversationId,
+    (delivered) => {
+      if (matches(delivered.event)) send(delivered);
+    },
+    onEnd,
+  );
 }

@@ -380,12 +380,9 @@ export class Runtime {
     return this.reads.readArtifact(conversationId, artifactId, page);
   }
 
-  subscribe(
-    conversationId: string,
-    options: { lastEventId?: number; session?: string },
-    send: (delivered: Delivered<ConversationEvent>) => void,
-  ): () => void {
-    return subscribeToConversation(this.bus, this.actor(conversationId), options, send);
+  /** `onEnd`: this process stopped carrying the conversation's events (a cluster node lost its lease). */
+  subscribe(conversationId: string, options: { lastEventId?: number; session?: string }, send: (delivered: Delivered<ConversationEvent>) => void, onEnd?: () => void): () => void {
+    return subscribeToConversation(this.bus, this.actor(conversationId), options, send, onEnd);
   }
 
   subscribeList(send: (delivered: Delivered<ListEvent>) => void): () => void {

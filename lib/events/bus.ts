@@ -19,6 +19,8 @@ interface Channel {
   buffer: Array<Delivered<ConversationEvent>>;
   start: number;
   listeners: Set<Listener<ConversationEvent>>;
+  /** What a subscriber asked to be told when its subscription is ended from this side (see end()). */
+  enders: Map<Listener<ConversationEvent>, () => void>;
 }
 
 /**
@@ -80,13 +82,29 @@ export class EventBus {
     return channel.buffer.slice(channel.start).filter((delivered) => delivered.id > afterId);
   }
 
-  subscribe(conversationId: string, listener: Listener<ConversationEvent>): () => void {
+  subscribe(conversationId: string, listener: Listener<ConversationEvent>, onEnd?: () => void): () => void {
     const channel = this.channel(conversationId);
     channel.listeners.add(listener);
+    if (onEnd) channel.enders.set(listener, onEnd);
     return () => {
       channel.listeners.delete(listener);
+      channel.enders.delete(listener);
       channel.lastActivity = this.now();
     };
+  }
+
+  /**
+   * Ends every subscription of a conversation whose events this process will no longer publish
+   * (a cluster node that lost the conversation's lease): each is unsubscribed and told, so its
+   * client subscribes again and is carried by the node that holds it now.
+   */
+  end(conversationId: string): void {
+    const channel = this.channels.get(conversationId);
+    if (!channel) return;
+    const enders = [...channel.enders.values()];
+    channel.listeners.clear();
+    channel.enders.clear();
+    for (const ender of enders) ender();
   }
 
   subscribeList(listener: Listener<ListEvent>): () => void {
@@ -103,6 +121,7 @@ export class EventBus {
     const channel = this.channels.get(conversationId);
     if (!channel) return;
     channel.listeners.clear();
+    channel.enders.clear();
     this.channels.delete(conversationId);
   }
 
@@ -116,7 +135,7 @@ export class EventBus {
     if (!channel) {
       this.sweep();
       // Nothing before this point is held: an older Last-Event-ID gets a snapshot.
-      channel = { nextId: this.eventId, droppedThrough: this.eventId, lastActivity: this.now(), buffer: [], start: 0, listeners: new Set() };
+      channel = { nextId: this.eventId, droppedThrough: this.eventId, lastActivity: this.now(), buffer: [], start: 0, listeners: new Set(), enders: new Map() };
       this.channels.set(conversationId, channel);
     }
     return channel;

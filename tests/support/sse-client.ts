@@ -5,6 +5,8 @@ export interface SseConnection {
   /** Resolves with the first event (already received or later) that matches. */
   waitFor(match: (event: EventSourceMessage) => boolean, timeoutMs?: number): Promise<EventSourceMessage>;
   close(): void;
+  /** Resolves once the stream has ended: the server closed it, or close() was called. */
+  ended: Promise<void>;
 }
 
 /** A minimal SSE client over fetch, for tests that read the stream like a browser would. */
@@ -27,7 +29,7 @@ export async function connectSse(url: string, headers: Record<string, string>): 
   });
   const reader = response.body.getReader();
   const decoder = new TextDecoder();
-  void (async () => {
+  const ended = (async () => {
     try {
       for (;;) {
         const { done, value } = await reader.read();
@@ -55,5 +57,6 @@ export async function connectSse(url: string, headers: Record<string, string>): 
       });
     },
     close: () => controller.abort(),
+    ended,
   };
 }

@@ -1,3 +1,5 @@
+import { connectSse } from "../../support/sse-client";
+import { TEST_TOKEN } from "../../support/server-process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { usePostgresPerFile } from "../../support/embedded-postgres";
 import { pollUntil } from "../../support/poll";
@@ -43,6 +45,11 @@ describe("a paused owner past its lease", () => {
     const epochOf = async () => (await database.pool.query("SELECT node_id, epoch FROM atrium_leases WHERE conversation_id = $1", [id])).rows[0];
     const held = await epochOf();
     expect(held.node_id).toBe(a.nodeId);
+    // A watcher on A: once A has lost the conversation its stream must end (so it comes back to the holder), not go silent.
+    const watcher = await connectSse(`${a.url}/api/conversations/${id}/events`, { authorization: `Bearer ${TEST_TOKEN}` });
+    await watcher.waitFor((event) => event.event === "snapshot");
+    let watcherEnded = false;
+    void watcher.ended.then(() => (watcherEnded = true));
 
     a.child.kill("SIGSTOP");
     const paused = Date.now();
@@ -65,6 +72,7 @@ describe("a paused owner past its lease", () => {
     a.child.kill("SIGCONT");
     // A hears it lost the lease (its renewal is refused) and stops its owner; its model call ends meanwhile.
     await pollUntil(() => a.output().includes(`conversation ${id}: this node lost its lease`), { timeoutMs: 10_000, what: "A to stop its owner" });
+    await pollUntil(() => watcherEnded, { timeoutMs: 5_000, what: "A to end its watcher's stream" });
     // Its owner's closing write (the turn's end) was tried and refused: by A itself when it heard
     // first that its renewal failed, else by the database, which refuses the old epoch (the race
     // between the two is left to the timers; postgres-record-store.test.ts pins the database's refusal).

@@ -8,7 +8,8 @@ export const dynamic = "force-dynamic";
 export const GET = apiRoute<{ id: string }>(({ request, params, runtime }) => {
   const query = parseWith(conversationEventsQuery, queryParams(request));
   runtime.actor(params.id);
-  return sseResponse(request, (send) =>
-    runtime.subscribe(params.id, { lastEventId: lastEventId(request), session: query.session }, send),
+  // Ended when this node stops carrying the conversation (its lease lost): the client reconnects to its holder.
+  return sseResponse(request, (send, end) =>
+    runtime.subscribe(params.id, { lastEventId: lastEventId(request), session: query.session }, send, end),
   );
 });
