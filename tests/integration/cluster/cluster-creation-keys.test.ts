@@ -65,6 +65,11 @@ describe("a keyed creation sent to two nodes at once", () => {
         WHERE l.expires_at > clock_timestamp() AND NOT EXISTS (SELECT 1 FROM atrium_records r WHERE r.conversation_id = l.conversation_id)`,
     );
     expect(orphanLeases.rows[0]!.n).toBe(0);
+    // The race was run, not dodged: a creation that lost the key's claim leaves only its handed-back lease row.
+    const lost = await database.pool.query<{ n: number }>(
+      "SELECT count(*)::int AS n FROM atrium_leases l WHERE NOT EXISTS (SELECT 1 FROM atrium_records r WHERE r.conversation_id = l.conversation_id)",
+    );
+    expect(lost.rows[0]!.n, "rounds in which two nodes' creations met at the key's claim").toBeGreaterThan(0);
   }, 120_000);
 
   it("answers a copy with another body 409 idempotency_conflict on either node, the first creation standing alone", async () => {
