@@ -1,6 +1,10 @@
 import type { Pool, PoolClient } from "pg";
 import { CreationKeyClaimedError } from "../store-cluster";
-import type { RecordFeed } from "./record-feed";
+
+/** What a lookup hears of records being written (RecordFeed's notices; not imported, which would make an import circle). */
+export interface RecordNotices {
+  onNotice(listener: (notice: { conversationId: string }) => void): () => void;
+}
 
 /** The conversation a creation's requestKey made, and the hash of the body it was made with (DESIGN §8). */
 export interface KeyedCreation {
@@ -49,36 +53,36 @@ export async function giveBackCreationKey(pool: Pool, conversationId: string): P
  * answers not_found. Conversations created before claims existed (or migrated, imported) are
  * found by their first record.
  */
-export async function findKeyedCreation(pool: Pool, feed: RecordFeed, key: string, hash: string): Promise<KeyedCreation | null> {
-  const claims = await pool.query<{ conversation_id: string | null; request_hash: string | null }>(
-    "SELECT conversation_id, request_hash FROM atrium_creation_keys WHERE request_key = $1",
+export async function findKeyedCreation(pool: Pool, feed: RecordNotices, key: string, hash: string): Promise<KeyedCreation | null> {
+  // One statement, so one snapshot: a claim and its first record commit together, and a creation
+  // committing between two reads must not be taken for an older one found by its record.
+  const rows = await pool.query<{ claimed: boolean; conversation_id: string | null; request_hash: string | null }>(
+    `SELECT true AS claimed, conversation_id, request_hash FROM atrium_creation_keys WHERE request_key = $1
+     UNION ALL
+     (SELECT false, conversation_id, record->>'requestHash' FROM atrium_records
+       WHERE stream = 'metadata' AND seq = 1 AND record->>'requestKey' = $1
+       ORDER BY record->>'at' LIMIT 1)`,
     [key],
   );
-  const claim = claims.rows[0];
+  const claim = rows.rows.find((row) => row.claimed);
   if (claim) {
     if (claim.conversation_id === null) return null;
     const created = { conversationId: claim.conversation_id, requestHash: claim.request_hash };
     if (created.requestHash !== hash) return created;
     return (await waitUntilWhole(pool, feed, created.conversationId)) ? created : null;
   }
-  const rows = await pool.query<{ conversation_id: string; request_hash: string | null }>(
-    `SELECT conversation_id, record->>'requestHash' AS request_hash FROM atrium_records
-      WHERE stream = 'metadata' AND seq = 1 AND record->>'requestKey' = $1
-      ORDER BY record->>'at' LIMIT 1`,
-    [key],
-  );
   const row = rows.rows[0];
-  return row ? { conversationId: row.conversation_id, requestHash: row.request_hash } : null;
+  return row?.conversation_id ? { conversationId: row.conversation_id, requestHash: row.request_hash } : null;
 }
 
 /**
  * Waits until the claimed conversation has its first turn (a fork has none to wait for), is
  * deleted, or its claim is given back (false): looked at again at each notice of its records, and
- * at least every LOOK_AGAIN_MS (a claim given back writes no record). Past the deadline it is
- * answered as it is, as a replay on one node after a crash between the creation and its first
- * message would be.
+ * at least every LOOK_AGAIN_MS (a claim given back writes no record). Once no node holds its
+ * lease, or past the deadline, it is answered as it is, as a replay on one node after a crash
+ * between the creation and its first message would be.
  */
-async function waitUntilWhole(pool: Pool, feed: RecordFeed, conversationId: string): Promise<boolean> {
+async function waitUntilWhole(pool: Pool, feed: RecordNotices, conversationId: string): Promise<boolean> {
   const deadline = Date.now() + FIRST_TURN_WAIT_MS;
   let wake = () => undefined as void;
   const stop = feed.onNotice((notice) => {
@@ -89,7 +93,8 @@ async function waitUntilWhole(pool: Pool, feed: RecordFeed, conversationId: stri
       const noticed = new Promise<void>((resolve) => (wake = resolve));
       const state = await creationState(pool, conversationId);
       if (!state || !state.claimed) return false;
-      if (state.whole || Date.now() > deadline) return true;
+      // No node holds it (its creator died or stopped before the first message): nobody will record the turn.
+      if (state.whole || !state.held || Date.now() > deadline) return true;
       let timer: NodeJS.Timeout | undefined;
       await Promise.race([noticed, new Promise<void>((resolve) => (timer = setTimeout(resolve, LOOK_AGAIN_MS)))]);
       clearTimeout(timer);
@@ -99,12 +104,14 @@ async function waitUntilWhole(pool: Pool, feed: RecordFeed, conversationId: stri
   }
 }
 
-async function creationState(pool: Pool, conversationId: string): Promise<{ whole: boolean; claimed: boolean } | undefined> {
-  const rows = await pool.query<{ whole: boolean; claimed: boolean }>(
+/** whole: its first turn recorded (or a fork, or deleted); claimed: its key not given back; held: a live node holds it (may still record the turn). */
+async function creationState(pool: Pool, conversationId: string): Promise<{ whole: boolean; claimed: boolean; held: boolean } | undefined> {
+  const rows = await pool.query<{ whole: boolean; claimed: boolean; held: boolean }>(
     `SELECT (c.record->>'forkedFrom') IS NOT NULL
          OR EXISTS (SELECT 1 FROM atrium_records t WHERE t.conversation_id = $1 AND t.stream = 'metadata' AND t.record->>'type' = 'turn.started')
          OR EXISTS (SELECT 1 FROM atrium_records d WHERE d.conversation_id = $1 AND d.stream = 'metadata' AND d.record->>'type' = 'conversation.deleted') AS whole,
-       EXISTS (SELECT 1 FROM atrium_creation_keys k WHERE k.conversation_id = $1) AS claimed
+       EXISTS (SELECT 1 FROM atrium_creation_keys k WHERE k.conversation_id = $1) AS claimed,
+       EXISTS (SELECT 1 FROM atrium_leases l WHERE l.conversation_id = $1 AND l.expires_at > clock_timestamp()) AS held
       FROM atrium_records c WHERE c.conversation_id = $1 AND c.stream = 'metadata' AND c.seq = 1`,
     [conversationId],
   );

@@ -126,4 +126,16 @@ describe("creation keys", () => {
     await writer.records.appendMetadata(conversationId, { type: "turn.started", turnId: newId(), sessionId: newId(), model: "offline", effort: null, inputMessageIds: [] });
     expect(await same).toEqual({ conversationId, requestHash: "hash-1" });
   });
+
+  it("answers a same-body lookup at once when no node holds the conversation any more (its creator died before the first message)", async () => {
+    const key = "claim-of-a-creator-gone";
+    const conversationId = newId();
+    await node().create(conversationId, key);
+    // As if its node had died: its lease ran out, so nobody will record the first turn.
+    await database.pool.query("UPDATE atrium_leases SET expires_at = now() - interval '1 second' WHERE conversation_id = $1", [conversationId]);
+    const started = Date.now();
+    expect(await findKeyedCreation(database.pool, feed, key, "hash-1")).toEqual({ conversationId, requestHash: "hash-1" });
+    // Well inside the 15 s it would wait for a live creator.
+    expect(Date.now() - started).toBeLessThan(5_000);
+  });
 });
