@@ -2,6 +2,10 @@ import crypto from "node:crypto";
 import { AtriumError } from "../errors";
 import type { Store } from "../store/store";
 import { lookupRequestKey } from "../store/queries";
+import { isCreationKeyClaimed } from "../store/store-cluster";
+
+/** A creation that lost its key's claim looks again; a claim given back between two looks may cost another try. */
+const MAX_CLAIM_ATTEMPTS = 3;
 
 export type KeyReference = Record<string, unknown>;
 
@@ -16,10 +20,11 @@ export class RequestKeys {
   constructor(
     private readonly store: Store,
     /**
-     * A cluster node (DESIGN §10c): whether another node wrote the key's record, now indexed here.
-     * Only creations need it: any other keyed request runs on its conversation's owner, whose index has it.
+     * A cluster node (DESIGN §10c): the conversation a creation's key made on any node, as the
+     * database has it, once whole and indexed here (null: none). Only creations need it: any other
+     * keyed request runs on its conversation's owner, whose index has it.
      */
-    private readonly elsewhere?: (scope: string, key: string) => Promise<boolean>,
+    private readonly elsewhere?: (scope: string, key: string, hash: string) => Promise<{ conversationId: string; requestHash: string | null } | null>,
   ) {}
 
   async run<T>(
@@ -42,6 +47,8 @@ export class RequestKeys {
     const remembered = lookupRequestKey(this.store.index, scope, key);
     if (remembered) {
       if (remembered.hash !== hash) throw conflict(key);
+      // On a cluster node the creation may be another node's, indexed here before its first turn: replayed once whole.
+      if (this.elsewhere) await this.elsewhere(scope, key, hash);
       return replay(remembered.reference);
     }
     if (running) {
@@ -58,22 +65,30 @@ export class RequestKeys {
     }
   }
 
-  /** On a cluster node, a creation another node already made under this key is answered from it. */
+  /**
+   * On a cluster node, a creation another node already made under this key is answered from it;
+   * one made on another node at the same instant wins the key's claim in the database (this
+   * creation is then undone, nothing of it written) and is answered the same way.
+   */
   private async firstAttempt<T>(
     scope: string,
     key: string,
     hash: string,
     perform: (keyed: { requestKey?: string; requestHash?: string }) => Promise<T>,
     replay: (reference: KeyReference) => T | Promise<T>,
+    attempt = 1,
   ): Promise<T> {
-    if (this.elsewhere && (await this.elsewhere(scope, key))) {
-      const found = lookupRequestKey(this.store.index, scope, key);
-      if (found) {
-        if (found.hash !== hash) throw conflict(key);
-        return replay(found.reference);
-      }
+    const created = this.elsewhere ? await this.elsewhere(scope, key, hash) : null;
+    if (created) {
+      if (created.requestHash !== hash) throw conflict(key);
+      return replay({ conversationId: created.conversationId });
     }
-    return perform({ requestKey: key, requestHash: hash });
+    try {
+      return await perform({ requestKey: key, requestHash: hash });
+    } catch (error) {
+      if (!this.elsewhere || !isCreationKeyClaimed(error) || attempt >= MAX_CLAIM_ATTEMPTS) throw error;
+      return this.firstAttempt(scope, key, hash, perform, replay, attempt + 1);
+    }
   }
 }
 

@@ -91,7 +91,7 @@ export class Runtime {
     this.config = options.config;
     this.models = options.models ?? createModelRegistry(options.config);
     const placement = options.placement;
-    this.keys = new RequestKeys(this.store, placement && ((scope, key) => (scope === "" ? placement.createdWithKey(key) : Promise.resolve(false))));
+    this.keys = new RequestKeys(this.store, placement && ((scope, key, hash) => (scope === "" ? placement.createdWithKey(key, hash) : Promise.resolve(null))));
     this.owners = new OwnerCache(
       (conversationId) => ConversationActor.load(this.context, conversationId),
       options.maxLoadedOwners,

@@ -1,3 +1,4 @@
+import { AtriumError } from "../errors";
 import type { JsonlReadResult } from "./jsonl-reader";
 import type { MetadataRecord, MetadataRecordBody, SessionRecord, SessionRecordBody } from "./records";
 
@@ -20,6 +21,33 @@ export interface StoreCluster {
   /** Throws not_found for a conversation this node has not loaded (or that does not exist). */
   readMetadata(conversationId: string): JsonlReadResult<MetadataRecord>;
   readSession(conversationId: string, sessionId: string): JsonlReadResult<SessionRecord>;
-  /** A new conversation: its lease taken, its first records written in one statement, then indexed. */
+  /**
+   * A new conversation: its lease taken, its first records written in one transaction (with the
+   * claim of its requestKey, if it has one: CreationKeyClaimedError when another node's creation
+   * holds the key), then indexed.
+   */
   create(conversationId: string, records: NewRecord[]): Promise<void>;
+  /** A creation undone (its first message could not be recorded): its requestKey is free again. */
+  forgetCreation(conversationId: string): Promise<void>;
+}
+
+/**
+ * A new conversation's requestKey was claimed first by another creation (on another node, at the
+ * same instant): nothing of this one was written. RequestKeys answers it with the winner's
+ * conversation; were it ever to reach a client, it is a 503 to retry, whose retry is that replay.
+ */
+export class CreationKeyClaimedError extends AtriumError {
+  readonly creationKeyClaimed = true;
+  constructor(
+    readonly requestKey: string,
+    /** The conversation holding the key (null: its claim was given back meanwhile). */
+    readonly claimedBy: string | null,
+  ) {
+    super("node_unavailable", `requestKey "${requestKey}" was claimed by another creation at the same moment; retry the request`);
+  }
+}
+
+/** Not `instanceof`: the bundles hold separate copies of the class (see isAtriumError). */
+export function isCreationKeyClaimed(error: unknown): error is CreationKeyClaimedError {
+  return typeof error === "object" && error !== null && (error as { creationKeyClaimed?: unknown }).creationKeyClaimed === true;
 }

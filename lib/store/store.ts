@@ -202,6 +202,7 @@ export class Store implements RecordStore {
   /** A creation undone: its conversation retired and its requestKey free for the retry. */
   async retireNewConversation(conversationId: string): Promise<void> {
     await this.retireConversation(conversationId);
+    if (this.cluster) await this.cluster.forgetCreation(conversationId).catch((error: unknown) => Promise.reject(storageError(error, `the undoing of conversation ${conversationId}`)));
     try {
       this.writer.transaction(() => this.writer.forgetCreation(conversationId));
     } catch (error) {

@@ -3,6 +3,7 @@ import type { JsonlReadResult } from "../jsonl-reader";
 import type { MetadataRecord, MetadataRecordBody, SessionRecord, SessionRecordBody } from "../records";
 import type { NewRecord, StoreCluster } from "../store-cluster";
 import type { ClusterNode } from "./cluster-node";
+import { giveBackCreationKey } from "./creation-keys";
 import type { IndexReplica } from "./index-replica";
 import { LeaseLostError } from "./postgres-record-store";
 
@@ -98,7 +99,14 @@ export class ClusterRecords implements StoreCluster {
 
   async create(conversationId: string, records: NewRecord[]): Promise<void> {
     await this.node.keeper.acquire(conversationId);
-    const written = await fenced(conversationId, this.node.records.appendAll(conversationId, records), this.log);
+    let written: Array<Record<string, unknown>>;
+    try {
+      written = await fenced(conversationId, this.node.records.appendAll(conversationId, records, creationClaim(records)), this.log);
+    } catch (error) {
+      // Nothing of it was written (a key another creation holds, a refused write): its lease goes back at once.
+      await this.node.keeper.release(conversationId).catch(() => undefined);
+      throw error;
+    }
     const entries = written.map((record, index) => ({ stream: records[index]!.stream, record: record as MetadataRecord | SessionRecord }));
     const loaded: Loaded = { metadata: [], sessions: new Map() };
     for (const { stream, record } of entries) {
@@ -109,11 +117,23 @@ export class ClusterRecords implements StoreCluster {
     await this.replica.applyWritten(conversationId, entries);
   }
 
+  async forgetCreation(conversationId: string): Promise<void> {
+    await giveBackCreationKey(this.node.pool, conversationId);
+  }
+
   private records(conversationId: string): Loaded {
     const loaded = this.loaded.get(conversationId);
     if (!loaded) throw new AtriumError("node_unavailable", `conversation ${conversationId} is not loaded on this node; retry the request`);
     return loaded;
   }
+}
+
+/** The requestKey a new conversation's first record carries (creation, fork), claimed with its records. */
+function creationClaim(records: NewRecord[]): { requestKey: string; requestHash: string | null } | undefined {
+  const created = records.find((record) => record.stream === METADATA && record.body.type === "conversation.created")?.body as
+    | { requestKey?: string; requestHash?: string }
+    | undefined;
+  return created?.requestKey ? { requestKey: created.requestKey, requestHash: created.requestHash ?? null } : undefined;
 }
 
 function pushTo(sessions: Map<string, SessionRecord[]>, sessionId: string, record: SessionRecord): void {

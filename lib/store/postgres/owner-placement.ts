@@ -1,5 +1,6 @@
 import type { ClusterNode } from "./cluster-node";
 import type { ClusterRecords } from "./cluster-records";
+import { findKeyedCreation, type KeyedCreation } from "./creation-keys";
 import type { IndexReplica } from "./index-replica";
 import { LeaseHeldError } from "./leases";
 
@@ -53,21 +54,15 @@ export class OwnerPlacement {
   }
 
   /**
-   * Whether a live conversation was created under `requestKey` on any node; if so it is in this
-   * node's index before this answers, so the requestKey's replay reads it here (DESIGN §8, §10c).
+   * The conversation created under `requestKey` on any node (null: none), once whole (its first
+   * turn recorded, or deleted; at once if `requestHash` differs) and in this node's index, so the
+   * requestKey's replay reads it here (DESIGN §8, §10c). The database's claim of the key decides
+   * between creations at the same instant.
    */
-  async createdWithKey(requestKey: string): Promise<boolean> {
-    const rows = await this.node.pool.query<{ conversation_id: string }>(
-      `SELECT c.conversation_id FROM atrium_records c
-        WHERE c.stream = 'metadata' AND c.seq = 1 AND c.record->>'requestKey' = $1
-          AND NOT EXISTS (SELECT 1 FROM atrium_records d WHERE d.conversation_id = c.conversation_id AND d.stream = 'metadata' AND d.record->>'type' = 'conversation.deleted')
-        LIMIT 1`,
-      [requestKey],
-    );
-    const conversationId = rows.rows[0]?.conversation_id;
-    if (!conversationId) return false;
-    await this.replica.catchUp(conversationId);
-    return true;
+  async createdWithKey(requestKey: string, requestHash: string): Promise<KeyedCreation | null> {
+    const created = await findKeyedCreation(this.node.pool, this.node.feed, requestKey, requestHash);
+    if (created) await this.replica.catchUp(created.conversationId);
+    return created;
   }
 
   /** The node holding the lease as far as this node knows without asking: itself, or one found a moment ago (undefined: not known). */

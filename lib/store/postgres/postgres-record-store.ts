@@ -1,4 +1,4 @@
-import type { Pool } from "pg";
+import type { Pool, PoolClient } from "pg";
 import type { FoldSource } from "../conversation-fold";
 import type { RecordStore } from "../record-store";
 import {
@@ -9,8 +9,10 @@ import {
   type SessionRecord,
   type SessionRecordBody,
 } from "../records";
+import { claimCreationKey } from "./creation-keys";
 import type { Lease } from "./leases";
 import { LEASE_REFUSED } from "./schema";
+import { inTransaction } from "./transaction";
 
 /** The database refused a write: the writer's lease is stale (another node took it), expired or not held. */
 export class LeaseLostError extends Error {
@@ -136,14 +138,25 @@ export class PostgresRecordStore implements RecordStore {
 
   /**
    * A new conversation's first records in one statement (creation, fork: DESIGN §10c), under the
-   * lease just taken; each checked as the line it will be and as the line it is.
+   * lease just taken; each checked as the line it will be and as the line it is. With `claim`
+   * (its requestKey), the key is claimed in the same transaction: CreationKeyClaimedError, and
+   * nothing written, when another creation holds it.
    */
-  async appendAll(conversationId: string, entries: Array<{ stream: string; body: object }>): Promise<Array<Record<string, unknown>>> {
+  async appendAll(
+    conversationId: string,
+    entries: Array<{ stream: string; body: object }>,
+    claim?: { requestKey: string; requestHash: string | null },
+  ): Promise<Array<Record<string, unknown>>> {
     const at = this.now().toISOString();
     const schemaOf = (stream: string) => (stream === METADATA ? metadataRecordSchema : sessionRecordSchema);
     for (const entry of entries) schemaOf(entry.stream).parse({ v: 1, seq: 1, at, ...entry.body });
     const pending = entries.map((entry) => ({ ...entry, at, resolve: () => undefined, reject: () => undefined }));
-    const written = await this.writeBatch(conversationId, pending);
+    const written = claim
+      ? await inTransaction(this.pool, async (client) => {
+          await claimCreationKey(client, conversationId, claim.requestKey, claim.requestHash);
+          return this.writeBatch(conversationId, pending, client);
+        })
+      : await this.writeBatch(conversationId, pending);
     return written.map((record, index) => schemaOf(entries[index]!.stream).parse(lineOrder(record)));
   }
 
@@ -179,11 +192,11 @@ export class PostgresRecordStore implements RecordStore {
     this.batches.delete(conversationId);
   }
 
-  private async writeBatch(conversationId: string, pending: Pending[]): Promise<Array<Record<string, unknown>>> {
+  private async writeBatch(conversationId: string, pending: Pending[], db: Pool | PoolClient = this.pool): Promise<Array<Record<string, unknown>>> {
     const lease = this.leaseOf(conversationId);
     if (!lease) throw new LeaseLostError(conversationId, null);
     try {
-      const result = await this.pool.query<{ records: Array<Record<string, unknown>> }>(
+      const result = await db.query<{ records: Array<Record<string, unknown>> }>(
         "SELECT atrium_append_records($1, $2, $3, $4::jsonb) AS records",
         [conversationId, lease.nodeId, lease.epoch, JSON.stringify(pending.map(({ stream, at, body }) => ({ stream, at, body })))],
       );

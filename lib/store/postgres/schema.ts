@@ -15,7 +15,8 @@ export const SESSION_CHANNEL = "atrium_sessions";
  * JSON object a JSONL line holds. `atrium_leases` names the one node that may write a
  * conversation; a lease row is never deleted, so its epoch only grows. `atrium_nodes` lists the
  * nodes (GET /api/cluster). `atrium_sessions` the browser sessions' hashes. `atrium_settings` holds what every node shares (the record key);
- * `atrium_blob_heads` and `atrium_blob_chunks` the files (BlobStore).
+ * `atrium_blob_heads` and `atrium_blob_chunks` the files (BlobStore); `atrium_creation_keys` the
+ * requestKeys of creations (creation-keys.ts).
  * `atrium_append_records` is the only way records are written: in one
  * statement it locks the lease row, refuses a lease that is not the caller's current live one,
  * numbers a batch of records (one commit for all of them: the owner's group commit), and
@@ -90,6 +91,19 @@ CREATE TABLE IF NOT EXISTS atrium_records (
 -- A creation's requestKey, looked up by any node before it creates (a retry landing on another node).
 CREATE INDEX IF NOT EXISTS atrium_records_creation_key ON atrium_records ((record->>'requestKey'))
   WHERE stream = 'metadata' AND seq = 1;
+
+-- A creation's claim on its requestKey (DESIGN §8): inserted in the transaction that writes the
+-- conversation's first records, so of two identical creations on two nodes at once the database
+-- keeps one. conversation_id null: the creation was undone and the key is free again. A deleted
+-- conversation keeps its key, as one node's index does.
+CREATE TABLE IF NOT EXISTS atrium_creation_keys (
+  request_key text PRIMARY KEY,
+  conversation_id text,
+  request_hash text,
+  claimed_at timestamptz NOT NULL DEFAULT clock_timestamp()
+);
+
+CREATE INDEX IF NOT EXISTS atrium_creation_keys_conversation ON atrium_creation_keys (conversation_id);
 
 CREATE OR REPLACE FUNCTION atrium_refuse_record_change() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
