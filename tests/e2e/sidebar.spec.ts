@@ -140,16 +140,15 @@ test("a conversation's menu opens from hover, the … button, right-click and th
  * (Radix gives focus back to the trigger a task after the menu leaves) have run.
  */
 function pressWhenMenuLeaves(conversationId: string) {
-  const flags = window as unknown as { pressedOnLeave?: boolean; queuedTasksRan?: boolean };
+  const flags = window as unknown as { queuedTasksRan?: boolean };
   const observer = new MutationObserver((records) => {
     if (!records.some((record) => [...record.removedNodes].some((node) => node instanceof Element && node.querySelector("[role=menu]")))) return;
     observer.disconnect();
     const trigger = document.querySelector(`[data-conversation-id="${conversationId}"] [data-slot="dropdown-menu-trigger"]`)!;
     const init = { bubbles: true, cancelable: true, composed: true, button: 0, pointerType: "mouse", isPrimary: true };
-    for (const [Event, type] of [[PointerEvent, "pointerdown"], [MouseEvent, "mousedown"], [PointerEvent, "pointerup"], [MouseEvent, "mouseup"], [MouseEvent, "click"]] as const) {
-      trigger.dispatchEvent(new Event(type, init));
+    for (const [Kind, type] of [[PointerEvent, "pointerdown"], [MouseEvent, "mousedown"], [PointerEvent, "pointerup"], [MouseEvent, "mouseup"], [MouseEvent, "click"]] as const) {
+      trigger.dispatchEvent(new Kind(type, init));
     }
-    flags.pressedOnLeave = true;
     setTimeout(() => (flags.queuedTasksRan = true), 0);
   });
   observer.observe(document.body, { childList: true });
