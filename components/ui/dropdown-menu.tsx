@@ -26,7 +26,16 @@ function pressedOwnTrigger(event: Event, content: HTMLElement | null): boolean {
   return target.closest('[data-slot="dropdown-menu-trigger"]')?.id === triggerId;
 }
 
-function DropdownMenuContent({ className, sideOffset = 4, onPointerDownOutside, ref, ...props }: React.ComponentProps<typeof DropdownMenuPrimitive.Content>) {
+/**
+ * Whether the menu is open again by the time a closed menu's content would give focus back to the
+ * trigger. Radix returns that focus a task after the content unmounts; a press on "…" in between
+ * opens a new content, and focusing the trigger then would be a focus outside it that closes it.
+ */
+function reopened(content: HTMLElement | null): boolean {
+  return content?.isConnected === true && content.getAttribute("data-state") === "open";
+}
+
+function DropdownMenuContent({ className, sideOffset = 4, onPointerDownOutside, onCloseAutoFocus, ref, ...props }: React.ComponentProps<typeof DropdownMenuPrimitive.Content>) {
   const content = useRef<HTMLDivElement | null>(null);
   return (
     <DropdownMenuPrimitive.Portal>
@@ -41,6 +50,11 @@ function DropdownMenuContent({ className, sideOffset = 4, onPointerDownOutside, 
         onPointerDownOutside={(event) => {
           onPointerDownOutside?.(event);
           if (pressedOwnTrigger(event, content.current)) event.preventDefault();
+        }}
+        onCloseAutoFocus={(event) => {
+          onCloseAutoFocus?.(event);
+          // The focus is already in the new content: leave it there.
+          if (reopened(content.current)) event.preventDefault();
         }}
         className={cn(
           "z-50 max-h-(--radix-dropdown-menu-content-available-height) min-w-[8rem] origin-(--radix-dropdown-menu-content-transform-origin) overflow-x-hidden overflow-y-auto rounded-md border bg-popover p-1 text-popover-foreground shadow-md data-[side=bottom]:slide-in-from-top-2 data-[side=top]:slide-in-from-bottom-2 data-[state=closed]:animate-out data-[state=closed]:fade-out-0 data-[state=closed]:zoom-out-95 data-[state=open]:animate-in data-[state=open]:fade-in-0 data-[state=open]:zoom-in-95",
