@@ -2,7 +2,7 @@ import type fs from "node:fs";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { storageError } from "../errors";
-import { nodeStorageFs, type StorageFs } from "./storage-fs";
+import { DURABLE_APPEND_FLAGS, nodeStorageFs, type StorageFs } from "./storage-fs";
 
 export interface AppendedRecord<Record> {
   record: Record;
@@ -31,8 +31,9 @@ interface Pending {
 
 /**
  * Append-only JSONL writer. Lines appended in the same tick share one write and
- * one fdatasync (group commit); every promise resolves only once its line is
- * flushed, so callers can update the index and publish strictly after.
+ * one fdatasync (group commit; the file is opened O_DSYNC, so that write is the flush); every
+ * promise resolves only once its line is flushed, so callers can update the index and publish
+ * strictly after.
  *
  * A batch whose write or flush fails is cut back to the last good byte, its seqs (and those
  * of lines queued behind it) are given back, and the writer marks itself failed: the store
@@ -68,7 +69,7 @@ export class JsonlAppender<Body extends object, Record extends Body & { seq: num
     }
     let handle: fs.promises.FileHandle;
     try {
-      handle = await storage.open(filePath, "a+");
+      handle = await storage.open(filePath, DURABLE_APPEND_FLAGS ?? "a+");
     } catch (error) {
       throw storageError(error, path.basename(filePath));
     }
@@ -145,7 +146,8 @@ export class JsonlAppender<Body extends object, Record extends Body & { seq: num
       while (written < chunk.length) {
         written += await this.fs.write(this.handle, this.filePath, chunk, written, chunk.length - written);
       }
-      await this.fs.datasync(this.handle, this.filePath);
+      // Opened with O_DSYNC, the writes were the flush (see DURABLE_APPEND_FLAGS).
+      if (DURABLE_APPEND_FLAGS === null) await this.fs.datasync(this.handle, this.filePath);
       let offset = this.size;
       this.size += chunk.length;
       batch.forEach((entry, index) => {
