@@ -150,6 +150,9 @@ export async function writeAnswer(response: http.ServerResponse, answer: Respons
   const stop = () => void reader.cancel().catch(() => undefined);
   response.once("close", stop);
   try {
+    // A small answer (a JSON document) goes out whole, headers and body in one write; an event stream chunk by chunk.
+    const streamed = answer.headers.get("content-type")?.startsWith("text/event-stream") ?? false;
+    if (!streamed && (await answeredWhole(response, reader))) return;
     for (;;) {
       const { done, value } = await reader.read();
       if (done) break;
@@ -164,6 +167,33 @@ export async function writeAnswer(response: http.ServerResponse, answer: Respons
   } finally {
     response.off("close", stop);
   }
+}
+
+/** Up to this much of an answer that is not an event stream is gathered before anything is written. */
+const WHOLE_ANSWER_BYTES = 64 * 1024;
+
+/**
+ * Reads the body until it ends or passes WHOLE_ANSWER_BYTES. Ended: written with its length in one
+ * `end` (one socket write, no chunked framing), answering true. Longer: what was read is written
+ * and the caller streams the rest.
+ */
+async function answeredWhole(response: http.ServerResponse, reader: ReadableStreamDefaultReader<Uint8Array>): Promise<boolean> {
+  const chunks: Uint8Array[] = [];
+  let bytes = 0;
+  while (bytes <= WHOLE_ANSWER_BYTES) {
+    const { done, value } = await reader.read();
+    if (response.destroyed) return true;
+    if (done) {
+      const body = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
+      if (!response.hasHeader("content-length")) response.setHeader("content-length", body.byteLength);
+      response.end(body);
+      return true;
+    }
+    chunks.push(value);
+    bytes += value.byteLength;
+  }
+  for (const chunk of chunks) if (!response.write(chunk)) await drained(response);
+  return false;
 }
 
 function drained(response: http.ServerResponse): Promise<void> {
