@@ -76,6 +76,7 @@ function profileEvidence(directory: string, figures: RoundFigures): string[] {
     `profiled run: the server under node --cpu-prof (whole life in ${largest}), figures not counted`,
     ...windowEvidence(directory, whole, "sequential", `${SEQUENTIAL_TURNS} sequential turns`, figures.windows.sequential, 10),
     ...windowEvidence(directory, whole, "concurrent", `${CONVERSATIONS} concurrent turns`, figures.windows.concurrent, 15),
+    ...windowEvidence(directory, whole, "starts", `${CONVERSATIONS} one-word turns at once (turn starts alone)`, figures.windows.starts, 20),
   ];
 }
 

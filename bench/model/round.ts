@@ -59,7 +59,7 @@ export interface RoundFigures {
   concurrentWords: number;
   concurrentFrames: number;
   /** The windows in monotonic microseconds: first POST → last turn.ended received. */
-  windows: { sequential: Window; concurrent: Window };
+  windows: { sequential: Window; concurrent: Window; starts: Window };
   floorSequential: number[];
   floorConcurrent: number[];
 }
@@ -107,7 +107,7 @@ function allLatencies(received: Received): number[] {
 }
 
 /** One message in each conversation at once; answers what the client received and when each POST left. */
-async function turnInEach(server: BenchServer, client: StreamClient, ids: string[], prompt: (index: number) => string, words: number) {
+export async function turnInEach(server: BenchServer, client: StreamClient, ids: string[], prompt: (index: number) => string, words: number) {
   const { done } = await client.expect(ids, words);
   const submitted = new Map<string, number>();
   const answered = new Map<string, number>();
@@ -181,7 +181,9 @@ export async function runRound(home: string, fake: FakeModel, options: RoundOpti
     const peakRss = stopSampling();
     // Turn starts alone: one-word turns in every conversation at once, their whole CPU (start, one delta, end).
     const startsCpuBefore = cpuMs(pid);
+    const startsFrom = monotonicMicros();
     const starts = await turnInEach(server, client, ids, (index) => benchPrompt(tag("start", index), 1, 0), 1);
+    const startsWindow = { fromMicros: startsFrom, toMicros: monotonicMicros() };
     const startsCpuMs = cpuMs(pid) - startsCpuBefore;
     const arrivals = await fake.arrivals();
     const submitToRequestMs = toModelRequestMs(concurrent.submitted, arrivals);
@@ -209,7 +211,7 @@ export async function runRound(home: string, fake: FakeModel, options: RoundOpti
       idleCpuPerSecond,
       concurrentWords: concurrent.received.words,
       concurrentFrames: concurrent.received.frames,
-      windows: { sequential: sequentialWindow, concurrent: { fromMicros, toMicros } },
+      windows: { sequential: sequentialWindow, concurrent: { fromMicros, toMicros }, starts: startsWindow },
       floorSequential,
       floorConcurrent,
     };

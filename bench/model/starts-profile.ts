@@ -1,0 +1,176 @@
+import { spawn } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { SourceMap } from "node:module";
+import type { CpuProfile } from "../support/cpu-profile";
+import { BENCH_TOKEN, freePort, startBenchServer } from "../support/server-process";
+import { median, percentile } from "../support/stats";
+import { withTempDirectory } from "../support/temp-directory";
+import { FakeModel, StreamClient } from "./handles";
+import { cpuMs } from "./proc";
+import { CONVERSATIONS, post, toModelRequestMs, turnInEach, turnsEnded, WARM_WORDS, writeConfig, type Window } from "./round";
+import { benchPrompt } from "./stamps";
+
+/**
+ * Turn starts under a profiler: `node --import tsx bench/model/starts-profile.ts` (after
+ * `npm run build`). One server, 20 warm conversations, then BENCH_STARTS_ROUNDS (default 10)
+ * rounds of a one-word turn in every conversation at once. Prints server CPU per turn and
+ * submit → model request per round; with BENCH_PROFILE=1 the server runs under
+ * `node --cpu-prof` and the samples inside the rounds are summarized by source line of the
+ * bundle (through dist/'s source maps): self time and inclusive time per function.
+ */
+const ROOT = path.resolve(import.meta.dirname, "..", "..");
+const SAMPLE_INTERVAL_MICROS = 250;
+
+function roundsWanted(): number {
+  const value = Number.parseInt(process.env.BENCH_STARTS_ROUNDS ?? "10", 10);
+  if (!(value >= 1)) throw new Error(`BENCH_STARTS_ROUNDS must be a positive integer, got ${process.env.BENCH_STARTS_ROUNDS}`);
+  return value;
+}
+
+const maps = new Map<string, SourceMap | null>();
+function mapFor(url: string): SourceMap | null {
+  if (!maps.has(url)) {
+    const file = new URL(url).pathname;
+    const mapFile = `${file}.map`;
+    maps.set(url, fs.existsSync(mapFile) ? new SourceMap(JSON.parse(fs.readFileSync(mapFile, "utf8"))) : null);
+  }
+  return maps.get(url)!;
+}
+
+function label(frame: CpuProfile["nodes"][number]["callFrame"], withLine: boolean): string {
+  const name = frame.functionName || "(anonymous)";
+  if (!frame.url) return `${name} (native)`;
+  let where = frame.url.startsWith("file://") ? path.relative(ROOT, new URL(frame.url).pathname) : frame.url;
+  let line = frame.lineNumber + 1;
+  if (where.startsWith("dist/")) {
+    const entry = mapFor(frame.url)?.findEntry(frame.lineNumber, frame.columnNumber) as { originalSource?: string; originalLine?: number } | undefined;
+    if (entry?.originalSource) {
+      where = path.relative(ROOT, path.resolve(ROOT, "dist", entry.originalSource.replace(/^file:\/\//, "")));
+      line = (entry.originalLine ?? 0) + 1;
+    }
+  }
+  return withLine ? `${name} ${where}:${line}` : `${name} ${where}`;
+}
+
+function summarize(profile: CpuProfile, windows: Window[], top: number): string[] {
+  const byId = new Map(profile.nodes.map((node) => [node.id, node]));
+  const parents = new Map<number, number>();
+  for (const node of profile.nodes) for (const child of node.children ?? []) parents.set(child, node.id);
+  const self = new Map<string, number>();
+  const inclusive = new Map<string, number>();
+  let total = 0;
+  let time = profile.startTime;
+  profile.samples.forEach((id, index) => {
+    const delta = profile.timeDeltas[index] ?? 0;
+    time += delta;
+    if (!windows.some((window) => time >= window.fromMicros && time <= window.toMicros)) return;
+    // A sample's delta is wall time: a server preempted in a syscall (a loopback write waking the
+    // peer, on a busy machine) would charge the whole wait to it. Capped at twice the interval,
+    // the weights approximate CPU time.
+    const ms = Math.min(delta, 2 * SAMPLE_INTERVAL_MICROS) / 1000;
+    total += ms;
+    const own = label(byId.get(id)!.callFrame, true);
+    self.set(own, (self.get(own) ?? 0) + ms);
+    const seen = new Set<string>();
+    for (let current: number | undefined = id; current !== undefined; current = parents.get(current)) {
+      const key = label(byId.get(current)!.callFrame, false);
+      if (seen.has(key)) continue;
+      seen.add(key);
+      inclusive.set(key, (inclusive.get(key) ?? 0) + ms);
+    }
+  });
+  const rows = (map: Map<string, number>, keep: (key: string) => boolean) =>
+    [...map]
+      .filter(([key]) => keep(key))
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, top)
+      .map(([key, ms]) => `  ${((ms / total) * 100).toFixed(1).padStart(5)}% ${ms.toFixed(1).padStart(7)} ms  ${key}`);
+  return [
+    `sampled in the windows: ${total.toFixed(0)} ms`,
+    "self time:",
+    ...rows(self, () => true),
+    "inclusive time (project code):",
+    ...rows(inclusive, (key) => / (lib|server\.ts|bin)\//.test(key) || / server\.ts/.test(key)),
+    "inclusive time (packages and node):",
+    ...rows(inclusive, (key) => !/ (lib|bin)\//.test(key) && !key.includes("(root)")),
+  ];
+}
+
+/** The samples inside the windows, each weighing the time since the previous kept one. */
+function onlyWindows(profile: CpuProfile, windows: Window[]): CpuProfile {
+  const samples: number[] = [];
+  const timeDeltas: number[] = [];
+  let time = profile.startTime;
+  profile.samples.forEach((sample, index) => {
+    const delta = profile.timeDeltas[index] ?? 0;
+    time += delta;
+    if (!windows.some((window) => time >= window.fromMicros && time <= window.toMicros)) return;
+    samples.push(sample);
+    timeDeltas.push(delta);
+  });
+  return { nodes: profile.nodes, samples, timeDeltas, startTime: windows[0].fromMicros, endTime: windows.at(-1)!.toMicros };
+}
+
+async function main(): Promise<void> {
+  const profiling = process.env.BENCH_PROFILE === "1";
+  const directory = fs.mkdtempSync(path.join(os.tmpdir(), "atrium-starts-prof-"));
+  const nodeArgs = profiling ? ["--cpu-prof", "--cpu-prof-dir", directory, "--cpu-prof-interval", String(SAMPLE_INTERVAL_MICROS)] : [];
+  const fake = await FakeModel.start();
+  const windows: Window[] = [];
+  try {
+    await withTempDirectory("atrium-starts-", async (home) => {
+      writeConfig(home, fake.url);
+      const server = await startBenchServer(home, await freePort(), { nodeArgs });
+      const pid = server.child.pid!;
+      const client = StreamClient.start();
+      try {
+        const created = await Promise.all(
+          Array.from({ length: CONVERSATIONS }, (_, index) =>
+            post<{ conversation: { id: string }; turn: { id: string } }>(server, "/api/conversations", { text: benchPrompt(`new${index}`, WARM_WORDS, 0) }),
+          ),
+        );
+        await turnsEnded(server, created.map((answer) => answer.turn.id));
+        const ids = created.map((answer) => answer.conversation.id);
+        await client.open(server.url, BENCH_TOKEN, ids);
+        await turnInEach(server, client, ids, (index) => benchPrompt(`warm${index}`, WARM_WORDS, 0), WARM_WORDS);
+        const strace = process.env.BENCH_STRACE ? spawn("strace", ["-f", "-c", "-o", process.env.BENCH_STRACE, "-p", String(pid)], { stdio: "ignore" }) : null;
+        if (strace) await new Promise((resolve) => setTimeout(resolve, 1000));
+        const cpuPerTurn: number[] = [];
+        const p50s: number[] = [];
+        for (let round = 0; round < roundsWanted(); round += 1) {
+          const before = cpuMs(pid);
+          const fromMicros = Number(process.hrtime.bigint() / 1000n);
+          const starts = await turnInEach(server, client, ids, (index) => benchPrompt(`s${round}x${index}`, 1, 0), 1);
+          windows.push({ fromMicros, toMicros: Number(process.hrtime.bigint() / 1000n) });
+          cpuPerTurn.push((cpuMs(pid) - before) / ids.length);
+          p50s.push(percentile(toModelRequestMs(starts.submitted, await fake.arrivals()), 0.5));
+        }
+        if (strace) {
+          strace.kill("SIGINT");
+          await new Promise((resolve) => strace.once("exit", resolve));
+        }
+        console.log(`load average ${os.loadavg().map((value) => value.toFixed(1)).join(" ")}${profiling ? " (profiled: figures inflated)" : ""}`);
+        console.log(`server CPU per turn, per round: [${cpuPerTurn.map((value) => value.toFixed(1)).join(", ")}] ms; median ${median(cpuPerTurn).toFixed(1)} ms, mean ${(cpuPerTurn.reduce((sum, value) => sum + value, 0) / cpuPerTurn.length).toFixed(2)} ms`);
+        console.log(`submit → model request p50, per round: [${p50s.map((value) => value.toFixed(1)).join(", ")}] ms; median ${median(p50s).toFixed(1)} ms`);
+      } finally {
+        await client.stop();
+        await server.stop();
+      }
+    });
+  } finally {
+    await fake.stop();
+  }
+  if (!profiling) return;
+  const file = fs.readdirSync(directory).find((name) => name.endsWith(".cpuprofile"));
+  if (!file) throw new Error(`no .cpuprofile in ${directory}`);
+  const profile = JSON.parse(fs.readFileSync(path.join(directory, file), "utf8")) as CpuProfile;
+  const windowed = onlyWindows(profile, windows);
+  const windowedPath = path.join(directory, "starts-windows.cpuprofile");
+  fs.writeFileSync(windowedPath, JSON.stringify(windowed));
+  console.log(`profile: ${path.join(directory, file)}; the rounds alone: ${windowedPath}`);
+  for (const line of summarize(profile, windows, Number.parseInt(process.env.BENCH_TOP ?? "40", 10))) console.log(line);
+}
+
+await main();
