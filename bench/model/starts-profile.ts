@@ -98,6 +98,37 @@ function summarize(profile: CpuProfile, windows: Window[], top: number): string[
   ];
 }
 
+/** The config's defaultCwd moved to a sibling of the data directory (a checkpoint never snapshots a cwd inside it). */
+function moveWorkspaceOut(home: string): void {
+  const workspace = `${home}-workspace`;
+  fs.mkdirSync(path.join(workspace, "src"), { recursive: true });
+  fs.writeFileSync(path.join(workspace, "README.md"), "A small project for the turn-starts bench.\n");
+  for (let index = 0; index < 50; index += 1) fs.writeFileSync(path.join(workspace, "src", `file-${index}.ts`), `export const value${index} = ${index};\n`);
+  // Older than the racy window, as a project's files usually are.
+  const past = new Date(Date.now() - 60_000);
+  for (const file of ["README.md", ...Array.from({ length: 50 }, (_, index) => `src/file-${index}.ts`)]) fs.utimesSync(path.join(workspace, file), past, past);
+  const configPath = path.join(home, "config.json");
+  const config = JSON.parse(fs.readFileSync(configPath, "utf8")) as { defaultCwd: string };
+  config.defaultCwd = workspace;
+  fs.writeFileSync(configPath, JSON.stringify(config, null, 2));
+}
+
+/** CPU ms (user, system) of every thread of the process, by thread id (Linux /proc). */
+function threadCpu(pid: number): Map<string, { name: string; user: number; system: number }> {
+  const threads = new Map<string, { name: string; user: number; system: number }>();
+  for (const tid of fs.readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const stat = fs.readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8");
+      const name = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")")).replace(/[0-9]+$/, "");
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      threads.set(tid, { name: tid === String(pid) ? "main" : `${name}#${Number(tid) - pid}`, user: Number(fields[11]) * 10, system: Number(fields[12]) * 10 });
+    } catch {
+      // the thread ended
+    }
+  }
+  return threads;
+}
+
 /** The samples inside the windows, each weighing the time since the previous kept one. */
 function onlyWindows(profile: CpuProfile, windows: Window[]): CpuProfile {
   const samples: number[] = [];
@@ -122,6 +153,8 @@ async function main(): Promise<void> {
   try {
     await withTempDirectory("atrium-starts-", async (home) => {
       writeConfig(home, fake.url);
+      // BENCH_CWD_OUTSIDE=1: the conversations' cwd outside the data directory, so turn starts take checkpoints.
+      if (process.env.BENCH_CWD_OUTSIDE === "1") moveWorkspaceOut(home);
       const server = await startBenchServer(home, await freePort(), { nodeArgs });
       const pid = server.child.pid!;
       const client = StreamClient.start();
@@ -137,6 +170,7 @@ async function main(): Promise<void> {
         await turnInEach(server, client, ids, (index) => benchPrompt(`warm${index}`, WARM_WORDS, 0), WARM_WORDS);
         const strace = process.env.BENCH_STRACE ? spawn("strace", ["-f", "-c", "-o", process.env.BENCH_STRACE, "-p", String(pid)], { stdio: "ignore" }) : null;
         if (strace) await new Promise((resolve) => setTimeout(resolve, 1000));
+        const threadsBefore = threadCpu(pid);
         const cpuPerTurn: number[] = [];
         const p50s: number[] = [];
         for (let round = 0; round < roundsWanted(); round += 1) {
@@ -151,12 +185,25 @@ async function main(): Promise<void> {
           strace.kill("SIGINT");
           await new Promise((resolve) => strace.once("exit", resolve));
         }
+        const threadsAfter = threadCpu(pid);
+        const turns = roundsWanted() * ids.length;
+        const byName = new Map<string, { user: number; system: number }>();
+        for (const [tid, after] of threadsAfter) {
+          const before = threadsBefore.get(tid) ?? { name: after.name, user: 0, system: 0 };
+          const sum = byName.get(after.name) ?? { user: 0, system: 0 };
+          sum.user += after.user - before.user;
+          sum.system += after.system - before.system;
+          byName.set(after.name, sum);
+        }
+        const perThread = [...byName].filter(([, sum]) => sum.user + sum.system > 0);
+        console.log(`server CPU per turn by thread (user + system): ${perThread.map(([name, sum]) => `${name} ${(sum.user / turns).toFixed(2)} + ${(sum.system / turns).toFixed(2)} ms`).join("; ")}`);
         console.log(`load average ${os.loadavg().map((value) => value.toFixed(1)).join(" ")}${profiling ? " (profiled: figures inflated)" : ""}`);
         console.log(`server CPU per turn, per round: [${cpuPerTurn.map((value) => value.toFixed(1)).join(", ")}] ms; median ${median(cpuPerTurn).toFixed(1)} ms, mean ${(cpuPerTurn.reduce((sum, value) => sum + value, 0) / cpuPerTurn.length).toFixed(2)} ms`);
         console.log(`submit → model request p50, per round: [${p50s.map((value) => value.toFixed(1)).join(", ")}] ms; median ${median(p50s).toFixed(1)} ms`);
       } finally {
         await client.stop();
         await server.stop();
+        fs.rmSync(`${home}-workspace`, { recursive: true, force: true });
       }
     });
   } finally {
