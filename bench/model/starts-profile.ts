@@ -176,9 +176,11 @@ async function main(): Promise<void> {
         for (let round = 0; round < roundsWanted(); round += 1) {
           const before = cpuMs(pid);
           const fromMicros = Number(process.hrtime.bigint() / 1000n);
-          const starts = await turnInEach(server, client, ids, (index) => benchPrompt(`s${round}x${index}`, 1, 0), 1);
+          // BENCH_STARTS_ALONE=1: one conversation's turn per round, nothing else running.
+          const roundIds = process.env.BENCH_STARTS_ALONE === "1" ? [ids[round % ids.length]] : ids;
+          const starts = await turnInEach(server, client, roundIds, (index) => benchPrompt(`s${round}x${index}`, 1, 0), 1);
           windows.push({ fromMicros, toMicros: Number(process.hrtime.bigint() / 1000n) });
-          cpuPerTurn.push((cpuMs(pid) - before) / ids.length);
+          cpuPerTurn.push((cpuMs(pid) - before) / roundIds.length);
           p50s.push(percentile(toModelRequestMs(starts.submitted, await fake.arrivals()), 0.5));
         }
         if (strace) {
@@ -186,7 +188,7 @@ async function main(): Promise<void> {
           await new Promise((resolve) => strace.once("exit", resolve));
         }
         const threadsAfter = threadCpu(pid);
-        const turns = roundsWanted() * ids.length;
+        const turns = roundsWanted() * (process.env.BENCH_STARTS_ALONE === "1" ? 1 : ids.length);
         const byName = new Map<string, { user: number; system: number }>();
         for (const [tid, after] of threadsAfter) {
           const before = threadsBefore.get(tid) ?? { name: after.name, user: 0, system: 0 };
