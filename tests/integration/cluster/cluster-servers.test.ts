@@ -1,10 +1,10 @@
-import http from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connectSse, type SseConnection } from "../../support/sse-client";
 import { usePostgresPerFile } from "../../support/embedded-postgres";
 import { pollUntil } from "../../support/poll";
 import { startClusterServer, type ClusterServer } from "../../support/cluster-server";
 import { TEST_TOKEN } from "../../support/server-process";
+import { sendChunked } from "../../support/raw-http";
 
 /**
  * DESIGN §10c from the outside: two real server processes (server.ts, production build) on one
@@ -39,40 +39,6 @@ async function turnStatus(server: ClusterServer, turnId: string): Promise<string
   if (response.status === 404) return null;
   expect(response.status).toBe(200);
   return ((await response.json()) as { turn: { status: string } }).turn.status;
-}
-
-/**
- * POSTs a chunked body of up to `totalBytes` to `pathname`, one 64 KiB chunk per turn of the
- * event loop, and stops at the answer: the status, and how much was sent before it came.
- */
-function postChunked(server: ClusterServer, pathname: string, totalBytes: number): Promise<{ status: number; code: string; sent: number }> {
-  const chunk = Buffer.alloc(64 * 1024, " ");
-  const { hostname, port } = new URL(server.url);
-  return new Promise((resolve, reject) => {
-    let sent = 0;
-    let answered = false;
-    const request = http.request({ host: hostname, port, method: "POST", path: pathname, headers: { ...auth, "content-type": "application/json", "transfer-encoding": "chunked" } });
-    request.on("response", (response) => {
-      answered = true;
-      const parts: Buffer[] = [];
-      response.on("data", (part: Buffer) => parts.push(part));
-      response.on("end", () => {
-        request.destroy();
-        resolve({ status: response.statusCode ?? 0, code: JSON.parse(Buffer.concat(parts).toString("utf8")).error?.code, sent });
-      });
-    });
-    request.on("error", (error) => {
-      if (!answered) reject(error);
-    });
-    const pump = () => {
-      if (answered) return;
-      if (sent >= totalBytes) return void request.end();
-      sent += chunk.length;
-      if (!request.write(chunk)) return void request.once("drain", () => setImmediate(pump));
-      setImmediate(pump);
-    };
-    pump();
-  });
 }
 
 describe("two nodes on one PostgreSQL", () => {
@@ -209,8 +175,9 @@ describe("two nodes on one PostgreSQL", () => {
   it("a command's body past the JSON limit is refused by the node it reaches, not read whole to be forwarded", async () => {
     const created = await create(a, "held by A");
     await pollUntil(async () => (await turnStatus(b, created.turn.id)) === "completed", { what: "the first turn, read through B" });
-    const answer = await postChunked(b, `/api/conversations/${created.conversation.id}/messages`, 256 * 1024 * 1024);
-    expect(answer).toMatchObject({ status: 413, code: "payload_too_large" });
+    const answer = await sendChunked(b.url, `/api/conversations/${created.conversation.id}/messages`, 256 * 1024 * 1024, { ...auth, "content-type": "application/json" });
+    expect(answer.status).toBe(413);
+    expect(JSON.parse(answer.body).error.code).toBe("payload_too_large");
     // B answered once it had read past 1 MiB, long before the client could send 256 MiB.
     expect(answer.sent).toBeLessThan(64 * 1024 * 1024);
     const items = (await (await a.api(`/api/conversations/${created.conversation.id}/items`)).json()) as { items: unknown[] };

@@ -1,12 +1,11 @@
 import fs from "node:fs";
-import http from "node:http";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServerProcess, TEST_TOKEN, type ServerProcess } from "../../support/server-process";
 import { makeTempHome } from "../../support/temp-home";
+import { sendChunked } from "../../support/raw-http";
 
 const MiB = 1024 * 1024;
-const CHUNK = Buffer.alloc(64 * 1024, "x");
 
 let server: ServerProcess;
 let cleanup: () => void;
@@ -38,53 +37,23 @@ function residentBytes(pid: number): number {
   return Number(match![1]) * 1024;
 }
 
-/**
- * Sends up to `totalBytes` as a chunked body (no Content-Length), as fast as the server
- * takes it, and stops at the server's answer. Reports the answer and the server's peak
- * resident memory sampled while sending.
- */
-function sendChunked(pathname: string, totalBytes: number, headers: Record<string, string>): Promise<{ status: number; body: string; sent: number; peakRss: number }> {
-  const { hostname, port } = new URL(server.url);
+/** `sendChunked` to the test server, with the server's peak resident memory sampled while sending. */
+async function sendChunkedMeasured(pathname: string, totalBytes: number, headers: Record<string, string>): Promise<{ status: number; body: string; sent: number; peakRss: number }> {
   const pid = server.child.pid!;
-  return new Promise((resolve, reject) => {
-    let sent = 0;
-    let peakRss = residentBytes(pid);
-    let answered = false;
-    const sampler = setInterval(() => (peakRss = Math.max(peakRss, residentBytes(pid))), 25);
-    const request = http.request({ host: hostname, port, method: "POST", path: pathname, headers: { ...headers, "transfer-encoding": "chunked" }, agent: false });
-    request.on("response", (response) => {
-      answered = true;
-      const chunks: Buffer[] = [];
-      response.on("data", (chunk: Buffer) => chunks.push(chunk));
-      response.on("end", () => {
-        clearInterval(sampler);
-        peakRss = Math.max(peakRss, residentBytes(pid));
-        request.destroy();
-        resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks).toString("utf8"), sent, peakRss });
-      });
-    });
-    request.on("error", (error) => {
-      if (answered) return;
-      clearInterval(sampler);
-      reject(error);
-    });
-    // One chunk per turn of the event loop: the server's early answer is read between writes,
-    // before a write after its close could fail with EPIPE.
-    const pump = () => {
-      if (answered) return;
-      if (sent >= totalBytes) return void request.end();
-      sent += CHUNK.length;
-      if (!request.write(CHUNK)) return void request.once("drain", () => setImmediate(pump));
-      setImmediate(pump);
-    };
-    pump();
-  });
+  let peakRss = residentBytes(pid);
+  const sampler = setInterval(() => (peakRss = Math.max(peakRss, residentBytes(pid))), 25);
+  try {
+    const answer = await sendChunked(server.url, pathname, totalBytes, headers);
+    return { ...answer, peakRss: Math.max(peakRss, residentBytes(pid)) };
+  } finally {
+    clearInterval(sampler);
+  }
 }
 
 describe("bodies are cut at their limit while they are read", () => {
   it("a chunked 100 MB webhook is refused with 413 while the server's memory grows by less than 20 MB", async () => {
     const before = residentBytes(server.child.pid!);
-    const answer = await sendChunked("/api/webhooks/github", 100 * MiB, {
+    const answer = await sendChunkedMeasured("/api/webhooks/github", 100 * MiB, {
       "content-type": "application/json",
       "x-github-event": "push",
       "x-hub-signature-256": `sha256=${"0".repeat(64)}`,
@@ -96,7 +65,7 @@ describe("bodies are cut at their limit while they are read", () => {
   });
 
   it("a chunked JSON body past 1 MiB is 413 and creates nothing", async () => {
-    const answer = await sendChunked("/api/conversations", 100 * MiB, { authorization: `Bearer ${TEST_TOKEN}`, "content-type": "application/json" });
+    const answer = await sendChunkedMeasured("/api/conversations", 100 * MiB, { authorization: `Bearer ${TEST_TOKEN}`, "content-type": "application/json" });
     expect(answer.status).toBe(413);
     const list = (await (await server.api("/api/conversations?archived=all")).json()) as { conversations: unknown[] };
     expect(list.conversations).toEqual([]);
@@ -109,7 +78,7 @@ describe("bodies are cut at their limit while they are read", () => {
     const statuses: number[] = [];
     for (let round = 0; round < 20; round++) {
       const answers = await Promise.all(
-        [0, 1, 2].map(() => sendChunked("/api/conversations", 100 * MiB, { authorization: `Bearer ${TEST_TOKEN}`, "content-type": "application/json" })),
+        [0, 1, 2].map(() => sendChunkedMeasured("/api/conversations", 100 * MiB, { authorization: `Bearer ${TEST_TOKEN}`, "content-type": "application/json" })),
       );
       statuses.push(...answers.map((answer) => answer.status));
     }
@@ -117,7 +86,7 @@ describe("bodies are cut at their limit while they are read", () => {
   }, 120_000);
 
   it("a chunked upload past 20 MiB is 413 and leaves no upload behind", async () => {
-    const answer = await sendChunked("/api/attachments", 100 * MiB, { authorization: `Bearer ${TEST_TOKEN}`, "content-type": "multipart/form-data; boundary=x" });
+    const answer = await sendChunkedMeasured("/api/attachments", 100 * MiB, { authorization: `Bearer ${TEST_TOKEN}`, "content-type": "multipart/form-data; boundary=x" });
     expect(answer.status).toBe(413);
     const uploads = path.join(home, "uploads");
     expect(fs.existsSync(uploads) ? fs.readdirSync(uploads) : []).toEqual([]);
