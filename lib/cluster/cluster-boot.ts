@@ -59,7 +59,7 @@ export async function bootCluster(options: {
     log: options.log,
   });
   const records = new ClusterRecords(node, options.log);
-  const shared = { pool: node.pool, feed: node.feed, log: options.log, nodeId: node.id };
+  const shared = { pool: node.pool, feed: node.feed, log: options.log, nodeId: node.id, leaseSeconds: options.config.cluster.leaseSeconds };
   const [sessions, machines] = await Promise.all([ClusterSessions.start(shared), ClusterMachines.start(shared)]).catch(async (error: unknown) => {
     await node.stop();
     throw error;
@@ -85,6 +85,9 @@ export async function bootCluster(options: {
     onLost(listener) {
       lostListener = listener;
     },
-    stop: () => node.stop(),
+    stop: () => {
+      machines.stop();
+      return node.stop();
+    },
   };
 }

@@ -7,6 +7,15 @@ import { MACHINE_CHANNEL } from "../store/postgres/schema";
 
 const noticeSchema = z.object({ op: z.enum(["put", "del"]), id: z.string().min(1) });
 
+/** How often the live nodes (those seen within a lease) are read: a machine linked to a dead node stops counting as online elsewhere. */
+const LIVE_NODES_EVERY_MS = 2_000;
+
+/** The node holding a machine's link, and where other nodes reach it (null: it gave no ATRIUM_NODE_URL). */
+export interface LinkHolder {
+  nodeId: string;
+  url: string | null;
+}
+
 interface MachineRow {
   id: string;
   record: unknown;
@@ -24,7 +33,11 @@ interface MachineRow {
 export class ClusterMachines implements MachineBook {
   private readonly machines = new Map<string, StoredMachine>();
   private readonly linkedOn = new Map<string, string>();
-  private readonly removedListeners: Array<(id: string) => void> = [];
+  private readonly removedListeners: Array<(id: string, machine: StoredMachine) => void> = [];
+  private readonly changedListeners: Array<(id: string) => void> = [];
+  /** The nodes seen within a lease, with their addresses; read every LIVE_NODES_EVERY_MS. */
+  private liveNodes = new Map<string, string | null>();
+  private liveTimer: NodeJS.Timeout | null = null;
   private writing: Promise<void> = Promise.resolve();
   /** The last write that failed since `flushed()` last reported. */
   private failed: string | null = null;
@@ -32,15 +45,25 @@ export class ClusterMachines implements MachineBook {
   private constructor(
     private readonly pool: pg.Pool,
     private readonly nodeId: string,
+    private readonly leaseSeconds: number,
     private readonly log: (message: string) => void,
   ) {}
 
-  static async start(options: { pool: pg.Pool; feed: RecordFeed; nodeId: string; log: (message: string) => void }): Promise<ClusterMachines> {
-    const machines = new ClusterMachines(options.pool, options.nodeId, options.log);
+  static async start(options: { pool: pg.Pool; feed: RecordFeed; nodeId: string; leaseSeconds: number; log: (message: string) => void }): Promise<ClusterMachines> {
+    const machines = new ClusterMachines(options.pool, options.nodeId, options.leaseSeconds, options.log);
     await options.feed.onChannel(MACHINE_CHANNEL, (payload) => machines.heard(payload));
     options.feed.onResync(() => void machines.reload().catch((error: unknown) => options.log(`machines: could not read them again: ${String(error)}`)));
-    await machines.reload();
+    // Links this node held in a former life (same id) are gone: nobody is to be sent here for them.
+    await options.pool.query("UPDATE atrium_machines SET linked_node = NULL WHERE linked_node = $1", [options.nodeId]);
+    await Promise.all([machines.reload(), machines.readLiveNodes()]);
+    machines.liveTimer = setInterval(() => void machines.readLiveNodes().catch((error: unknown) => options.log(`machines: could not read the live nodes: ${String(error)}`)), LIVE_NODES_EVERY_MS);
+    machines.liveTimer.unref();
     return machines;
+  }
+
+  stop(): void {
+    if (this.liveTimer) clearInterval(this.liveTimer);
+    this.liveTimer = null;
   }
 
   all(): StoredMachine[] {
@@ -104,7 +127,7 @@ export class ClusterMachines implements MachineBook {
     if (failed) throw new AtriumError("node_unavailable", `the machines could not be saved to the database (${failed}); nothing changed, try again`);
   }
 
-  onRemoved(listener: (id: string) => void): void {
+  onRemoved(listener: (id: string, machine: StoredMachine) => void): void {
     this.removedListeners.push(listener);
   }
 
@@ -118,9 +141,21 @@ export class ClusterMachines implements MachineBook {
     );
   }
 
+  /** The other live node holding the machine's link (null: none, or it is held here). */
   linkedElsewhere(id: string): string | null {
+    return this.linkHolder(id)?.nodeId ?? null;
+  }
+
+  /** DESIGN §10c: the other live node holding the machine's link, where its conversations' tool calls go (null: none, or here). */
+  linkHolder(id: string): LinkHolder | null {
     const node = this.linkedOn.get(id);
-    return node && node !== this.nodeId ? node : null;
+    if (!node || node === this.nodeId || !this.liveNodes.has(node)) return null;
+    return { nodeId: node, url: this.liveNodes.get(node) ?? null };
+  }
+
+  /** A machine's record or link changed on another node (or its linking node stopped being seen). */
+  onChanged(listener: (id: string) => void): void {
+    this.changedListeners.push(listener);
   }
 
   /**
@@ -156,16 +191,38 @@ export class ClusterMachines implements MachineBook {
   private keep(row: MachineRow): void {
     const parsed = storedMachineSchema.safeParse(row.record);
     if (!parsed.success) return this.log(`machines: machine ${row.id} in the database is not a record this version can read`);
+    const before = JSON.stringify([this.machines.get(row.id), this.linkHolder(row.id)]);
     this.machines.set(row.id, parsed.data);
     if (row.linked_node) this.linkedOn.set(row.id, row.linked_node);
     else this.linkedOn.delete(row.id);
+    // This node's own writes come back as notices too: only a real change is told.
+    if (JSON.stringify([parsed.data, this.linkHolder(row.id)]) !== before) this.changed(row.id);
+  }
+
+  private changed(id: string): void {
+    for (const listener of this.changedListeners) listener(id);
+  }
+
+  /** The nodes seen within a lease; machines linked to a node that stopped being seen (or came back) are told as changed. */
+  private async readLiveNodes(): Promise<void> {
+    const rows = await this.pool.query<{ id: string; url: string | null }>(
+      "SELECT id, url FROM atrium_nodes WHERE last_seen_at > clock_timestamp() - make_interval(secs => $1)",
+      [this.leaseSeconds],
+    );
+    const before = this.liveNodes;
+    this.liveNodes = new Map(rows.rows.map((row) => [row.id, row.url]));
+    for (const [machineId, node] of this.linkedOn) {
+      if (node !== this.nodeId && before.has(node) !== this.liveNodes.has(node)) this.changed(machineId);
+    }
   }
 
   /** Removed on some node: if this node still had it, its link here is cut. */
   private gone(id: string): void {
     this.linkedOn.delete(id);
-    if (!this.machines.delete(id)) return;
-    for (const listener of this.removedListeners) listener(id);
+    const known = this.machines.get(id);
+    if (!known) return;
+    this.machines.delete(id);
+    for (const listener of this.removedListeners) listener(id, known);
   }
 
   private async reload(): Promise<void> {

@@ -15,10 +15,17 @@ const ANSWER_WITHIN_MS = 10_000;
 
 /** Routes whose first id names (or leads to) one conversation: their commands run on its lease holder. */
 const ROUTED = /^\/api\/(conversations|turns|approvals|questions)\/([0-9A-HJKMNP-TV-Z]{26})(\/|$)/;
+/** Where conversations are created: one on a machine linked to another node is created there. */
+const CREATE_PATH = "/api/conversations";
+/**
+ * Set on a call a node forwarded on once more (the lease or the machine moved while it was on its
+ * way): it is answered where it lands, so a call crosses at most two nodes.
+ */
+const HOP_HEADER = "x-atrium-node-hop";
 
 /** Whether a path (as the router routes it) is one a node forwards to another: only these pass the gate on a node signature. */
 export function isForwardedPath(pathname: string): boolean {
-  return ROUTED.test(pathname);
+  return ROUTED.test(pathname) || pathname === CREATE_PATH;
 }
 
 /**
@@ -32,24 +39,98 @@ export async function forwardToHolder(request: Request, runtime: Runtime): Promi
   const cluster = getCluster();
   if (!cluster || !runtime.cluster) return null;
   const url = new URL(request.url);
+  const forwarded = request.headers.get(NODE_HEADER) !== null;
+  const hopped = request.headers.get(HOP_HEADER) !== null;
+  if (url.pathname === CREATE_PATH) return forwarded ? null : createOnMachineNode(cluster, request, runtime);
   const match = ROUTED.exec(url.pathname);
   if (!match) return null;
   const conversationId = match[1] === "conversations" ? match[2]! : conversationOf(runtime, match[1]!, match[2]!);
   if (!conversationId) return null;
-  const placement = await runtime.locate(conversationId);
+  // A call that has hopped once is answered here: it goes nowhere else, even after its machine.
+  const placement = await runtime.locate(conversationId, { follow: !hopped });
   // Missing: answered here as on a single node (its input checked first, then 404 not_found).
   if (placement.kind === "here" || placement.kind === "missing") return null;
-  // A call forwarded to this node is never forwarded again: the lease moved meanwhile.
-  if (request.headers.get(NODE_HEADER)) throw new AtriumError("node_unavailable", `conversation ${conversationId} moved to another node; retry the request`);
+  if (hopped) throw new AtriumError("node_unavailable", `conversation ${conversationId} moved to another node; retry the request`);
   if (!placement.url) throw new AtriumError("node_unavailable", `node ${placement.nodeId} holds conversation ${conversationId} but gave no ATRIUM_NODE_URL`);
-  return forward(cluster, request, `${url.pathname}${url.search}`, placement.url);
+  const answer = await forward(cluster, request, `${url.pathname}${url.search}`, placement.url, forwarded);
+  return indexedBeforeAnswer(runtime, request, answer, conversationId);
 }
 
-async function forward(cluster: RegisteredCluster, request: Request, pathAndQuery: string, target: string): Promise<Response> {
+/**
+ * Read your writes on the node you asked: a command answered by another node is in this node's
+ * index before its answer goes back, so the client's next read here (its new turn, say) finds it
+ * instead of racing the database's notice. Only a command's small JSON answer is held for this.
+ */
+async function indexedBeforeAnswer(runtime: Runtime, request: Request, answer: Response, conversationId: string | null): Promise<Response> {
+  const method = request.method.toUpperCase();
+  if (method === "GET" || method === "HEAD" || !answer.ok || !answer.headers.get("content-type")?.includes("application/json")) return answer;
+  const body = await answer.text();
+  const id = conversationId ?? createdConversation(body);
+  if (id) await runtime.cluster?.placement.caughtUp(id);
+  return new Response(body, { status: answer.status, headers: answer.headers });
+}
+
+function createdConversation(body: string): string | null {
+  try {
+    const id = (JSON.parse(body) as { conversation?: { id?: unknown } }).conversation?.id;
+    return typeof id === "string" ? id : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * DESIGN §10c: a conversation created on a machine linked to another node is created there (its
+ * cwd is checked on the machine, and its turn's tool calls run through that node's link). Null:
+ * created here (a local machine, one linked here or offline, or a body the route refuses).
+ */
+async function createOnMachineNode(cluster: RegisteredCluster, request: Request, runtime: Runtime): Promise<Response | null> {
+  if (request.method.toUpperCase() !== "POST") return null;
+  let machine: unknown;
+  try {
+    machine = ((await peekJson(request)) as { machine?: unknown } | null)?.machine;
+  } catch {
+    return null;
+  }
+  if (typeof machine !== "string") return null;
+  const machineId = runtime.machines.machineIdOf(machine);
+  const holder = machineId && !runtime.machines.isLocal(machineId) ? runtime.machines.linkHolder(machineId) : null;
+  if (!holder?.url) return null;
+  const url = new URL(request.url);
+  return indexedBeforeAnswer(runtime, request, await forward(cluster, request, `${url.pathname}${url.search}`, holder.url, false), null);
+}
+
+/**
+ * The JSON of a copy of the body (null: none, or past the route's limit), the original left for
+ * the route to read and check. Past the limit the copy is cancelled, never drained, so no more of
+ * the body than the limit is held for the route.
+ */
+async function peekJson(request: Request): Promise<unknown> {
+  const declared = Number(request.headers.get("content-length") ?? "0");
+  // Refused by the route unread; a copy made now would hold what the route drains.
+  if (!request.body || !(declared <= JSON_BODY_LIMIT)) return null;
+  const reader = request.clone().body!.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > JSON_BODY_LIMIT) {
+      void reader.cancel().catch(() => undefined);
+      return null;
+    }
+    chunks.push(value);
+  }
+  return JSON.parse(Buffer.concat(chunks).toString("utf8"));
+}
+
+async function forward(cluster: RegisteredCluster, request: Request, pathAndQuery: string, target: string, hop: boolean): Promise<Response> {
   const method = request.method.toUpperCase();
   // Every routed command takes a JSON body: one past its limit is refused here, never held whole.
   const body = method === "GET" || method === "HEAD" ? Buffer.alloc(0) : Buffer.from(await readBodyLimited(request, JSON_BODY_LIMIT, `JSON bodies are limited to ${JSON_BODY_LIMIT} bytes`));
   const headers: Record<string, string> = cluster.signatures.sign(cluster.nodeId, { method, path: pathAndQuery, body });
+  if (hop) headers[HOP_HEADER] = "1";
   for (const name of CARRIED_REQUEST) {
     const value = request.headers.get(name);
     if (value !== null) headers[name] = value;

@@ -27,11 +27,25 @@ export class ClusterOwners {
     return this.placement.node.id;
   }
 
-  async locate(conversationId: string): Promise<Placement> {
+  /**
+   * `follow` (the default): a conversation whose machine is linked to another node goes to that
+   * node (DESIGN §10c: a tool call reaches its machine through the node holding the link). One
+   * held here moves once it is idle: its lease is handed back and its watchers here follow it;
+   * a running turn finishes here first.
+   */
+  async locate(conversationId: string, { follow = true }: { follow?: boolean } = {}): Promise<Placement> {
     const stale = this.owners.peek(conversationId);
     // An owner left from a lease this node no longer holds is never used again.
     if (stale && !this.placement.isHere(conversationId)) this.unload(stale);
-    const placement = await this.placement.place(conversationId);
+    const machineNode = follow ? this.machineNode(conversationId) : null;
+    if (machineNode && this.placement.isHere(conversationId)) {
+      const owner = this.owners.peek(conversationId);
+      if (owner && !owner.idle) return { kind: "here", taken: false };
+      if (owner) this.unload(owner);
+      await this.placement.release(conversationId);
+      this.context.log(`conversation ${conversationId}: handed to node ${machineNode.nodeId}, which holds its machine's link`);
+    }
+    const placement = await this.placement.place(conversationId, machineNode ?? undefined);
     if (placement.kind !== "here") return placement;
     if (placement.taken) {
       this.context.log(`conversation ${conversationId}: lease taken by node ${this.nodeId}`);
@@ -77,6 +91,13 @@ export class ClusterOwners {
   /** An idle owner dropped from memory hands its lease back, so any node may take it at once. */
   evicted(conversationId: string): void {
     this.placement.release(conversationId).catch((error: unknown) => this.context.log(`handing back conversation ${conversationId} failed: ${String(error)}`));
+  }
+
+  /** The other live node holding the link of the conversation's machine (null: local, linked here, or offline). */
+  private machineNode(conversationId: string): { nodeId: string; url: string | null } | null {
+    const machine = this.indexedConversation(conversationId)?.machine;
+    if (!machine || !this.context.machines || this.context.machines.isLocal(machine)) return null;
+    return this.context.machines.linkHolder(machine);
   }
 
   private unload(owner: ConversationActor): void {

@@ -359,21 +359,15 @@ export class ConversationActor implements OwnerState {
     return this.execute({ type: "record_compaction", sessionId: session.id, result });
   }
 
-  /**
-   * Whether the Runtime may drop this owner and rebuild it from the files later: nothing runs,
-   * is parked, is being compacted or is queued, and nobody is waiting on it.
-   */
+  /** Nothing runs, is parked, compacted or queued, and nobody waits on it: it may move to another node (its watchers follow). */
+  get idle(): boolean {
+    const { mutex, outsideWork, restoring, manualCompaction, decisionWaiters, reportWaiters } = this;
+    return mutex.idle && outsideWork === 0 && !restoring && manualCompaction === null && !this.hasOpenTurn() && decisionWaiters.size === 0 && reportWaiters.size === 0;
+  }
+
+  /** Idle and unwatched: the Runtime may drop this owner and rebuild it from its records later. */
   get evictable(): boolean {
-    return (
-      this.mutex.idle &&
-      this.outsideWork === 0 &&
-      !this.restoring &&
-      this.manualCompaction === null &&
-      !this.hasOpenTurn() &&
-      this.decisionWaiters.size === 0 &&
-      this.reportWaiters.size === 0 &&
-      this.context.bus.listenerCount(this.id) === 0
-    );
+    return this.idle && this.context.bus.listenerCount(this.id) === 0;
   }
 
   /** Counts `work` (running outside the queue) as this owner's until it settles. */

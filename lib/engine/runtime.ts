@@ -181,8 +181,8 @@ export class Runtime {
   }
 
   /** Where the conversation's owner runs; always here on a single node. */
-  locate(conversationId: string): Promise<Placement> {
-    return this.cluster ? this.cluster.locate(conversationId) : Promise.resolve({ kind: "here", taken: false });
+  locate(conversationId: string, options?: { follow?: boolean }): Promise<Placement> {
+    return this.cluster ? this.cluster.locate(conversationId, options) : Promise.resolve({ kind: "here", taken: false });
   }
 
   get loadedOwners(): number {

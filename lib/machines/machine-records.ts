@@ -45,11 +45,15 @@ export interface MachineBook {
   /** Once every write so far is in the shared store (a cluster's database); at once for the file. */
   flushed?(): Promise<void>;
   /** Another node removed a machine (a cluster): its link here must be cut. */
-  onRemoved?(listener: (id: string) => void): void;
+  onRemoved?(listener: (id: string, machine: StoredMachine) => void): void;
+  /** Another node changed a machine's record or link (a cluster): its view here changed too. */
+  onChanged?(listener: (id: string) => void): void;
   /** This node holds (or lost) the machine's link: other nodes learn where it is (a cluster). */
   linked?(id: string, here: boolean): void;
   /** The other node holding the machine's link, if any (a cluster). */
   linkedElsewhere?(id: string): string | null;
+  /** The other live node holding the machine's link and its address (a cluster; null: none, or here). */
+  linkHolder?(id: string): { nodeId: string; url: string | null } | null;
 }
 
 /** The machine a presented token belongs to, compared in constant time. */

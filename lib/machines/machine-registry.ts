@@ -66,7 +66,12 @@ export class MachineRegistry implements MachinePort {
   constructor(private readonly options: MachineRegistryOptions) {
     this.records = options.records ?? new MachineRecords(options.file);
     // Revoked on another node of the cluster: the link held here is cut at once.
-    this.records.onRemoved?.((machineId) => this.cutRevoked(machineId));
+    this.records.onRemoved?.((machineId, stored) => this.cutRevoked(machineId, stored));
+    // Linked to (or cut from) another node of the cluster: this node's sidebars hear it too.
+    this.records.onChanged?.((machineId) => {
+      const stored = this.records.get(machineId);
+      if (stored) this.options.publish(this.view(stored));
+    });
     this.startedAt = options.now().toISOString();
   }
 
@@ -182,7 +187,7 @@ export class MachineRegistry implements MachinePort {
 
   isOnline(machineId: string): boolean {
     if (machineId === LOCAL_MACHINE_ID) return this.options.localEnabled;
-    return this.isLinked(machineId);
+    return this.isLinked(machineId) || this.linkHolder(machineId) !== null;
   }
 
   nameOf(machineId: string): string {
@@ -265,10 +270,18 @@ export class MachineRegistry implements MachinePort {
     this.linkedListeners.push(listener);
   }
 
-  /** A cluster node: where the machine is linked instead (DESIGN §10c; calls do not cross nodes yet). */
+  /**
+   * DESIGN §10c: the other node of the cluster holding the machine's link (null: none, or this
+   * one). A conversation on that machine is owned there, so its tool calls reach the machine.
+   */
+  linkHolder(machineId: string): { nodeId: string; url: string | null } | null {
+    return this.records.linkHolder?.(machineId) ?? null;
+  }
+
+  /** A cluster node: where the machine is linked instead (a turn that started here keeps its node; the next one moves). */
   private elsewhereNote(machineId: string): string {
     const node = this.records.linkedElsewhere?.(machineId);
-    return node ? ` to this node (it is connected to node ${node} of the cluster, which tool calls cannot reach from here yet)` : "";
+    return node ? ` to this node (it is connected to node ${node} of the cluster now; the conversation moves there once this turn has ended)` : "";
   }
 
   private detach(machineId: string, live: LiveLink): void {
@@ -285,7 +298,9 @@ export class MachineRegistry implements MachinePort {
 
   private view(stored: StoredMachine): Machine {
     const live = this.links.get(stored.id);
-    const online = live?.link.isOpen === true;
+    const here = live?.link.isOpen === true;
+    // On a cluster, a machine linked to another live node is online from every node (DESIGN §10c).
+    const online = here || this.records.linkedElsewhere?.(stored.id) != null;
     return {
       id: stored.id,
       name: stored.name,
@@ -295,8 +310,8 @@ export class MachineRegistry implements MachinePort {
       platform: stored.platform,
       roots: stored.roots.length ? stored.roots : stored.allowedRoots,
       sandbox: stored.sandbox ?? "unknown",
-      connectedAt: online ? live.connectedAt : null,
-      lastSeenAt: online ? live.lastSeenAt : stored.lastSeenAt,
+      connectedAt: here ? live.connectedAt : null,
+      lastSeenAt: here ? live.lastSeenAt : stored.lastSeenAt,
       createdAt: stored.createdAt,
     };
   }
@@ -320,8 +335,8 @@ export class MachineRegistry implements MachinePort {
 
 function offline(name: string, elsewhere?: string | null): AtriumError {
   if (elsewhere) {
-    // DESIGN §10c: reaching a machine through the node holding its link is not built yet.
-    return new AtriumError("machine_offline", `machine ${name} is connected to another node of the cluster (${elsewhere}), not to this one; tool calls cannot reach it from here yet`);
+    // DESIGN §10c: requests go to the node holding the link; this one raced a move of the machine.
+    return new AtriumError("machine_offline", `machine ${name} is connected to another node of the cluster (${elsewhere}), not to this one; retry the request and it goes there`);
   }
   return new AtriumError("machine_offline", `machine ${name} is offline; start \`atrium machine connect\` there or pick another machine`);
 }

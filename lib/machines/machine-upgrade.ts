@@ -46,6 +46,12 @@ function admitMachine(
     refuse(socket, 409, "machine_connected", `machine ${machine.name} is already connected with this token`);
     return;
   }
+  // A cluster: one link per machine across every node; the machine retries once that link is gone.
+  const holder = machines.linkHolder(machine.id);
+  if (holder) {
+    refuse(socket, 409, "machine_connected", `machine ${machine.name} is already connected with this token, to node ${holder.nodeId} of the cluster`);
+    return;
+  }
   server.handleUpgrade(request, socket, head, (webSocket) => {
     waitForHello(webSocket).then(
       (hello) => machines.attach(machine.id, webSocket, hello),

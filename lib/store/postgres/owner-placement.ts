@@ -35,14 +35,19 @@ export class OwnerPlacement {
     private readonly replica: IndexReplica,
   ) {}
 
-  place(conversationId: string): Promise<Placement> {
+  /**
+   * `prefer`: the live node holding the link of the conversation's machine (DESIGN §10c). When no
+   * node holds the lease, the conversation goes there rather than here, so its tool calls reach
+   * the machine.
+   */
+  place(conversationId: string, prefer?: { nodeId: string; url: string | null }): Promise<Placement> {
     if (this.records.isLoaded(conversationId)) return Promise.resolve({ kind: "here", taken: false });
     const known = this.elsewhere.get(conversationId);
     if (known && known.until > Date.now()) return Promise.resolve(known.placement);
     this.elsewhere.delete(conversationId);
     let placing = this.placing.get(conversationId);
     if (!placing) {
-      placing = this.decide(conversationId).finally(() => this.placing.delete(conversationId));
+      placing = this.decide(conversationId, prefer).finally(() => this.placing.delete(conversationId));
       this.placing.set(conversationId, placing);
     }
     return placing;
@@ -63,6 +68,11 @@ export class OwnerPlacement {
     const created = await findKeyedCreation(this.node.pool, this.node.feed, requestKey, requestHash);
     if (created) await this.replica.catchUp(created.conversationId);
     return created;
+  }
+
+  /** This node's index has every record of the conversation written so far (by any node). */
+  caughtUp(conversationId: string): Promise<void> {
+    return this.replica.catchUp(conversationId);
   }
 
   /** The node holding the lease as far as this node knows without asking: itself, or one found a moment ago (undefined: not known). */
@@ -93,10 +103,12 @@ export class OwnerPlacement {
     this.records.forget(conversationId);
   }
 
-  private async decide(conversationId: string): Promise<Placement> {
+  private async decide(conversationId: string, prefer?: { nodeId: string; url: string | null }): Promise<Placement> {
     const holder = await this.liveHolder(conversationId);
     if (holder) return this.heldElsewhere(conversationId, holder.nodeId, holder.url);
     if (!(await this.records.exists(conversationId))) return { kind: "missing" };
+    // That node takes the lease when the request reaches it.
+    if (prefer) return this.heldElsewhere(conversationId, prefer.nodeId, prefer.url);
     try {
       const { taken } = await this.records.load(conversationId);
       // The index must have every record before recovery reads the open turns from it.
