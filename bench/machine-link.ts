@@ -105,7 +105,7 @@ async function startLink(root: string): Promise<{ local: Run; remote: Run; inter
   const links = routeMachineUpgrades(server, () => registry);
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const port = (server.address() as { port: number }).port;
-  const { machine, token } = registry.add("bench", undefined);
+  const { machine, token } = await registry.add("bench", undefined);
   const machineEnv: Record<string, string> = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: path.join(root, "home"), ATRIUM_MACHINE_TOKEN: token };
   const child = spawn(process.execPath, [path.resolve(import.meta.dirname, "..", "bin", "atrium.mjs"), "machine", "connect", `http://127.0.0.1:${port}`, "--root", work], {
     env: machineEnv as NodeJS.ProcessEnv,

@@ -87,7 +87,8 @@ export class MachineRegistry implements MachinePort {
     return this.view(stored);
   }
 
-  add(name: string, roots: readonly string[] | undefined): { machine: Machine; token: string } {
+  /** Adds a machine; its token is shown this once. Published once stored where every node reads it. */
+  async add(name: string, roots: readonly string[] | undefined): Promise<{ machine: Machine; token: string }> {
     if (name === LOCAL_MACHINE_ID) throw new AtriumError("bad_request", `"${LOCAL_MACHINE_ID}" is the built-in machine's name`);
     if (this.records.byName(name)) throw new AtriumError("bad_request", `a machine named "${name}" already exists`);
     const token = newMachineToken();
@@ -104,17 +105,22 @@ export class MachineRegistry implements MachinePort {
       lastSeenAt: null,
     };
     this.records.put(stored);
+    await this.flushed();
     const machine = this.view(stored);
     this.options.publish(machine);
     return { machine, token };
   }
 
-  /** Revokes a machine: its record (and so its token) goes, and its link is cut at once. */
-  remove(machineId: string): void {
+  /**
+   * Revokes a machine: its record (and so its token) goes, and once that is stored its link is cut
+   * at once. A removal the store refused (a cluster's database) cuts nothing and answers an error.
+   */
+  async remove(machineId: string): Promise<void> {
     if (machineId === LOCAL_MACHINE_ID) throw new AtriumError("bad_request", "the built-in machine cannot be removed; set machines.local to false in config.json");
     const stored = this.records.get(machineId);
     if (!stored) throw new AtriumError("not_found", `machine ${machineId} was not found`);
     this.records.remove(machineId);
+    await this.flushed();
     this.cutRevoked(machineId, stored);
   }
 

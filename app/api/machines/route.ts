@@ -9,8 +9,7 @@ export const GET = apiRoute(({ runtime }) => json({ machines: runtime.machines.l
 
 export const POST = apiRoute(async ({ request, runtime }) => {
   const body = await readJson(request, addMachineBody);
-  const added = runtime.machines.add(body.name, body.roots);
   // A cluster node answers once every node can read it (DESIGN §10c).
-  await runtime.machines.flushed();
+  const added = await runtime.machines.add(body.name, body.roots);
   return json(added, 201);
 });

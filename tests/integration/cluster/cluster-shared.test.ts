@@ -255,4 +255,50 @@ describe("machines on a cluster", () => {
       temp.cleanup();
     }
   });
+
+  it("a machine add or revoke the database refuses answers 503 node_unavailable and changes nothing: not listed, not published, no link cut", async () => {
+    const temp = makeTempHome("atrium-cluster-machine-");
+    let laptop: ReturnType<typeof startMachineProcess> | undefined;
+    await database.pool.query(`
+      CREATE FUNCTION atrium_test_refuse() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN
+        IF (TG_OP = 'INSERT' AND NEW.record->>'name' = 'refused-add') OR (TG_OP = 'DELETE' AND OLD.record->>'name' = 'refused-revoke') THEN
+          RAISE EXCEPTION 'refused by the test';
+        END IF;
+        RETURN COALESCE(NEW, OLD);
+      END $$;
+      CREATE TRIGGER atrium_test_refuse BEFORE INSERT OR DELETE ON atrium_machines FOR EACH ROW EXECUTE FUNCTION atrium_test_refuse();`);
+    try {
+      const refused = await a.api("/api/machines", { method: "POST", body: JSON.stringify({ name: "refused-add" }) });
+      expect(refused.status).toBe(503);
+      expect(((await refused.json()) as { error: { code: string } }).error.code).toBe("node_unavailable");
+      await pollUntil(async () => !(await machinesOn(a)).some((listed) => listed.name === "refused-add"), { what: "A to read its machines again without the refused one" });
+      expect((await machinesOn(b)).some((listed) => listed.name === "refused-add")).toBe(false);
+      expect((await database.pool.query("SELECT 1 FROM atrium_machines WHERE record->>'name' = 'refused-add'")).rowCount).toBe(0);
+
+      const added = await a.api("/api/machines", { method: "POST", body: JSON.stringify({ name: "refused-revoke" }) });
+      expect(added.status).toBe(201);
+      const { machine, token } = (await added.json()) as { machine: { id: string }; token: string };
+      const root = path.join(temp.home, "work");
+      fs.mkdirSync(root, { recursive: true });
+      laptop = startMachineProcess({ url: a.url, token, home: path.join(temp.home, "home"), roots: [root] });
+      await pollUntil(async () => (await machinesOn(a)).find((listed) => listed.id === machine.id)?.status === "online", { what: "the machine online on A", timeoutMs: 20_000 });
+      const revoke = await a.api(`/api/machines/${machine.id}`, { method: "DELETE" });
+      expect(revoke.status).toBe(503);
+      expect(((await revoke.json()) as { error: { code: string } }).error.code).toBe("node_unavailable");
+      // Still stored, still listed (A read its machines again), and its link was never cut.
+      await pollUntil(async () => (await machinesOn(a)).find((listed) => listed.id === machine.id)?.status === "online", { what: "the machine listed online on A again" });
+      expect(laptop.child.exitCode).toBeNull();
+      expect(laptop.output()).not.toMatch(/revoked/);
+
+      await database.pool.query("DROP TRIGGER atrium_test_refuse ON atrium_machines");
+      expect((await a.api(`/api/machines/${machine.id}`, { method: "DELETE" })).status).toBe(204);
+      // Revoked for real now: the machine hears it and stops dialling.
+      await laptop.exited;
+      expect(laptop.output()).toMatch(/revoked/);
+    } finally {
+      await database.pool.query("DROP TRIGGER IF EXISTS atrium_test_refuse ON atrium_machines; DROP FUNCTION IF EXISTS atrium_test_refuse()");
+      await laptop?.stop();
+      temp.cleanup();
+    }
+  });
 });

@@ -6,7 +6,6 @@ export const dynamic = "force-dynamic";
 export const GET = apiRoute<{ id: string }>(({ params, runtime }) => json({ machine: runtime.machines.get(params.id) }));
 
 export const DELETE = apiRoute<{ id: string }>(async ({ params, runtime }) => {
-  runtime.machines.remove(params.id);
-  await runtime.machines.flushed();
+  await runtime.machines.remove(params.id);
   return noContent();
 });
