@@ -1,6 +1,10 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { expect, test } from "@playwright/test";
+import { startMachineProcess } from "../support/machine-process";
 import { E2E_PORT } from "./support/environment";
-import { ConversationPage, hydrated, Sidebar } from "./support/pages";
+import { ConversationPage, hydrated, NewChatPage, Sidebar } from "./support/pages";
 import { startClusterServer, type ClusterServer } from "../support/cluster-server";
 import { startTestPostgres, type TestPostgres } from "../support/test-postgres";
 
@@ -132,5 +136,45 @@ test("a tab on node B following a conversation node C holds goes on live after C
     await context.close();
   } finally {
     await c.cleanup();
+  }
+});
+
+test("a machine linked to node B is used from node A's tab: listed online there, picked in a new chat, and its shell runs on the machine through B", async ({ browser }) => {
+  const [a, b] = nodes;
+  const added = await a.api("/api/machines", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ name: "b-side-laptop" }) });
+  expect(added.status).toBe(201);
+  const { machine, token } = (await added.json()) as { machine: { id: string }; token: string };
+  const base = fs.mkdtempSync(path.join(os.tmpdir(), "atrium-e2e-cluster-machine-"));
+  const root = path.join(base, "checkout");
+  fs.mkdirSync(root);
+  const laptop = startMachineProcess({ url: b.url, token, home: path.join(base, "home"), roots: [root] });
+  const context = await browser.newContext();
+  try {
+    const page = await context.newPage();
+    await page.goto(`${a.url}/signin?token=${encodeURIComponent(a.token)}`);
+    await expect(page).toHaveURL(`${a.url}/`);
+    // Linked to B, listed online on A, live (machine.updated reaches A's tab).
+    await page.goto(`${a.url}/settings/machines`);
+    await hydrated(page);
+    await expect(page.getByRole("listitem", { name: "Machine b-side-laptop" })).toContainText("online", { timeout: 20_000 });
+
+    await page.goto(`${a.url}/new`);
+    await hydrated(page);
+    await page.getByRole("combobox", { name: "Machine" }).click();
+    await page.getByRole("option", { name: /b-side-laptop/ }).click();
+    const conversation = await new NewChatPage(page).start('[[tool:shell {"command":"echo home=$HOME; echo cwd=$(pwd)"}]]');
+    const approval = page.getByRole("group", { name: "Approval for shell" });
+    await expect(approval).toContainText("to run on b-side-laptop?");
+    await approval.getByRole("button", { name: "Approve" }).click();
+    await expect(conversation.lastReply).toHaveText(`Tool shell returned: home=${path.join(base, "home")}`);
+    await expect(page.getByLabel("Machine: b-side-laptop, online")).toBeVisible();
+    const id = /\/c\/([0-9A-Z]{26})$/.exec(page.url())![1]!;
+    const held = (await (await a.api(`/api/conversations/${id}`)).json()) as { conversation: { node: string | null } };
+    expect(held.conversation.node).toBe(b.nodeId);
+    await page.screenshot({ path: "test-results/screens/cluster-machine.png" });
+  } finally {
+    await context.close();
+    await laptop.stop();
+    fs.rmSync(base, { recursive: true, force: true });
   }
 });
