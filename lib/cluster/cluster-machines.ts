@@ -35,6 +35,8 @@ export class ClusterMachines implements MachineBook {
   private readonly linkedOn = new Map<string, string>();
   private readonly removedListeners: Array<(id: string, machine: StoredMachine) => void> = [];
   private readonly changedListeners: Array<(id: string) => void> = [];
+  /** Machines whose add this node made and the database refused: dropped on the reload without telling anyone. */
+  private readonly refusedHere = new Set<string>();
   /** The nodes seen within a lease, with their addresses; read every LIVE_NODES_EVERY_MS. */
   private liveNodes = new Map<string, string | null>();
   private liveTimer: NodeJS.Timeout | null = null;
@@ -53,8 +55,6 @@ export class ClusterMachines implements MachineBook {
     const machines = new ClusterMachines(options.pool, options.nodeId, options.leaseSeconds, options.log);
     await options.feed.onChannel(MACHINE_CHANNEL, (payload) => machines.heard(payload));
     options.feed.onResync(() => void machines.reload().catch((error: unknown) => options.log(`machines: could not read them again: ${String(error)}`)));
-    // Links this node held in a former life (same id) are gone: nobody is to be sent here for them.
-    await options.pool.query("UPDATE atrium_machines SET linked_node = NULL WHERE linked_node = $1", [options.nodeId]);
     await Promise.all([machines.reload(), machines.readLiveNodes()]);
     machines.liveTimer = setInterval(() => void machines.readLiveNodes().catch((error: unknown) => options.log(`machines: could not read the live nodes: ${String(error)}`)), LIVE_NODES_EVERY_MS);
     machines.liveTimer.unref();
@@ -105,6 +105,7 @@ export class ClusterMachines implements MachineBook {
       `WITH saved AS (${saved})
        SELECT pg_notify('${MACHINE_CHANNEL}', json_build_object('op', 'put', 'id', id)::text) FROM saved`,
       [machine.id, JSON.stringify(machine)],
+      known ? undefined : machine.id,
     );
   }
 
@@ -163,11 +164,12 @@ export class ClusterMachines implements MachineBook {
    * the next `flushed()` (the request that made it answers an error, not success), and this
    * node's copy is read again from the database, which stays the truth.
    */
-  private write(sql: string, values: unknown[]): void {
+  private write(sql: string, values: unknown[], adding?: string): void {
     this.writing = this.writing
       .then(() => this.pool.query(sql, values).then(() => undefined))
       .catch((error: unknown) => {
         this.failed = String(error);
+        if (adding) this.refusedHere.add(adding);
         this.log(`machines: a write to the database failed: ${String(error)}`);
         return this.reload().catch((reread: unknown) => this.log(`machines: could not read the machines again: ${String(reread)}`));
       });
@@ -222,6 +224,8 @@ export class ClusterMachines implements MachineBook {
     const known = this.machines.get(id);
     if (!known) return;
     this.machines.delete(id);
+    // Never stored: nobody heard of it, so nobody is told it went.
+    if (this.refusedHere.delete(id)) return;
     for (const listener of this.removedListeners) listener(id, known);
   }
 

@@ -40,7 +40,8 @@ export async function forwardToHolder(request: Request, runtime: Runtime): Promi
   if (!cluster || !runtime.cluster) return null;
   const url = new URL(request.url);
   const forwarded = request.headers.get(NODE_HEADER) !== null;
-  const hopped = request.headers.get(HOP_HEADER) !== null;
+  // Only a node's (signed) call may say it hopped already.
+  const hopped = forwarded && request.headers.get(HOP_HEADER) !== null;
   if (url.pathname === CREATE_PATH) return forwarded ? null : createOnMachineNode(cluster, request, runtime);
   const match = ROUTED.exec(url.pathname);
   if (!match) return null;
@@ -106,9 +107,16 @@ async function createOnMachineNode(cluster: RegisteredCluster, request: Request,
  * the body than the limit is held for the route.
  */
 async function peekJson(request: Request): Promise<unknown> {
+  const body = await peekBody(request);
+  return body === null || body.length === 0 ? null : JSON.parse(body.toString("utf8"));
+}
+
+/** A copy of the body (empty: none; null: past JSON_BODY_LIMIT), the original left for the route. */
+async function peekBody(request: Request): Promise<Buffer | null> {
   const declared = Number(request.headers.get("content-length") ?? "0");
-  // Refused by the route unread; a copy made now would hold what the route drains.
-  if (!request.body || !(declared <= JSON_BODY_LIMIT)) return null;
+  if (!(declared <= JSON_BODY_LIMIT)) return null;
+  // Nothing to read; and a copy made of a body the route refuses unread would hold what the route drains.
+  if (!request.body) return Buffer.alloc(0);
   const reader = request.clone().body!.getReader();
   const chunks: Uint8Array[] = [];
   let total = 0;
@@ -122,7 +130,7 @@ async function peekJson(request: Request): Promise<unknown> {
     }
     chunks.push(value);
   }
-  return JSON.parse(Buffer.concat(chunks).toString("utf8"));
+  return Buffer.concat(chunks);
 }
 
 async function forward(cluster: RegisteredCluster, request: Request, pathAndQuery: string, target: string, hop: boolean): Promise<Response> {
@@ -176,7 +184,9 @@ export async function isNodeCall(request: Request): Promise<boolean> {
   // A single node knows no node calls: such headers are ignored and the request authenticated as usual.
   if ((!nodeId && !signature) || !cluster) return false;
   const url = new URL(request.url);
-  const body = Buffer.from(await request.clone().arrayBuffer());
+  // Every forwarded call carries a JSON body within its limit: a larger one is not read whole to check it.
+  const body = await peekBody(request);
+  if (body === null) throw new AtriumError("payload_too_large", `JSON bodies are limited to ${JSON_BODY_LIMIT} bytes`);
   const check = cluster.signatures.check(
     { [NODE_HEADER]: nodeId ?? undefined, [SIGNATURE_HEADER]: signature ?? undefined },
     { method: request.method, path: `${url.pathname}${url.search}`, body },

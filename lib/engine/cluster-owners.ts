@@ -45,7 +45,8 @@ export class ClusterOwners {
       await this.placement.release(conversationId);
       this.context.log(`conversation ${conversationId}: handed to node ${machineNode.nodeId}, which holds its machine's link`);
     }
-    const placement = await this.placement.place(conversationId, machineNode ?? undefined);
+    // A call that hopped already (follow false) asks the database, not a moment-old answer.
+    const placement = await this.placement.place(conversationId, machineNode ?? undefined, !follow);
     if (placement.kind !== "here") return placement;
     if (placement.taken) {
       this.context.log(`conversation ${conversationId}: lease taken by node ${this.nodeId}`);
@@ -97,7 +98,9 @@ export class ClusterOwners {
   private machineNode(conversationId: string): { nodeId: string; url: string | null } | null {
     const machine = this.indexedConversation(conversationId)?.machine;
     if (!machine || !this.context.machines || this.context.machines.isLocal(machine)) return null;
-    return this.context.machines.linkHolder(machine);
+    const holder = this.context.machines.linkHolder(machine);
+    // A node other nodes cannot reach keeps nothing of another's: the conversation stays reachable.
+    return holder?.url ? holder : null;
   }
 
   private unload(owner: ConversationActor): void {

@@ -40,15 +40,17 @@ export class OwnerPlacement {
    * node holds the lease, the conversation goes there rather than here, so its tool calls reach
    * the machine.
    */
-  place(conversationId: string, prefer?: { nodeId: string; url: string | null }): Promise<Placement> {
+  place(conversationId: string, prefer?: { nodeId: string; url: string | null }, fresh = false): Promise<Placement> {
     if (this.records.isLoaded(conversationId)) return Promise.resolve({ kind: "here", taken: false });
     const known = this.elsewhere.get(conversationId);
-    if (known && known.until > Date.now()) return Promise.resolve(known.placement);
+    if (known && known.until > Date.now() && !fresh) return Promise.resolve(known.placement);
     this.elsewhere.delete(conversationId);
-    let placing = this.placing.get(conversationId);
+    // Decisions with different inputs are not shared.
+    const key = `${conversationId} ${prefer?.nodeId ?? ""} ${fresh}`;
+    let placing = this.placing.get(key);
     if (!placing) {
-      placing = this.decide(conversationId, prefer).finally(() => this.placing.delete(conversationId));
-      this.placing.set(conversationId, placing);
+      placing = this.decide(conversationId, prefer).finally(() => this.placing.delete(key));
+      this.placing.set(key, placing);
     }
     return placing;
   }
@@ -107,8 +109,8 @@ export class OwnerPlacement {
     const holder = await this.liveHolder(conversationId);
     if (holder) return this.heldElsewhere(conversationId, holder.nodeId, holder.url);
     if (!(await this.records.exists(conversationId))) return { kind: "missing" };
-    // That node takes the lease when the request reaches it.
-    if (prefer) return this.heldElsewhere(conversationId, prefer.nodeId, prefer.url);
+    // That node takes the lease when the request reaches it (not remembered: nobody holds it yet).
+    if (prefer) return { kind: "elsewhere", nodeId: prefer.nodeId, url: prefer.url };
     try {
       const { taken } = await this.records.load(conversationId);
       // The index must have every record before recovery reads the open turns from it.

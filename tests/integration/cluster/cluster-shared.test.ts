@@ -6,6 +6,7 @@ import { makeTempHome } from "../../support/temp-home";
 import { usePostgresPerFile } from "../../support/embedded-postgres";
 import { pollUntil } from "../../support/poll";
 import { rawRequest } from "../../support/raw-http";
+import { connectSse } from "../../support/sse-client";
 import { startClusterServer, type ClusterServer } from "../../support/cluster-server";
 import { TEST_TOKEN } from "../../support/server-process";
 
@@ -267,6 +268,7 @@ describe("machines on a cluster", () => {
         RETURN COALESCE(NEW, OLD);
       END $$;
       CREATE TRIGGER atrium_test_refuse BEFORE INSERT OR DELETE ON atrium_machines FOR EACH ROW EXECUTE FUNCTION atrium_test_refuse();`);
+    const events = await connectSse(`${a.url}/api/events`, { authorization: `Bearer ${a.token}` });
     try {
       const refused = await a.api("/api/machines", { method: "POST", body: JSON.stringify({ name: "refused-add" }) });
       expect(refused.status).toBe(503);
@@ -278,6 +280,9 @@ describe("machines on a cluster", () => {
       const added = await a.api("/api/machines", { method: "POST", body: JSON.stringify({ name: "refused-revoke" }) });
       expect(added.status).toBe(201);
       const { machine, token } = (await added.json()) as { machine: { id: string }; token: string };
+      // Events come in order: by the time the stored machine's is heard, one for the refused machine would have been.
+      await events.waitFor((event) => event.event === "machine.updated" && JSON.parse(event.data).machine.id === machine.id);
+      expect(events.events.filter((event) => event.data.includes("refused-add"))).toEqual([]);
       const root = path.join(temp.home, "work");
       fs.mkdirSync(root, { recursive: true });
       laptop = startMachineProcess({ url: a.url, token, home: path.join(temp.home, "home"), roots: [root] });
@@ -296,6 +301,7 @@ describe("machines on a cluster", () => {
       await laptop.exited;
       expect(laptop.output()).toMatch(/revoked/);
     } finally {
+      events.close();
       await database.pool.query("DROP TRIGGER IF EXISTS atrium_test_refuse ON atrium_machines; DROP FUNCTION IF EXISTS atrium_test_refuse()");
       await laptop?.stop();
       temp.cleanup();
