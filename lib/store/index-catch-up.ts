@@ -15,6 +15,7 @@ export class IndexBehindError<R = unknown> extends AtriumError {
     super(fault.code, fault.message, { cause: fault });
   }
 }
+import { IndexGroupCommit } from "./index-group-commit";
 import { ingestConversation, type IngestStore } from "./ingest";
 
 const FIRST_RETRY_MS = 1000;
@@ -37,11 +38,15 @@ export class IndexCatchUp {
   private timer: NodeJS.Timeout | null = null;
   private retryMs = FIRST_RETRY_MS;
   private closed = false;
+  /** The index updates of records flushed in one turn of the event loop share one transaction. */
+  private readonly group: IndexGroupCommit;
 
   constructor(
     private readonly store: IngestStore,
     private readonly log: (message: string) => void,
-  ) {}
+  ) {
+    this.group = new IndexGroupCommit(store.index.$client);
+  }
 
   isStale(conversationId: string): boolean {
     return this.stale.has(conversationId);
@@ -54,8 +59,9 @@ export class IndexCatchUp {
   }
 
   /**
-   * One record: `append` puts it on disk, then `apply` indexes it in a transaction of its own.
-   * An index that fails for the disk's sake answers storage_full / storage_error, but the
+   * One record: `append` puts it on disk, then `apply` indexes it in a transaction of its own
+   * (a savepoint in the transaction of the records flushed in the same turn of the event loop,
+   * see IndexGroupCommit). An index that fails for the disk's sake answers storage_full / storage_error, but the
    * record stays in the files, and the conversation is marked stale.
    */
   async append<R>(conversationId: string, append: () => Promise<R>, apply: (record: R) => void): Promise<R> {
@@ -64,7 +70,7 @@ export class IndexCatchUp {
     let fault: AtriumError | null = null;
     try {
       record = await append();
-      if (!this.stale.has(conversationId)) fault = this.tryApply(conversationId, () => apply(record));
+      if (!this.stale.has(conversationId)) fault = await this.applyGrouped(conversationId, () => apply(record));
     } finally {
       const left = this.inFlight.get(conversationId)! - 1;
       if (left === 0) this.inFlight.delete(conversationId);
@@ -101,6 +107,24 @@ export class IndexCatchUp {
       this.schedule();
       throw error;
     }
+  }
+
+  /** `tryApply` in the group's transaction; the conversation may have gone stale while the record waited for it. */
+  private async applyGrouped(conversationId: string, work: () => void): Promise<AtriumError | null> {
+    try {
+      return await this.group.run(() => (this.stale.has(conversationId) ? null : this.tryApply(conversationId, work)));
+    } catch (error) {
+      // The group's transaction failed as a whole (its commit, or SQLite rolled it back).
+      const typed = indexStorageError(error, `conversation ${conversationId}`);
+      if (!typed) throw error;
+      this.markStale(conversationId);
+      return typed;
+    }
+  }
+
+  /** Applies the index updates still waiting for their group's transaction (before the database closes). */
+  flushIndex(): void {
+    this.group.flush();
   }
 
   private tryApply(conversationId: string, work: () => void): AtriumError | null {

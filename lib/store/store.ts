@@ -223,6 +223,7 @@ export class Store implements RecordStore {
     this.catchUp.close();
     await Promise.all([...this.appenders].map(([filePath, appender]) => this.closeAppender(filePath, appender)));
     await Promise.all(this.closing.values());
+    this.catchUp.flushIndex();
     this.index.$client.close();
   }
 
