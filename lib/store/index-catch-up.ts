@@ -15,7 +15,7 @@ export class IndexBehindError<R = unknown> extends AtriumError {
     super(fault.code, fault.message, { cause: fault });
   }
 }
-import { IndexGroupCommit } from "./index-group-commit";
+import { IndexBatchError, IndexGroupCommit, sqliteCause } from "./index-group-commit";
 import { ingestConversation, type IngestStore } from "./ingest";
 
 const FIRST_RETRY_MS = 1000;
@@ -44,8 +44,10 @@ export class IndexCatchUp {
   constructor(
     private readonly store: IngestStore,
     private readonly log: (message: string) => void,
+    /** The fault seam at the group's real COMMIT (StorageFs.beforeIndexCommit). */
+    beforeCommit: () => void = () => undefined,
   ) {
-    this.group = new IndexGroupCommit(store.index.$client);
+    this.group = new IndexGroupCommit(store.index.$client, beforeCommit);
   }
 
   isStale(conversationId: string): boolean {
@@ -109,16 +111,19 @@ export class IndexCatchUp {
     }
   }
 
-  /** `tryApply` in the group's transaction; the conversation may have gone stale while the record waited for it. */
+  /**
+   * `tryApply` in the group's transaction; the conversation may have gone stale while the record
+   * waited for it. A batch that failed as a whole (SQLite rolled it back, or its COMMIT failed)
+   * left every conversation of it behind its files, whatever the cause: each is marked stale and
+   * answers the storage error its cause names (storage_error when it is not the disk's).
+   */
   private async applyGrouped(conversationId: string, work: () => void): Promise<AtriumError | null> {
     try {
       return await this.group.run(() => (this.stale.has(conversationId) ? null : this.tryApply(conversationId, work)));
     } catch (error) {
-      // The group's transaction failed as a whole (its commit, or SQLite rolled it back).
-      const typed = indexStorageError(error, `conversation ${conversationId}`);
-      if (!typed) throw error;
+      if (!(error instanceof IndexBatchError)) throw error;
       this.markStale(conversationId);
-      return typed;
+      return batchFault(error, conversationId);
     }
   }
 
@@ -202,4 +207,18 @@ export class IndexCatchUp {
     this.retryMs = Math.min(this.retryMs * 2, LAST_RETRY_MS);
     this.schedule();
   }
+}
+
+/** What a record of a failed batch answers: its real cause typed for the contract. */
+function batchFault(error: IndexBatchError, conversationId: string): AtriumError {
+  const cause = sqliteCause(error);
+  const what = `conversation ${conversationId}`;
+  const typed = indexStorageError(cause, what);
+  if (typed) return typed;
+  const reason = cause instanceof Error ? cause.message : String(cause);
+  return new AtriumError(
+    "storage_error",
+    `the index transaction the record of ${what} shared with others failed (${reason}); the record is saved in the conversation's files and the index catches up from them`,
+    { cause: error },
+  );
 }
