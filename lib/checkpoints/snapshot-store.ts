@@ -4,7 +4,7 @@ import path from "node:path";
 import { AtriumError } from "../errors";
 import { replaceFileExclusively } from "./exclusive-write";
 import { git, gitText, type GitTarget } from "./git";
-import { listFiles, listIgnoredDirectories } from "./list-files";
+import { absoluteBytes, listFiles, listIgnoredDirectories } from "./list-files";
 import { statStamp, type StampPlan } from "./stat-stamp";
 
 /** Files over this size are never snapshotted (opencode and Claude Code skip large files too). */
@@ -167,46 +167,50 @@ export class SnapshotStore {
     const home = path.relative(cwd, this.dataHome);
     const homeExclude = home !== "" && !home.startsWith("..") && !path.isAbsolute(home) ? [`/${escapeIgnorePattern(home)}/\n`] : [];
     const excludeFile = path.join(target.gitDir, "info", "exclude");
-    fs.writeFileSync(excludeFile, homeExclude.join(""));
+    const exclude = homeExclude.join("");
+    fs.writeFileSync(excludeFile, exclude);
     const tooLarge = this.tooLarge.get(cwd);
     if (tooLarge !== undefined && Date.now() < tooLarge) return { off: tooLargeReason(cwd, this.maxFiles) };
-    const unchanged = this.unchangedTree(cwd, target);
+    const unchanged = this.unchangedTree(cwd, target, exclude);
     if (unchanged) return { tree: unchanged };
     this.gitSnapshots += 1;
-    const [listed, ignoredDirectories] = await Promise.all([listFiles(target, this.maxFiles), listIgnoredDirectories(target)]);
+    const listed = await listFiles(target, this.maxFiles);
     if (listed === null) {
       // Listing a huge tree takes seconds: it is not walked again on every turn.
       this.tooLarge.set(cwd, Date.now() + TOO_LARGE_RECHECK_MS);
       return { off: tooLargeReason(cwd, this.maxFiles) };
     }
     this.tooLarge.delete(cwd);
-    const large: string[] = [];
-    for (const relative of listed) {
-      try {
-        const stat = fs.lstatSync(path.join(cwd, relative));
-        if (stat.isFile() && stat.size > MAX_SNAPSHOT_FILE_BYTES) large.push(relative);
-      } catch {
-        // Gone between listing and stat: git add will see it gone too.
-      }
-    }
+    // Only once the listing is known to be capped: ignored files outside ignored directories are listed one by one.
+    const ignoredDirectories = await listIgnoredDirectories(target, this.maxFiles);
+    const large = listed.filter((relative) => {
+      const stat = fs.lstatSync(absoluteBytes(cwd, relative), { throwIfNoEntry: false });
+      // One gone between listing and stat: git add will see it gone too.
+      return stat !== undefined && stat.isFile() && stat.size > MAX_SNAPSHOT_FILE_BYTES;
+    });
     // Stamped before git reads the files: one changed meanwhile differs from the stamp next time.
-    const plan = { files: listed, ignoredDirectories, limit: 2 * this.maxFiles };
-    const stamp = statStamp(cwd, plan, this.clock());
-    if (large.length > 0) fs.writeFileSync(excludeFile, [...homeExclude, ...large.map((file) => `/${escapeIgnorePattern(file)}\n`)].join(""));
-    if (large.length > 0) await git(target, ["--literal-pathspecs", "rm", "-q", "--cached", "--ignore-unmatch", "--", ...large]);
+    const plan = ignoredDirectories && { files: listed, ignoredDirectories, exclude, limit: 2 * this.maxFiles };
+    const stamp = plan && statStamp(cwd, plan, this.clock());
+    if (large.length > 0) {
+      const largeExclude = Buffer.from(large.map((file) => `/${escapeIgnorePattern(file)}\n`).join(""), "latin1");
+      fs.writeFileSync(excludeFile, Buffer.concat([Buffer.from(exclude, "utf8"), largeExclude]));
+      const pathspecs = Buffer.concat(large.map((file) => Buffer.from(`${file}\0`, "latin1")));
+      await git(target, ["--literal-pathspecs", "rm", "-q", "--cached", "--ignore-unmatch", "--pathspec-from-file=-", "--pathspec-file-nul"], { input: pathspecs });
+    }
     await git(target, ["add", "-A", "--ignore-errors", "--", "."]).catch((error: Error) => {
       // --ignore-errors still exits 1 after adding everything it could read (an unreadable file).
       if (!/Permission denied|unable to index/.test(error.message)) throw error;
     });
     const tree = (await gitText(target, ["write-tree"])).trim();
-    if (stamp !== null) this.stamped.set(target.gitDir, { tree, stamp, plan });
+    if (plan && stamp) this.stamped.set(target.gitDir, { tree, stamp, plan });
     return { tree };
   }
 
-  /** The last tree, when the cwd's stat stamp is the one it was written with and the store still holds it. */
-  private unchangedTree(cwd: string, target: GitTarget): string | null {
+  /** The last tree, when the cwd's stat stamp and the store's info/exclude are the ones it was written with and the store still holds it. */
+  private unchangedTree(cwd: string, target: GitTarget, exclude: string): string | null {
     const known = this.stamped.get(target.gitDir);
     if (!known) return null;
+    if (known.plan.exclude !== exclude) return null;
     this.stamped.delete(target.gitDir);
     const object = path.join(target.gitDir, "objects", known.tree.slice(0, 2), known.tree.slice(2));
     if (!fs.existsSync(object) || statStamp(cwd, known.plan, this.clock()) !== known.stamp) return null;
