@@ -27,12 +27,23 @@ export interface GitRun {
   binary?: boolean;
 }
 
-/** Runs git against the snapshot store only: explicit --git-dir and --work-tree, clean env, no discovery. */
+/**
+ * The arguments of a git run against the snapshot store only: explicit --git-dir and --work-tree,
+ * no discovery. What it ignores is the working directory's own ignore files and the store's
+ * info/exclude, never the user's global excludes file ($XDG_CONFIG_HOME/git/ignore, read even
+ * without a global config): the user's config is not read either (cleanGitEnv), and a snapshot
+ * must not change with a file outside the cwd that its stat stamp does not see.
+ */
+export function gitArgs(target: GitTarget, args: string[]): string[] {
+  return [`--git-dir=${target.gitDir}`, `--work-tree=${target.workTree}`, "-c", "core.quotepath=false", "-c", "core.excludesFile=/dev/null", ...args];
+}
+
+/** Runs git against the snapshot store only (gitArgs), with a clean env. */
 export function git(target: GitTarget, args: string[], options: GitRun = {}): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const child = execFile(
       "git",
-      [`--git-dir=${target.gitDir}`, `--work-tree=${target.workTree}`, "-c", "core.quotepath=false", ...args],
+      gitArgs(target, args),
       { cwd: target.workTree, env: cleanGitEnv(), encoding: "buffer", maxBuffer: 256 * 1024 * 1024 },
       (error, stdout, stderr) => {
         if (error) {

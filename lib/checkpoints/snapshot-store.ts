@@ -1,10 +1,11 @@
-import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { AtriumError } from "../errors";
 import { replaceFileExclusively } from "./exclusive-write";
-import { cleanGitEnv, git, gitText, type GitTarget } from "./git";
+import { git, gitText, type GitTarget } from "./git";
+import { absoluteBytes, listFiles, listIgnoredDirectories } from "./list-files";
+import { statStamp, type StampPlan } from "./stat-stamp";
 
 /** Files over this size are never snapshotted (opencode and Claude Code skip large files too). */
 export const MAX_SNAPSHOT_FILE_BYTES = 10 * 1024 * 1024;
@@ -47,12 +48,18 @@ export class SnapshotStore {
   private readonly queuedSnapshots = new Map<string, Promise<SnapshotOutcome>>();
   /** Working directories found over maxFiles, until when that answer stands. */
   private readonly tooLarge = new Map<string, number>();
+  /** By store: the last tree written and the stat stamp of the files it was written from. */
+  private readonly stamped = new Map<string, { tree: string; stamp: string; plan: StampPlan }>();
+  /** Snapshots that ran git (the others found the directory unchanged by its stat stamp). */
+  gitSnapshots = 0;
 
   constructor(
     private readonly root: string,
     private readonly maxFiles: number,
     /** Atrium's data directory: left out when a cwd contains it. */
     private readonly dataHome: string = path.dirname(root),
+    /** The wall clock file times are compared with (see statStamp). */
+    private readonly clock: () => number = Date.now,
   ) {}
 
   target(cwd: string): GitTarget {
@@ -160,9 +167,13 @@ export class SnapshotStore {
     const home = path.relative(cwd, this.dataHome);
     const homeExclude = home !== "" && !home.startsWith("..") && !path.isAbsolute(home) ? [`/${escapeIgnorePattern(home)}/\n`] : [];
     const excludeFile = path.join(target.gitDir, "info", "exclude");
-    fs.writeFileSync(excludeFile, homeExclude.join(""));
+    const exclude = homeExclude.join("");
+    fs.writeFileSync(excludeFile, exclude);
     const tooLarge = this.tooLarge.get(cwd);
     if (tooLarge !== undefined && Date.now() < tooLarge) return { off: tooLargeReason(cwd, this.maxFiles) };
+    const unchanged = this.unchangedTree(cwd, target, exclude);
+    if (unchanged) return { tree: unchanged };
+    this.gitSnapshots += 1;
     const listed = await listFiles(target, this.maxFiles);
     if (listed === null) {
       // Listing a huge tree takes seconds: it is not walked again on every turn.
@@ -170,22 +181,41 @@ export class SnapshotStore {
       return { off: tooLargeReason(cwd, this.maxFiles) };
     }
     this.tooLarge.delete(cwd);
-    const large: string[] = [];
-    for (const relative of listed) {
-      try {
-        const stat = fs.lstatSync(path.join(cwd, relative));
-        if (stat.isFile() && stat.size > MAX_SNAPSHOT_FILE_BYTES) large.push(relative);
-      } catch {
-        // Gone between listing and stat: git add will see it gone too.
-      }
+    // Only once the listing is known to be capped: ignored files outside ignored directories are listed one by one.
+    const ignoredDirectories = await listIgnoredDirectories(target, this.maxFiles);
+    const large = listed.filter((relative) => {
+      const stat = fs.lstatSync(absoluteBytes(cwd, relative), { throwIfNoEntry: false });
+      // One gone between listing and stat: git add will see it gone too.
+      return stat !== undefined && stat.isFile() && stat.size > MAX_SNAPSHOT_FILE_BYTES;
+    });
+    // Stamped before git reads the files: one changed meanwhile differs from the stamp next time.
+    const plan = ignoredDirectories && { files: listed, ignoredDirectories, exclude, limit: 2 * this.maxFiles };
+    const stamp = plan && statStamp(cwd, plan, this.clock());
+    if (large.length > 0) {
+      const largeExclude = Buffer.from(large.map((file) => `/${escapeIgnorePattern(file)}\n`).join(""), "latin1");
+      fs.writeFileSync(excludeFile, Buffer.concat([Buffer.from(exclude, "utf8"), largeExclude]));
+      const pathspecs = Buffer.concat(large.map((file) => Buffer.from(`${file}\0`, "latin1")));
+      await git(target, ["--literal-pathspecs", "rm", "-q", "--cached", "--ignore-unmatch", "--pathspec-from-file=-", "--pathspec-file-nul"], { input: pathspecs });
     }
-    if (large.length > 0) fs.writeFileSync(excludeFile, [...homeExclude, ...large.map((file) => `/${escapeIgnorePattern(file)}\n`)].join(""));
-    if (large.length > 0) await git(target, ["--literal-pathspecs", "rm", "-q", "--cached", "--ignore-unmatch", "--", ...large]);
     await git(target, ["add", "-A", "--ignore-errors", "--", "."]).catch((error: Error) => {
       // --ignore-errors still exits 1 after adding everything it could read (an unreadable file).
       if (!/Permission denied|unable to index/.test(error.message)) throw error;
     });
-    return { tree: (await gitText(target, ["write-tree"])).trim() };
+    const tree = (await gitText(target, ["write-tree"])).trim();
+    if (plan && stamp) this.stamped.set(target.gitDir, { tree, stamp, plan });
+    return { tree };
+  }
+
+  /** The last tree, when the cwd's stat stamp and the store's info/exclude are the ones it was written with and the store still holds it. */
+  private unchangedTree(cwd: string, target: GitTarget, exclude: string): string | null {
+    const known = this.stamped.get(target.gitDir);
+    if (!known) return null;
+    if (known.plan.exclude !== exclude) return null;
+    this.stamped.delete(target.gitDir);
+    const object = path.join(target.gitDir, "objects", known.tree.slice(0, 2), known.tree.slice(2));
+    if (!fs.existsSync(object) || statStamp(cwd, known.plan, this.clock()) !== known.stamp) return null;
+    this.stamped.set(target.gitDir, known);
+    return known.tree;
   }
 
   private async init(target: GitTarget): Promise<void> {
@@ -215,36 +245,6 @@ export class SnapshotStore {
     });
     return next;
   }
-}
-
-/** Tracked and untracked, not ignored; null as soon as there are more than `limit` (a home directory must not be walked to the end). */
-function listFiles(target: GitTarget, limit: number): Promise<string[] | null> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(
-      "git",
-      [`--git-dir=${target.gitDir}`, `--work-tree=${target.workTree}`, "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-      { cwd: target.workTree, env: cleanGitEnv(), stdio: ["ignore", "pipe", "ignore"] },
-    );
-    const files = new Set<string>();
-    let rest = "";
-    let over = false;
-    child.stdout.setEncoding("utf8");
-    child.stdout.on("data", (chunk: string) => {
-      const parts = (rest + chunk).split("\0");
-      rest = parts.pop() ?? "";
-      for (const part of parts) files.add(part);
-      if (files.size > limit && !over) {
-        over = true;
-        child.kill("SIGKILL");
-      }
-    });
-    child.on("error", reject);
-    child.on("close", (code) => {
-      if (over) resolve(null);
-      else if (code !== 0) reject(new Error(`git ls-files failed with exit code ${code}`));
-      else resolve([...files]);
-    });
-  });
 }
 
 function isGitMissing(error: unknown): boolean {

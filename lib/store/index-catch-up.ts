@@ -15,6 +15,7 @@ export class IndexBehindError<R = unknown> extends AtriumError {
     super(fault.code, fault.message, { cause: fault });
   }
 }
+import { IndexBatchError, IndexGroupCommit, sqliteCause } from "./index-group-commit";
 import { ingestConversation, type IngestStore } from "./ingest";
 
 const FIRST_RETRY_MS = 1000;
@@ -37,11 +38,17 @@ export class IndexCatchUp {
   private timer: NodeJS.Timeout | null = null;
   private retryMs = FIRST_RETRY_MS;
   private closed = false;
+  /** The index updates of records flushed in one turn of the event loop share one transaction. */
+  private readonly group: IndexGroupCommit;
 
   constructor(
     private readonly store: IngestStore,
     private readonly log: (message: string) => void,
-  ) {}
+    /** The fault seam at the group's real COMMIT (StorageFs.beforeIndexCommit). */
+    beforeCommit: () => void = () => undefined,
+  ) {
+    this.group = new IndexGroupCommit(store.index.$client, beforeCommit);
+  }
 
   isStale(conversationId: string): boolean {
     return this.stale.has(conversationId);
@@ -54,8 +61,9 @@ export class IndexCatchUp {
   }
 
   /**
-   * One record: `append` puts it on disk, then `apply` indexes it in a transaction of its own.
-   * An index that fails for the disk's sake answers storage_full / storage_error, but the
+   * One record: `append` puts it on disk, then `apply` indexes it in a transaction of its own
+   * (a savepoint in the transaction of the records flushed in the same turn of the event loop,
+   * see IndexGroupCommit). An index that fails for the disk's sake answers storage_full / storage_error, but the
    * record stays in the files, and the conversation is marked stale.
    */
   async append<R>(conversationId: string, append: () => Promise<R>, apply: (record: R) => void): Promise<R> {
@@ -64,7 +72,7 @@ export class IndexCatchUp {
     let fault: AtriumError | null = null;
     try {
       record = await append();
-      if (!this.stale.has(conversationId)) fault = this.tryApply(conversationId, () => apply(record));
+      if (!this.stale.has(conversationId)) fault = await this.applyGrouped(conversationId, () => apply(record));
     } finally {
       const left = this.inFlight.get(conversationId)! - 1;
       if (left === 0) this.inFlight.delete(conversationId);
@@ -101,6 +109,27 @@ export class IndexCatchUp {
       this.schedule();
       throw error;
     }
+  }
+
+  /**
+   * `tryApply` in the group's transaction; the conversation may have gone stale while the record
+   * waited for it. A batch that failed as a whole (SQLite rolled it back, or its COMMIT failed)
+   * left every conversation of it behind its files, whatever the cause: each is marked stale and
+   * answers the storage error its cause names (storage_error when it is not the disk's).
+   */
+  private async applyGrouped(conversationId: string, work: () => void): Promise<AtriumError | null> {
+    try {
+      return await this.group.run(() => (this.stale.has(conversationId) ? null : this.tryApply(conversationId, work)));
+    } catch (error) {
+      if (!(error instanceof IndexBatchError)) throw error;
+      this.markStale(conversationId);
+      return batchFault(error, conversationId);
+    }
+  }
+
+  /** Applies the index updates still waiting for their group's transaction (before the database closes). */
+  flushIndex(): void {
+    this.group.flush();
   }
 
   private tryApply(conversationId: string, work: () => void): AtriumError | null {
@@ -178,4 +207,18 @@ export class IndexCatchUp {
     this.retryMs = Math.min(this.retryMs * 2, LAST_RETRY_MS);
     this.schedule();
   }
+}
+
+/** What a record of a failed batch answers: its real cause typed for the contract. */
+function batchFault(error: IndexBatchError, conversationId: string): AtriumError {
+  const cause = sqliteCause(error);
+  const what = `conversation ${conversationId}`;
+  const typed = indexStorageError(cause, what);
+  if (typed) return typed;
+  const reason = cause instanceof Error ? cause.message : String(cause);
+  return new AtriumError(
+    "storage_error",
+    `the index transaction the record of ${what} shared with others failed (${reason}); the record is saved in the conversation's files and the index catches up from them`,
+    { cause: error },
+  );
 }

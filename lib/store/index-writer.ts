@@ -5,6 +5,7 @@ import type { MetadataRecord, SessionRecord, StoredItem } from "./records";
 import type { RecordProofs } from "./record-proofs";
 import { ReplayTally } from "./replay-tally";
 import { SearchIndex } from "./search-index";
+import type { IndexCommitScope } from "./storage-fs";
 
 type MetadataOf<Type extends MetadataRecord["type"]> = Extract<MetadataRecord, { type: Type }>;
 
@@ -25,17 +26,21 @@ export class IndexWriter {
   /** Bumped on every write that touches a conversation's rows, so readers can cache them (see `revision`). */
   private readonly revisions = new Map<string, number>();
   /** One transaction wrapper for every call: better-sqlite3 builds four wrapped functions per `transaction()`. */
-  private readonly runInTransaction: (work: () => unknown) => unknown;
+  private readonly runInTransaction: (work: () => unknown, outermost: boolean) => unknown;
 
   constructor(
     private readonly client: Database.Database,
     proofs: RecordProofs,
-    /** Runs inside every transaction just before its commit: the fault seam (StorageFs.beforeIndexCommit). */
-    private readonly beforeCommit: () => void = () => undefined,
+    /**
+     * Runs inside every transaction just before it ends: the fault seam (StorageFs.beforeIndexCommit),
+     * told whether that end is the real COMMIT or the release of a savepoint in an outer transaction.
+     */
+    private readonly beforeCommit: (scope: IndexCommitScope) => void = () => undefined,
   ) {
-    this.runInTransaction = client.transaction((work: () => unknown) => {
+    this.runInTransaction = client.transaction((work: () => unknown, outermost: boolean) => {
       const result = work();
-      this.beforeCommit();
+      this.beforeCommit("unit");
+      if (outermost) this.beforeCommit("commit");
       return result;
     });
     this.statements = prepareIndexStatements(client);
@@ -44,7 +49,7 @@ export class IndexWriter {
   }
 
   transaction<T>(work: () => T): T {
-    return this.runInTransaction(work) as T;
+    return this.runInTransaction(work, !this.client.inTransaction) as T;
   }
 
   /**

@@ -17,11 +17,16 @@ export interface StorageFs {
   /** The same, off the event loop: for the paths a turn start waits on, so other turns' deltas do not. */
   flushDirectory(directory: string): Promise<void>;
   /**
-   * Called inside every index transaction after its statements, before the commit: a throw here
-   * rolls the transaction back as SQLite does when the disk fills under it.
+   * Called inside every index transaction after its statements, before it ends: with "unit" at
+   * the end of every unit of work (a savepoint when it runs inside a group's transaction), with
+   * "commit" just before the real COMMIT. A throw rolls back what it ends, as SQLite does when
+   * the disk fills under it.
    */
-  beforeIndexCommit(databasePath: string): void;
+  beforeIndexCommit(databasePath: string, scope: IndexCommitScope): void;
 }
+
+/** Where an index transaction ends: one unit of work's updates, or the real COMMIT of the transaction. */
+export type IndexCommitScope = "unit" | "commit";
 
 /**
  * How the JSONL appender opens its file: "a+" with O_DSYNC, so a write returns once its bytes are
@@ -71,7 +76,8 @@ export async function flushDirectory(directory: string): Promise<void> {
   }
 }
 
-export type FaultOperation = "open" | "write" | "fdatasync" | "truncate" | "rename" | "fsyncdir" | "index";
+/** `index`: a unit of index work fails (its own updates roll back); `index-commit`: the real COMMIT fails (the whole transaction). */
+export type FaultOperation = "open" | "write" | "fdatasync" | "truncate" | "rename" | "fsyncdir" | "index" | "index-commit";
 
 export interface Fault {
   operation: FaultOperation;
@@ -153,8 +159,8 @@ export class FaultyStorageFs implements StorageFs {
     return flushDirectory(directory);
   }
 
-  beforeIndexCommit(databasePath: string): void {
-    const fault = this.take("index", databasePath);
+  beforeIndexCommit(databasePath: string, scope: IndexCommitScope): void {
+    const fault = this.take(scope === "unit" ? "index" : "index-commit", databasePath);
     if (fault) throw new Database.SqliteError(`${sqliteMessage(fault.code)} (injected fault)`, fault.code);
   }
 

@@ -78,8 +78,8 @@ export class Store implements RecordStore {
     this.files = options.files ?? new LocalFiles(this.paths);
     const storage = this.fs;
     const databasePath = this.paths.database;
-    this.writer = new IndexWriter(this.index.$client, this.proofs, () => storage.beforeIndexCommit(databasePath));
-    this.catchUp = new IndexCatchUp(this, this.log);
+    this.writer = new IndexWriter(this.index.$client, this.proofs, (scope) => storage.beforeIndexCommit(databasePath, scope));
+    this.catchUp = new IndexCatchUp(this, this.log, () => storage.beforeIndexCommit(databasePath, "commit"));
   }
 
   /**
@@ -160,7 +160,11 @@ export class Store implements RecordStore {
       .sort();
   }
 
-  /** Closes the appenders of one conversation (before deleting or replacing its directory). */
+  /**
+   * Closes the appenders of one conversation (before deleting or replacing its directory), then
+   * applies the index updates its last records queued for the group's transaction: rows removed
+   * or replaced after this are not written back by an update that was still waiting.
+   */
   async closeConversation(conversationId: string): Promise<void> {
     const prefix = this.paths.conversation(conversationId);
     const closing: Array<Promise<void>> = [];
@@ -168,6 +172,7 @@ export class Store implements RecordStore {
       if (filePath.startsWith(prefix)) closing.push(this.closeAppender(filePath, appender));
     }
     await Promise.all(closing);
+    this.catchUp.flushIndex();
   }
 
   /**
@@ -223,6 +228,7 @@ export class Store implements RecordStore {
     this.catchUp.close();
     await Promise.all([...this.appenders].map(([filePath, appender]) => this.closeAppender(filePath, appender)));
     await Promise.all(this.closing.values());
+    this.catchUp.flushIndex();
     this.index.$client.close();
   }
 

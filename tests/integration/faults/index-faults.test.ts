@@ -3,7 +3,7 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { errorResponse } from "@/lib/api/respond";
 import { listItems } from "@/lib/store/queries";
-import { FaultyStorageFs } from "@/lib/store/storage-fs";
+import { HeldWritesFs } from "../../support/held-writes-fs";
 import { startHarness, type Harness } from "../../support/runtime-harness";
 import { waitUntil } from "../../support/wait-until";
 import { expectAllConsistent, expectReindexEqualsLive, expectTakesNewMessage } from "./consistency";
@@ -14,7 +14,7 @@ import { expectAllConsistent, expectReindexEqualsLive, expectTakesNewMessage } f
  * the contract's code, the record stays in the files, and the index catches up from them.
  */
 let harness: Harness;
-let faults: FaultyStorageFs;
+let faults: HeldWritesFs;
 afterEach(async () => harness?.close());
 
 interface IndexFault {
@@ -29,7 +29,7 @@ const INDEX_FAULTS: IndexFault[] = [
 ];
 
 async function start(): Promise<void> {
-  faults = new FaultyStorageFs();
+  faults = new HeldWritesFs();
   harness = await startHarness({}, undefined, { fs: faults });
 }
 
@@ -79,6 +79,32 @@ describe.each(INDEX_FAULTS)("$code on the index", (fault) => {
     expect(harness.runtime.store.catchUp.isStale(id)).toBe(false);
     expectReindexEqualsLive(harness);
     await expectTakesNewMessage(harness, id);
+    expectAllConsistent(harness);
+  });
+
+  it("two conversations whose records flush in the same tick, one refused: the other is indexed, the refused one catches up from its files", async () => {
+    await start();
+    const a = await idleConversation("a");
+    const b = await idleConversation("b");
+    const held = faults.hold([a.rootSessionId, b.rootSessionId]);
+    const sends = [a, b].map((conversation) => harness.runtime.sendMessage(conversation.id, { text: `same tick ${conversation.id}`, mode: "auto" }));
+    await held;
+    // Both messages are on disk; their index updates come in one batch, and the first of them is refused.
+    faults.inject({ operation: "index", code: fault.code, times: 1 });
+    faults.release();
+    const outcomes = await Promise.allSettled(sends);
+    expect(faults.fired).toBe(1);
+    const refusedAt = outcomes.findIndex((outcome) => outcome.status === "rejected");
+    expect(outcomes.filter((outcome) => outcome.status === "fulfilled"), "one send succeeded").toHaveLength(1);
+    const [refused, indexed] = refusedAt === 0 ? [a, b] : [b, a];
+    await expectAnswer(sends[refusedAt], fault);
+    expect(indexedTexts(indexed.rootSessionId), "indexed in the batch the other failed in").toContain(`same tick ${indexed.id}`);
+    expect(harness.runtime.store.catchUp.isStale(indexed.id)).toBe(false);
+    expect(sessionFile(refused.id, refused.rootSessionId)).toContain(`same tick ${refused.id}`);
+
+    await waitUntil(() => indexedTexts(refused.rootSessionId).includes(`same tick ${refused.id}`), "the refused conversation to catch up from its files");
+    for (const conversation of [a, b]) await waitUntil(() => !harness.runtime.actor(conversation.id).hasOpenTurn(), "the turns to end");
+    expectReindexEqualsLive(harness);
     expectAllConsistent(harness);
   });
 
