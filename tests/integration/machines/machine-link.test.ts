@@ -28,6 +28,11 @@ describe("machines over HTTP (DESIGN §10b)", () => {
   it("lists the built-in machine first, shows the token once and keeps only its hash", async () => {
     const { machines } = await (await scene.server.api("/api/machines")).json();
     expect(machines[0]).toMatchObject({ id: "local", name: "local", builtin: true, status: "online" });
+    // The built-in machine's id is a name, not a ULID: it is still fetched by it, and cannot be revoked.
+    expect((await (await scene.server.api("/api/machines/local")).json()).machine).toMatchObject({ id: "local", builtin: true });
+    const removeLocal = await scene.server.api("/api/machines/local", { method: "DELETE" });
+    expect(removeLocal.status).toBe(400);
+    expect((await removeLocal.json()).error.message).toContain("machines.local");
     const listed = machines.find((machine: { id: string }) => machine.id === laptop.id);
     expect(listed).toMatchObject({ name: "laptop", builtin: false, status: "online", roots: [laptop.root], platform: `${process.platform}-${process.arch}` });
     expect(listed.sandbox).toMatch(/^workspace-write/);
