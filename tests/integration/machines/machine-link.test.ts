@@ -123,6 +123,17 @@ describe("machines over HTTP (DESIGN §10b)", () => {
     expect(JSON.parse(metadata.split("\n")[0])).toMatchObject({ type: "conversation.created", executor: onLaptop ? laptop.id : "local" });
   });
 
+  it("gives a shell on the machine a clean environment: never the machine's token, nor anything of the gateway's", async () => {
+    const created = await (await createOn(scene.server, { text: tool("shell", { command: "env" }), machine: laptop.id })).json();
+    expect((await endedTurn(scene.server, created.turn.id)).status).toBe("completed");
+    const [call] = toolCalls(await items(scene.server, created.conversation.id));
+    expect(call.output).toContain(`HOME=${laptop.process.home}`);
+    expect(call.output).not.toContain(laptop.token);
+    expect(call.output).not.toContain("ATRIUM_MACHINE_TOKEN");
+    expect(call.output).not.toContain(scene.server.token);
+    expect(call.output).not.toContain(scene.gatewayHome);
+  });
+
   it("refuses paths outside the roots on the machine itself: .., absolute and symlinks", async () => {
     fs.writeFileSync(path.join(path.dirname(laptop.root), "secret.txt"), "outside\n");
     fs.symlinkSync(path.join(path.dirname(laptop.root), "secret.txt"), path.join(laptop.root, "link.txt"));
