@@ -77,13 +77,14 @@ function MachineRow({ machine, onRevoked }: { machine: Machine; onRevoked: () =>
 
 function AddMachine({ gatewayUrl, onAdded }: { gatewayUrl: string; onAdded: () => void }) {
   const [name, setName] = useState("");
-  const [added, setAdded] = useState<{ name: string; token: string } | null>(null);
+  const [added, setAdded] = useState<{ name: string; token: string; url: string } | null>(null);
   const [failure, setFailure] = useState<string | null>(null);
   const add = async () => {
     setFailure(null);
     try {
       const body = await apiFetch<{ machine: Machine; token: string }>("/api/machines", { method: "POST", body: { name: name.trim() } });
-      setAdded({ name: body.machine.name, token: body.token });
+      // The address this browser reached the server at: behind a proxy it is the public one, where the Host header may not be.
+      setAdded({ name: body.machine.name, token: body.token, url: window.location.origin || gatewayUrl });
       setName("");
       onAdded();
     } catch (error) {
@@ -120,9 +121,9 @@ function AddMachine({ gatewayUrl, onAdded }: { gatewayUrl: string; onAdded: () =
           </p>
           <div className="flex items-start gap-1">
             <code className="flex-1 font-mono break-all select-all" data-testid="machine-connect-command">
-              {connectCommand(added.token, gatewayUrl)}
+              {connectCommand(added.token, added.url)}
             </code>
-            <CopyButton getText={() => connectCommand(added.token, gatewayUrl)} label="Copy the connect command" className="-my-1" />
+            <CopyButton getText={() => connectCommand(added.token, added.url)} label="Copy the connect command" className="-my-1" />
           </div>
         </div>
       )}
