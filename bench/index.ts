@@ -25,6 +25,7 @@ const ALL_FIGURES = [
   "long-conversation.ts",
   "sandbox-cost.ts",
   "machine-link.ts",
+  "machine-conversations.ts",
   "postgres-append-rate.ts",
   "cluster-nodes.ts",
   "cluster-throughput.ts",

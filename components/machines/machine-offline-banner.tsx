@@ -25,8 +25,12 @@ export function MachineOfflineBanner({ conversation, onPatch }: { conversation: 
     <div role="alert" aria-label="Machine offline" className="border-b border-warning/40 bg-warning/10 px-4 py-3 text-sm">
       <div className="mx-auto grid max-w-3xl gap-3">
         <p className="flex items-start gap-2 font-medium">
-          <MonitorOffIcon className="mt-0.5 size-4 shrink-0" />
-          The machine {current?.name ?? "of this conversation"} is offline. Start <code>atrium machine connect</code> there, or move this conversation.
+          <MonitorOffIcon className="mt-0.5 size-4 shrink-0" aria-hidden />
+          {/* One inline run of text: as flex items, the words and the command would sit in columns on a phone. */}
+          <span className="min-w-0">
+            The machine {current?.name ?? "of this conversation"} is offline. Start <code className="break-all">atrium machine connect</code> there, or move
+            this conversation.
+          </span>
         </p>
         {!picking && (
           <div>
@@ -37,20 +41,25 @@ export function MachineOfflineBanner({ conversation, onPatch }: { conversation: 
         )}
         {picking && chosen && (
           <form
-            className="flex flex-wrap items-end gap-2"
+            className="flex flex-col items-start gap-2 sm:flex-row sm:flex-wrap sm:items-end"
             onSubmit={(event) => {
               event.preventDefault();
               void onPatch({ machine: chosen, ...(cwd.trim() ? { cwd: cwd.trim() } : {}) }).then((moved) => moved && setPicking(false));
             }}
           >
             <MachinePicker machines={online} value={chosen} onChange={setTarget} />
-            <div className="grid flex-1 gap-1">
+            <div className="grid w-full gap-1 sm:w-auto sm:flex-1">
               <Label htmlFor="move-cwd">Folder on {chosenMachine?.name}</Label>
               <Input id="move-cwd" value={cwd} onChange={(event) => setCwd(event.target.value)} placeholder={chosenMachine?.builtin ? "default folder" : (chosenMachine?.roots[0] ?? "")} className="h-8 bg-background" />
             </div>
-            <Button type="submit" size="sm">
-              Move here
-            </Button>
+            <div className="flex gap-2">
+              <Button type="submit" size="sm">
+                Move here
+              </Button>
+              <Button type="button" size="sm" variant="ghost" onClick={() => setPicking(false)}>
+                Cancel
+              </Button>
+            </div>
           </form>
         )}
       </div>

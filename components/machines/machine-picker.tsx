@@ -16,13 +16,16 @@ export function MachinePicker({ machines, value, onChange }: { machines: Machine
         <MonitorIcon className="size-3.5" />
         <SelectValue>{chosen?.name ?? value}</SelectValue>
       </SelectTrigger>
-      <SelectContent align="start">
+      {/* Within the screen on a phone: a long root is cut short (its full path on hover), not pushed off the edge. */}
+      <SelectContent align="start" className="max-w-(--radix-select-content-available-width)">
         {machines.map((machine) => (
           <SelectItem key={machine.id} value={machine.id} disabled={machine.status !== "online"}>
             <span className="flex items-center gap-2">
               <MachineDot online={machine.status === "online"} />
               <span>{machine.name}</span>
-              <span className="text-xs text-muted-foreground">{machine.status === "online" ? (machine.roots[0] ?? "") : "offline"}</span>
+              <span className="max-w-[min(24rem,calc(100vw-10rem))] truncate text-xs text-muted-foreground" title={machine.roots[0]}>
+                {machine.status === "online" ? (machine.roots[0] ?? "") : "offline"}
+              </span>
             </span>
           </SelectItem>
         ))}

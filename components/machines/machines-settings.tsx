@@ -1,14 +1,20 @@
 "use client";
 
-import { MonitorIcon, PlusIcon, Trash2Icon } from "lucide-react";
+import { MonitorIcon, PlusIcon } from "lucide-react";
 import { useState } from "react";
 import type { Machine } from "@/lib/machines/machine-schema";
 import { Button } from "@/components/ui/button";
 import { Input } from "@/components/ui/input";
 import { Label } from "@/components/ui/label";
 import { apiFetch, errorMessage } from "@/components/shared/api-client";
+import { CopyButton } from "@/components/chat/copy-button";
 import { MachineDot } from "./machine-dot";
+import { RevokeMachineButton } from "./revoke-machine-button";
 import { useMachines } from "./use-machines";
+
+function connectCommand(token: string, gatewayUrl: string): string {
+  return `ATRIUM_MACHINE_TOKEN=${token} npx atrium machine connect ${gatewayUrl}`;
+}
 
 function when(iso: string | null): string {
   if (!iso) return "never";
@@ -38,20 +44,7 @@ export function MachinesSettings({ initial, gatewayUrl }: { initial: Machine[]; 
 }
 
 function MachineRow({ machine, onRevoked }: { machine: Machine; onRevoked: () => void }) {
-  const [revoking, setRevoking] = useState(false);
-  const [failure, setFailure] = useState<string | null>(null);
   const online = machine.status === "online";
-  const revoke = async () => {
-    if (!window.confirm(`Revoke machine ${machine.name}? Its link is cut at once and its token stops working.`)) return;
-    setRevoking(true);
-    try {
-      await apiFetch(`/api/machines/${machine.id}`, { method: "DELETE" });
-      onRevoked();
-    } catch (error) {
-      setFailure(errorMessage(error));
-      setRevoking(false);
-    }
-  };
   return (
     <li className="grid gap-1 text-sm" aria-label={`Machine ${machine.name}`} data-machine-id={machine.id}>
       <span className="flex items-center gap-2">
@@ -59,32 +52,39 @@ function MachineRow({ machine, onRevoked }: { machine: Machine; onRevoked: () =>
         <span className="font-medium">{machine.name}</span>
         <span className="text-xs text-muted-foreground">{online ? "online" : "offline"}</span>
         {machine.builtin && <span className="rounded-full bg-muted px-2 py-0.5 text-xs text-muted-foreground">this server</span>}
-        {!machine.builtin && (
-          <Button type="button" variant="ghost" size="xs" className="ml-auto" disabled={revoking} aria-label={`Revoke ${machine.name}`} onClick={() => void revoke()}>
-            <Trash2Icon />
-            Revoke
-          </Button>
-        )}
+        {!machine.builtin && <RevokeMachineButton machine={machine} onRevoked={onRevoked} />}
       </span>
       <span className="text-xs text-muted-foreground">
         {machine.hostname ?? "not connected yet"}
         {machine.platform ? ` · ${machine.platform}` : ""} · sandbox {machine.sandbox} · last seen {when(machine.lastSeenAt)}
       </span>
-      {machine.roots.length > 0 && <span className="font-mono text-xs text-muted-foreground">roots: {machine.roots.join(", ")}</span>}
-      {failure && <span className="text-xs text-destructive">Could not revoke: {failure}</span>}
+      {machine.roots.length > 0 && (
+        // One root a line: a path wraps only when it is longer than the row.
+        <div className="flex gap-1.5 text-xs text-muted-foreground">
+          <span aria-hidden>roots:</span>
+          <ul aria-label={`Roots of ${machine.name}`} className="grid min-w-0 font-mono">
+            {machine.roots.map((root) => (
+              <li key={root} className="break-all">
+                {root}
+              </li>
+            ))}
+          </ul>
+        </div>
+      )}
     </li>
   );
 }
 
 function AddMachine({ gatewayUrl, onAdded }: { gatewayUrl: string; onAdded: () => void }) {
   const [name, setName] = useState("");
-  const [added, setAdded] = useState<{ name: string; token: string } | null>(null);
+  const [added, setAdded] = useState<{ name: string; token: string; url: string } | null>(null);
   const [failure, setFailure] = useState<string | null>(null);
   const add = async () => {
     setFailure(null);
     try {
       const body = await apiFetch<{ machine: Machine; token: string }>("/api/machines", { method: "POST", body: { name: name.trim() } });
-      setAdded({ name: body.machine.name, token: body.token });
+      // The address this browser reached the server at: behind a proxy it is the public one, where the Host header may not be.
+      setAdded({ name: body.machine.name, token: body.token, url: window.location.origin || gatewayUrl });
       setName("");
       onAdded();
     } catch (error) {
@@ -119,9 +119,12 @@ function AddMachine({ gatewayUrl, onAdded }: { gatewayUrl: string; onAdded: () =
           <p>
             Run this on <strong>{added.name}</strong>, in the folder it should work in (add <code>--root DIR</code> for others). The token is shown only now.
           </p>
-          <code className="font-mono break-all select-all" data-testid="machine-connect-command">
-            ATRIUM_MACHINE_TOKEN={added.token} npx atrium machine connect {gatewayUrl}
-          </code>
+          <div className="flex items-start gap-1">
+            <code className="flex-1 font-mono break-all select-all" data-testid="machine-connect-command">
+              {connectCommand(added.token, added.url)}
+            </code>
+            <CopyButton getText={() => connectCommand(added.token, added.url)} label="Copy the connect command" className="-my-1" />
+          </div>
         </div>
       )}
     </section>

@@ -16,17 +16,24 @@ export interface RouteContext<P extends Params> {
   runtime: Runtime;
 }
 
+export interface RouteOptions {
+  /** Ids in the path that are names, not ULIDs (the built-in machine `local`). */
+  namedIds?: readonly string[];
+}
+
 /**
  * Wraps a route handler: checks the token, validates every id in the path, and turns
  * thrown errors into `{error: {code, message}}` answers. Handlers stay thin.
  */
-export function apiRoute<P extends Params = Params>(handler: (context: RouteContext<P>) => Promise<Response> | Response) {
+export function apiRoute<P extends Params = Params>(handler: (context: RouteContext<P>) => Promise<Response> | Response, options: RouteOptions = {}) {
   return async (request: Request, context: { params: Promise<P> }): Promise<Response> => {
     try {
       // DESIGN §10c: a call forwarded by another node of the cluster carries that node's signature instead.
       if (!(await isNodeCall(request))) authorize(request);
       const params = (await context.params) ?? ({} as P);
-      for (const [name, value] of Object.entries(params)) assertId(value, name);
+      for (const [name, value] of Object.entries(params)) {
+        if (!options.namedIds?.includes(value)) assertId(value, name);
+      }
       const runtime = getRuntime();
       const forwarded = await forwardToHolder(request, runtime);
       if (forwarded) return forwarded;

@@ -82,5 +82,16 @@ test("a machine added in Settings runs a conversation's shell in its own HOME an
   await banner.getByRole("button", { name: "Move here" }).click();
   await expect(banner).toBeHidden();
   expect((await api.getConversation(restarted.id)).machine).toBe("local");
+
+  // Revoked in Settings, after asking: the row goes, and the machine's token no longer links.
+  await visit(page, "/settings/machines");
+  await page.getByRole("button", { name: `Revoke ${name}` }).click();
+  const confirm = page.getByRole("alertdialog", { name: `Revoke ${name}?` });
+  await expect(confirm).toContainText("Its token stops working");
+  await confirm.getByRole("button", { name: "Revoke", exact: true }).click();
+  await expect(page.getByRole("listitem", { name: `Machine ${name}` })).toHaveCount(0);
+  machine = startMachineProcess({ url: E2E_BASE_URL, token: token!, home: path.join(base, "home"), roots: [root] });
+  expect(await machine.exited).toBe(1);
+  expect(machine.output()).toContain("refused this token");
   fs.rmSync(base, { recursive: true, force: true });
 });

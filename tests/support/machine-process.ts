@@ -31,6 +31,8 @@ export function startMachineProcess(options: {
   view?: { source: string; target: string };
   /** A command the machine runs under, e.g. `ip netns exec <ns>` to put it on another network. */
   prefix?: string[];
+  /** More environment for the machine process, e.g. NODE_EXTRA_CA_CERTS for a gateway behind TLS. */
+  env?: Record<string, string>;
 }): MachineProcess {
   fs.mkdirSync(options.home, { recursive: true });
   // bin/atrium.mjs, as `atrium` runs: it loads tsx from the checkout, whatever the cwd.
@@ -42,6 +44,7 @@ export function startMachineProcess(options: {
     HOME: options.home,
     LANG: "C.UTF-8",
     ATRIUM_MACHINE_TOKEN: options.token,
+    ...options.env,
   };
   const [command, commandArgs] = options.view
     ? ["bwrap", ["--dev-bind", "/", "/", "--bind", options.view.source, options.view.target, "--die-with-parent", process.execPath, ...args]]

@@ -31,6 +31,7 @@ describe("machine faults (DESIGN §10b)", () => {
     const created = await (await createOn(scene.server, { text: '[[tool:shell {"command":"echo started; sleep 4411"}]]', machine: box.id })).json();
     const id = created.conversation.id;
     await pollUntil(() => running("sleep 4411"), { what: "the long call to start on the machine" });
+    await pollUntil(async () => toolCalls(await items(scene.server, id))[0]?.output?.includes("started"), { what: "the call's first output to be streamed" });
     box.process.child.kill("SIGKILL");
     const turn = await endedTurn(scene.server, created.turn.id);
     expect(turn.status).toBe("failed");
@@ -39,6 +40,8 @@ describe("machine faults (DESIGN §10b)", () => {
     const [call] = toolCalls(await items(scene.server, id));
     expect(call.status).toBe("interrupted");
     expect(call.output).toContain("effects are unknown");
+    // What the machine streamed before it died was acknowledged, and is kept.
+    expect(call.output).toContain("started");
     const { conversation } = await (await scene.server.api(`/api/conversations/${id}`)).json();
     expect(conversation.status).toBe("idle");
     expect(conversation.missing).toContain("machine");

@@ -28,6 +28,11 @@ describe("machines over HTTP (DESIGN §10b)", () => {
   it("lists the built-in machine first, shows the token once and keeps only its hash", async () => {
     const { machines } = await (await scene.server.api("/api/machines")).json();
     expect(machines[0]).toMatchObject({ id: "local", name: "local", builtin: true, status: "online" });
+    // The built-in machine's id is a name, not a ULID: it is still fetched by it, and cannot be revoked.
+    expect((await (await scene.server.api("/api/machines/local")).json()).machine).toMatchObject({ id: "local", builtin: true });
+    const removeLocal = await scene.server.api("/api/machines/local", { method: "DELETE" });
+    expect(removeLocal.status).toBe(400);
+    expect((await removeLocal.json()).error.message).toContain("machines.local");
     const listed = machines.find((machine: { id: string }) => machine.id === laptop.id);
     expect(listed).toMatchObject({ name: "laptop", builtin: false, status: "online", roots: [laptop.root], platform: `${process.platform}-${process.arch}` });
     expect(listed.sandbox).toMatch(/^workspace-write/);
@@ -116,6 +121,17 @@ describe("machines over HTTP (DESIGN §10b)", () => {
     expect(calls[4].output).toContain("notes.txt");
     const metadata = fs.readFileSync(path.join(scene.gatewayHome, "conversations", created.conversation.id, "metadata.jsonl"), "utf8");
     expect(JSON.parse(metadata.split("\n")[0])).toMatchObject({ type: "conversation.created", executor: onLaptop ? laptop.id : "local" });
+  });
+
+  it("gives a shell on the machine a clean environment: never the machine's token, nor anything of the gateway's", async () => {
+    const created = await (await createOn(scene.server, { text: tool("shell", { command: "env" }), machine: laptop.id })).json();
+    expect((await endedTurn(scene.server, created.turn.id)).status).toBe("completed");
+    const [call] = toolCalls(await items(scene.server, created.conversation.id));
+    expect(call.output).toContain(`HOME=${laptop.process.home}`);
+    expect(call.output).not.toContain(laptop.token);
+    expect(call.output).not.toContain("ATRIUM_MACHINE_TOKEN");
+    expect(call.output).not.toContain(scene.server.token);
+    expect(call.output).not.toContain(scene.gatewayHome);
   });
 
   it("refuses paths outside the roots on the machine itself: .., absolute and symlinks", async () => {
