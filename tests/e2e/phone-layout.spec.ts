@@ -1,3 +1,6 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { ConversationPage, expect, test, unique } from "./support/fixtures";
 
 test.use({ viewport: { width: 390, height: 844 } });
@@ -14,6 +17,27 @@ test("at phone width the sidebar is a sheet opened from the header", async ({ ap
   await sheet.getByRole("link", { name: "New chat", exact: true }).click();
   await expect(app.page).toHaveURL(/\/new$/);
   await expect(sheet).toBeHidden();
+});
+
+test("at phone width the conversation's project and machine are in its menu, where the header has no room for them", async ({ app, api }) => {
+  const cwd = fs.mkdtempSync(path.join(os.tmpdir(), "atrium-phone-project-"));
+  const created = await api.createConversation(unique("phone project"), { cwd });
+  await api.waitUntilIdle(created.id);
+  await ConversationPage.open(app.page, created.id);
+  // The header keeps its width for the title: the project label is not laid out there.
+  await expect(app.page.getByRole("banner").getByRole("note", { name: /^Project: / })).toBeHidden();
+  await app.page.getByRole("banner").getByRole("button", { name: "Conversation actions" }).click();
+  const menu = app.page.getByRole("menu");
+  const project = menu.getByRole("note", { name: `Project: ${path.basename(cwd)} (${cwd}) on local, online` });
+  await expect(project).toBeVisible();
+  await expect(project).toContainText(path.basename(cwd));
+  await expect(project).toContainText(cwd);
+  const box = (await project.boundingBox())!;
+  expect(box.x).toBeGreaterThanOrEqual(0);
+  expect(box.x + box.width).toBeLessThanOrEqual(390);
+  await app.page.keyboard.press("Escape");
+  await expect(menu).toBeHidden();
+  fs.rmSync(cwd, { recursive: true, force: true });
 });
 
 test("at phone width a running turn keeps the Running state and the Steer / Queue / Jump labels", async ({ app, api }) => {
