@@ -64,7 +64,7 @@ export function ProjectPicker({ projects, machine, machineName, agent, value, de
         </Button>
       </Popover.Trigger>
       <Popover.Portal>
-        <Popover.Content align="start" sideOffset={6} className="z-50 grid w-[22rem] max-w-[calc(100vw-1rem)] gap-3 rounded-lg border bg-popover p-3 text-sm text-popover-foreground shadow-md outline-none">
+        <Popover.Content align="start" sideOffset={6} collisionPadding={8} className="z-50 grid w-[22rem] max-w-[calc(100vw-1rem)] gap-3 rounded-lg border bg-popover p-3 text-sm text-popover-foreground shadow-md outline-none">
           {browsing ? (
             <FolderBrowser machine={machine} machineName={machineName} start={shown} onOpen={onChange} onUse={pick} />
           ) : (

@@ -67,3 +67,21 @@ test("at phone width every Settings page fits the screen: nothing is cut off on 
   const sandbox = await app.page.goto("/settings/tools").then(() => app.page.getByRole("definition").filter({ hasText: "Atrium's data directory" }).boundingBox());
   expect(sandbox!.x + sandbox!.width).toBeLessThanOrEqual(390);
 });
+
+test("at phone width a diff leaves the code most of the row: narrow line-number columns", async ({ app, api }) => {
+  const cwd = fs.mkdtempSync(path.join(os.tmpdir(), "atrium-phone-diff-"));
+  fs.writeFileSync(path.join(cwd, "app.js"), "const port = 3000;\napp.listen(port);\n");
+  const edit = `[[tool:edit_file ${JSON.stringify({ path: "app.js", old: "3000", new: "8080" })}]]`;
+  const created = await api.createConversation(`${unique("phone diff")} ${edit}`, { cwd });
+  await api.decideUntilIdle(created.id, "approve");
+  const conversation = await ConversationPage.open(app.page, created.id);
+  await conversation.history.getByRole("button", { name: "1 file changed +1 −1" }).click();
+  const table = conversation.history.getByRole("group", { name: "Diff of the turn's changes" }).locator("table.diff").first();
+  const widths = await table.evaluate((element) => {
+    const gutter = element.querySelector("td.diff-gutter")!.getBoundingClientRect().width;
+    return { gutter, table: element.getBoundingClientRect().width };
+  });
+  // 7ch each before (two gutters were over a third of a 390 px row), 5ch each now.
+  expect(widths.gutter * 2, JSON.stringify(widths)).toBeLessThan(widths.table * 0.3);
+  fs.rmSync(cwd, { recursive: true, force: true });
+});
