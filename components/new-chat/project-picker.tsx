@@ -71,7 +71,7 @@ export function ProjectPicker({ projects, machine, machineName, agent, value, de
             <div role="group" aria-label="Recent projects" className="grid gap-0.5">
               {/* Long lists scroll inside the popover, so the folder field below always stays on screen. */}
               <div className="grid max-h-56 gap-0.5 overflow-y-auto">
-                {mine.length > 0 && <ProjectList heading={`Recent with ${agent} on ${machineName}`} choices={mine} selected={shown} onPick={pick} />}
+                {mine.length > 0 && <ProjectList heading={`Recent with ${agent === "default" ? "the default agent" : agent} on ${machineName}`} choices={mine} selected={shown} onPick={pick} />}
                 <ProjectList heading={mine.length > 0 ? "Other recent projects" : `Recent projects on ${machineName}`} choices={others.slice(0, Math.max(0, SHOWN_PROJECTS - mine.length))} selected={shown} onPick={pick} />
               </div>
             </div>
