@@ -2,14 +2,12 @@
 
 import { CheckCircle2Icon, ExternalLinkIcon, MonitorIcon, ShieldCheckIcon, XCircleIcon } from "lucide-react";
 import Link from "next/link";
-import { useCallback, useRef, useState } from "react";
 import type { Approval } from "@/lib/events/entities";
 import { Badge } from "@/components/ui/badge";
 import { ApprovalPrompt } from "@/components/chat/approval-prompt";
 import { PageHeader } from "@/components/sidebar/page-header";
-import { apiFetch } from "@/components/shared/api-client";
 import { describeToolInput, relativeTime } from "@/components/shared/format";
-import { useLiveList } from "@/components/live/use-live";
+import { useApprovals } from "./use-approvals";
 import { useMachines } from "@/components/machines/use-machines";
 import { LOCAL_MACHINE_ID, type Machine } from "@/lib/machines/machine-schema";
 
@@ -32,9 +30,7 @@ export function ApprovalsList({
   initialMachineOf: Record<string, string>;
   initialMachines: Machine[];
 }) {
-  const [approvals, setApprovals] = useState(initialApprovals);
-  const [titles, setTitles] = useState(initialTitles);
-  const [machineOf, setMachineOf] = useState(initialMachineOf);
+  const { approvals, titles, machineOf } = useApprovals({ approvals: initialApprovals, titles: initialTitles, machineOf: initialMachineOf });
   const { machines } = useMachines(initialMachines);
   // Only a linked machine is named: on `local` the call runs where Atrium does, as everywhere else.
   const machineName = (conversationId: string): string | null => {
@@ -42,31 +38,6 @@ export function ApprovalsList({
     if (!id || id === LOCAL_MACHINE_ID) return null;
     return machines.find((machine) => machine.id === id)?.name ?? id;
   };
-  const timer = useRef<number | null>(null);
-
-  // Refetched rather than patched: an interrupted turn's approvals are denied without an event of their own.
-  const refresh = useCallback(() => {
-    if (timer.current !== null) window.clearTimeout(timer.current);
-    timer.current = window.setTimeout(() => {
-      apiFetch<{ approvals: Approval[] }>("/api/approvals").then(
-        (body) => setApprovals(body.approvals),
-        () => undefined,
-      );
-    }, 100);
-  }, []);
-
-  useLiveList((event) => {
-    if (event.type === "conversation.created" || event.type === "conversation.updated") {
-      setTitles((current) => (current[event.conversationId] === event.conversation.title ? current : { ...current, [event.conversationId]: event.conversation.title }));
-      const machine = event.conversation.machine;
-      if (machine) setMachineOf((current) => (current[event.conversationId] === machine ? current : { ...current, [event.conversationId]: machine }));
-    }
-    if (event.type === "approval.requested" || event.type === "approval.decided") {
-      const approval = event.approval;
-      setApprovals((current) => [...current.filter((candidate) => candidate.id !== approval.id), approval]);
-    }
-    refresh();
-  }, refresh);
 
   const pending = approvals.filter((approval) => approval.status === "pending").sort(newestFirst);
   const decided = approvals

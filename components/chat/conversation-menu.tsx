@@ -8,6 +8,7 @@ import { Button } from "@/components/ui/button";
 import { DropdownMenu, DropdownMenuContent, DropdownMenuTrigger } from "@/components/ui/dropdown-menu";
 import { ConversationActionItems, copyConversationLink } from "./conversation-action-items";
 import { DeleteConversationDialog } from "./delete-conversation-dialog";
+import { ProjectMenuLabel } from "@/components/machines/project-menu-label";
 
 interface ConversationMenuProps {
   conversation: Conversation;
@@ -37,7 +38,8 @@ export function ConversationMenu({ conversation, onRename, onFork, onArchive, on
             <MoreHorizontalIcon />
           </Button>
         </DropdownMenuTrigger>
-        <DropdownMenuContent align="end" className="w-60">
+        <DropdownMenuContent align="end" className="w-64">
+          <ProjectMenuLabel machineId={conversation.machine} cwd={conversation.cwd} />
           <ConversationActionItems conversation={conversation} handlers={handlers} />
         </DropdownMenuContent>
       </DropdownMenu>

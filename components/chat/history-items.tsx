@@ -47,6 +47,7 @@ export function historyEntries(items: Item[], turns: Record<string, Turn>, openT
   const slices = sliceNumbers(items);
   const lastSlice = [...slices.keys()].at(-1);
   const lastSliceTurn = items.find((item) => item.id === lastSlice)?.turnId ?? null;
+  const noticed = items.some((item) => item.kind === "notice" && item.origin === "objective");
   const list: Entry[] = [];
   for (const item of items) {
     const slice = slices.has(item.id) ? { number: slices.get(item.id) ?? null, limit: objective?.sliceLimit ?? null } : undefined;
@@ -57,7 +58,8 @@ export function historyEntries(items: Item[], turns: Record<string, Turn>, openT
     if (last && item.turnId && changingTurns.has(item.turnId) && item.turnId !== openTurnId) {
       list.push({ key: `changes-${item.turnId}`, changesOfTurn: item.turnId });
     }
-    const endsObjective = objective && objective.status !== "open" && (lastSliceTurn ? last && item.turnId === lastSliceTurn && item.turnId !== openTurnId : item.id === lastSlice);
+    // Objectives changed since their notices were recorded have rows of their own; older ones get the row from the objective's state.
+    const endsObjective = !noticed && objective && objective.status !== "open" && (lastSliceTurn ? last && item.turnId === lastSliceTurn && item.turnId !== openTurnId : item.id === lastSlice);
     if (endsObjective) list.push({ key: `objective-${objective.id}`, objectiveEnd: objective });
   }
   return list;

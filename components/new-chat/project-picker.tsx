@@ -64,14 +64,14 @@ export function ProjectPicker({ projects, machine, machineName, agent, value, de
         </Button>
       </Popover.Trigger>
       <Popover.Portal>
-        <Popover.Content align="start" sideOffset={6} className="z-50 grid w-[22rem] max-w-[calc(100vw-1rem)] gap-3 rounded-lg border bg-popover p-3 text-sm text-popover-foreground shadow-md outline-none">
+        <Popover.Content align="start" sideOffset={6} collisionPadding={8} className="z-50 grid w-[22rem] max-w-[calc(100vw-1rem)] gap-3 rounded-lg border bg-popover p-3 text-sm text-popover-foreground shadow-md outline-none">
           {browsing ? (
             <FolderBrowser machine={machine} machineName={machineName} start={shown} onOpen={onChange} onUse={pick} />
           ) : (
             <div role="group" aria-label="Recent projects" className="grid gap-0.5">
               {/* Long lists scroll inside the popover, so the folder field below always stays on screen. */}
               <div className="grid max-h-56 gap-0.5 overflow-y-auto">
-                {mine.length > 0 && <ProjectList heading={`Recent with ${agent} on ${machineName}`} choices={mine} selected={shown} onPick={pick} />}
+                {mine.length > 0 && <ProjectList heading={`Recent with ${agent === "default" ? "the default agent" : agent} on ${machineName}`} choices={mine} selected={shown} onPick={pick} />}
                 <ProjectList heading={mine.length > 0 ? "Other recent projects" : `Recent projects on ${machineName}`} choices={others.slice(0, Math.max(0, SHOWN_PROJECTS - mine.length))} selected={shown} onPick={pick} />
               </div>
             </div>

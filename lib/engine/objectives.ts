@@ -25,9 +25,29 @@ export async function setObjective(
 ): Promise<Objective> {
   await actor.records.append({ type: "objective.updated", objectiveId: objective.id, ...change, ...keyed });
   const updated = currentObjective(actor)!;
+  if (change.status !== undefined && change.status !== objective.status) {
+    // The conversation keeps a row of where the objective went (DESIGN §9): a notice in the root session, in the running turn if any.
+    await actor.writeItem(actor.root, { turnId: actor.root.runner?.turn.id ?? null, kind: "notice", status: "completed", origin: "objective", text: objectiveNoticeText(updated) });
+  }
   actor.publish({ type: "objective.updated", objective: updated });
   actor.publishConversation();
   return updated;
+}
+
+const STATUS_WORDS: Record<Exclude<ObjectiveStatus, "open">, string> = {
+  paused: "paused",
+  waiting_event: "waiting for an event",
+  completed: "completed",
+  blocked: "blocked",
+  cancelled: "cancelled",
+};
+
+/** "Objective paused: the slice limit (20) was reached · 20 slices": what a status change leaves in the timeline. */
+export function objectiveNoticeText(objective: Objective): string {
+  if (objective.status === "open") return "Objective resumed";
+  const slices = `${objective.slices} ${objective.slices === 1 ? "slice" : "slices"}`;
+  const reason = objective.reason ? `: ${objective.reason}` : "";
+  return `Objective ${STATUS_WORDS[objective.status]}${reason} · ${slices}`;
 }
 
 /**

@@ -77,3 +77,38 @@ test("a rule for a whole tool; a remember that does not fit the approval is refu
   await expect(conversation.history.locator('[data-item-kind="tool_call"]').last()).toContainText("allowed by rule: write_file");
   expect(fs.existsSync(path.join(project, "b.txt"))).toBe(true);
 });
+
+/** The folder playwright.config.ts gives the "files" MCP server (the real server-filesystem). */
+function mcpNotesFolder(): string {
+  const config = JSON.parse(fs.readFileSync(path.join(process.env.ATRIUM_E2E_HOME!, "config.json"), "utf8")) as { mcpServers: { files: { args: string[] } } };
+  return config.mcpServers.files.args[1];
+}
+
+test("a rule for an MCP tool: “Always allow in this project” on an MCP call lets its next calls there run, and says so", async ({ app, api }) => {
+  const project = folder("mcp");
+  const notes = mcpNotesFolder();
+  fs.writeFileSync(path.join(notes, `rules-${path.basename(project)}.txt`), "listed\n");
+  const list = `[[tool:mcp__files__list_directory ${JSON.stringify({ path: notes })}]]`;
+  const created = await api.createConversation(`${unique("mcp rule")} ${list}`, { cwd: project });
+  const conversation = await ConversationPage.open(app.page, created.id);
+  const prompt = conversation.history.getByRole("group", { name: "Approval for mcp__files__list_directory" });
+  await expect(prompt).toBeVisible();
+  await prompt.getByRole("button", { name: "Always allow in this project" }).click();
+  await expect(prompt).toContainText("Allow every mcp__files__list_directory call in this project without asking.");
+  await prompt.getByRole("button", { name: "Allow and run" }).click();
+  await expect(conversation.lastReply).toContainText(`rules-${path.basename(project)}.txt`);
+
+  await conversation.send(list);
+  const card = conversation.history.locator('[data-item-kind="tool_call"]').last();
+  await expect(card).toContainText("allowed by rule: mcp__files__list_directory");
+  await conversation.expectIdle();
+  await expect(conversation.history.getByRole("group", { name: /^Approval for / })).toHaveCount(0);
+
+  // The rule is the project's: the same call in another folder still asks.
+  const elsewhere = await api.createConversation(`${unique("mcp elsewhere")} ${list}`, { cwd: folder("mcp-other") });
+  const other = await ConversationPage.open(app.page, elsewhere.id);
+  const asking = other.history.getByRole("group", { name: "Approval for mcp__files__list_directory" });
+  await expect(asking).toBeVisible();
+  await asking.getByRole("button", { name: "Deny" }).click();
+  await other.expectIdle();
+});

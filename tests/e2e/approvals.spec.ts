@@ -42,3 +42,39 @@ test("the Approvals page lists pending approvals live and decides them", async (
   await expect(app.page.getByRole("region", { name: "Recently decided" }).getByRole("listitem").filter({ hasText: "echo hi" }).first()).toBeVisible();
   await api.waitUntilIdle(created.id);
 });
+
+test("a list refetch that left before a decision does not bring the decided approval back", async ({ app, api }) => {
+  const created = await api.createConversation(`${unique("stale list")} ${SHELL}`);
+  await visit(app.page, "/approvals");
+  const entry = app.page.getByRole("region", { name: "Waiting for you" }).getByRole("listitem").filter({ hasText: created.title });
+  await expect(entry).toBeVisible();
+
+  // Hold the next GET /api/approvals after the server answered it, while the approval is still pending.
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  let answered!: () => void;
+  const heldAnswered = new Promise<void>((resolve) => (answered = resolve));
+  let held: import("@playwright/test").Request | null = null;
+  await app.page.route("**/api/approvals", async (route) => {
+    if (held || route.request().method() !== "GET") return route.continue();
+    held = route.request();
+    const response = await route.fetch();
+    answered();
+    await released;
+    await route.fulfill({ response });
+  });
+  // Any list event makes the page refetch: a new conversation is one.
+  await api.waitUntilIdle((await api.createConversation(unique("list event"))).id);
+  await heldAnswered;
+
+  await entry.getByRole("button", { name: "Approve" }).click();
+  await expect(entry).toBeHidden();
+  await api.waitUntilIdle(created.id);
+  // The stale answer arrives last, with nothing after it to correct the list.
+  const stale = app.page.waitForResponse((response) => response.request() === held);
+  release();
+  await stale;
+  await app.page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
+  expect(await entry.count()).toBe(0);
+  await app.page.unroute("**/api/approvals");
+});

@@ -20,6 +20,11 @@ test("/objective opens a goal, slices run and update the banner, /done finishes 
   await expect(app.page.getByText("Objective marked done")).toBeVisible();
   await expect(banner).toBeHidden();
   await expect.poll(async () => (await api.getConversation(created.id)).objective?.status).toBe("completed");
+  // The conversation keeps a row saying so, live and after a reload.
+  const done = conversation.history.locator('[data-item-kind="notice"][data-origin="objective"]').filter({ hasText: "Objective completed" });
+  await expect(done).toHaveText(/^Objective completed · \d+ slices?$/);
+  await conversation.reload();
+  await expect(done).toBeVisible();
 });
 
 test("an objective's slices are compact markers, and where it ended is a row in the timeline", async ({ app, api }) => {

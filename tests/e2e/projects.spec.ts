@@ -38,6 +38,7 @@ test("the new chat offers recent projects first, checks a typed folder, remember
 
   await pill.click();
   const recents = app.page.getByRole("group", { name: "Recent projects" });
+  await expect(recents.getByText("Recent with the default agent on local")).toBeVisible();
   await expect(recents.getByRole("button").first()).toContainText(path.basename(recent));
   await expect(recents.getByRole("button", { pressed: true })).toContainText(recent);
   const field = app.page.getByRole("textbox", { name: "Working directory" });
