@@ -6,9 +6,12 @@ export const LINGER_MS = 2_000;
 /**
  * Reads a request body chunk by chunk and stops at `limit` bytes: a declared length over
  * the limit is refused before reading, a chunked body as soon as it passes it. Nothing past
- * the limit is ever held in memory.
+ * the limit is ever held in memory. Past it the rest is read and dropped for a while so the
+ * client hears the 413 (`linger`), or, for a copy of a body (`Request.clone`) whose original
+ * is still to be read, the copy is cancelled at once (`cancel`: draining it would hold the rest
+ * for the original).
  */
-export async function readBodyLimited(request: Request, limit: number, message: string): Promise<Uint8Array<ArrayBuffer>> {
+export async function readBodyLimited(request: Request, limit: number, message: string, past: "linger" | "cancel" = "linger"): Promise<Uint8Array<ArrayBuffer>> {
   const declared = Number(request.headers.get("content-length") ?? "0");
   if (!Number.isFinite(declared) || declared > limit) throw new AtriumError("payload_too_large", message);
   if (!request.body) return new Uint8Array(0);
@@ -20,7 +23,8 @@ export async function readBodyLimited(request: Request, limit: number, message: 
     if (done) break;
     total += value.byteLength;
     if (total > limit) {
-      void drainThenCancel(reader, LINGER_MS);
+      if (past === "cancel") void reader.cancel().catch(() => undefined);
+      else void drainThenCancel(reader, LINGER_MS);
       throw new AtriumError("payload_too_large", message);
     }
     chunks.push(value);

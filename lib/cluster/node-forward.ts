@@ -1,7 +1,7 @@
 import { readBodyLimited } from "../api/body";
 import { JSON_BODY_LIMIT } from "../api/request";
 import { NODE_HEADER, SIGNATURE_HEADER } from "../auth/cluster-signature";
-import { AtriumError } from "../errors";
+import { AtriumError, isAtriumError } from "../errors";
 import type { Runtime } from "../engine/runtime";
 import { getCluster, type RegisteredCluster } from "./cluster-registry";
 
@@ -117,20 +117,12 @@ async function peekBody(request: Request): Promise<Buffer | null> {
   if (!(declared <= JSON_BODY_LIMIT)) return null;
   // Nothing to read; and a copy made of a body the route refuses unread would hold what the route drains.
   if (!request.body) return Buffer.alloc(0);
-  const reader = request.clone().body!.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > JSON_BODY_LIMIT) {
-      void reader.cancel().catch(() => undefined);
-      return null;
-    }
-    chunks.push(value);
+  try {
+    return Buffer.from(await readBodyLimited(request.clone(), JSON_BODY_LIMIT, "past the JSON limit", "cancel"));
+  } catch (error) {
+    if (isAtriumError(error) && error.code === "payload_too_large") return null;
+    throw error;
   }
-  return Buffer.concat(chunks);
 }
 
 async function forward(cluster: RegisteredCluster, request: Request, pathAndQuery: string, target: string, hop: boolean): Promise<Response> {

@@ -8,6 +8,22 @@ export interface BuiltConversation {
   messageIds: string[];
 }
 
+/** A completed user message in the conversation's root session, as a record to append (no turn). */
+export function userMessageRecord(store: Store, conversation: BuiltConversation, text: string) {
+  return {
+    type: "item.created" as const,
+    item: {
+      id: store.newId(),
+      sessionId: conversation.rootSessionId,
+      turnId: null,
+      kind: "user_message" as const,
+      status: "completed" as const,
+      text,
+      createdAt: store.now().toISOString(),
+    },
+  };
+}
+
 /** A conversation as the engine writes one: conversation.created, the root session, then one exchange per text. */
 export async function createConversation(
   store: Store,

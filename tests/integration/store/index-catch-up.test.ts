@@ -4,7 +4,7 @@ import { reindex } from "@/lib/store/reindex";
 import { FaultyStorageFs } from "@/lib/store/storage-fs";
 import { Store } from "@/lib/store/store";
 import { makeTempHome } from "../../support/temp-home";
-import { createConversation, indexedItems, type BuiltConversation } from "./conversation-fixtures";
+import { createConversation, indexedItems, userMessageRecord, type BuiltConversation } from "./conversation-fixtures";
 import { dumpIndex } from "./index-dump";
 
 /** Issue 22: a conversation whose index fell behind its files after an index fault (IndexCatchUp). */
@@ -22,18 +22,7 @@ describe("catching a stale index up", () => {
     temp.cleanup();
   });
 
-  const message = (conversation: BuiltConversation, text: string) => ({
-    type: "item.created" as const,
-    item: {
-      id: store.newId(),
-      sessionId: conversation.rootSessionId,
-      turnId: null,
-      kind: "user_message" as const,
-      status: "completed" as const,
-      text,
-      createdAt: store.now().toISOString(),
-    },
-  });
+  const message = (conversation: BuiltConversation, text: string) => userMessageRecord(store, conversation, text);
 
   it("takes concurrent appends to a stale conversation once each, and ends equal to a rebuild", async () => {
     const conversation = await createConversation(store, { texts: ["before"] });

@@ -3,7 +3,7 @@ import { Store } from "@/lib/store/store";
 import { HeldWritesFs } from "../../support/held-writes-fs";
 import { makeTempHome } from "../../support/temp-home";
 import { waitUntil } from "../../support/wait-until";
-import { createConversation, indexedItems, type BuiltConversation } from "./conversation-fixtures";
+import { createConversation, indexedItems, userMessageRecord, type BuiltConversation } from "./conversation-fixtures";
 
 /**
  * Issue 25's group commit on a real Store (real files, real SQLite): the index updates of records
@@ -24,18 +24,7 @@ describe("index group commit", () => {
     temp.cleanup();
   });
 
-  const message = (conversation: BuiltConversation, text: string) => ({
-    type: "item.created" as const,
-    item: {
-      id: store.newId(),
-      sessionId: conversation.rootSessionId,
-      turnId: null,
-      kind: "user_message" as const,
-      status: "completed" as const,
-      text,
-      createdAt: store.now().toISOString(),
-    },
-  });
+  const message = (conversation: BuiltConversation, text: string) => userMessageRecord(store, conversation, text);
   const texts = (conversation: BuiltConversation) => indexedItems(store, conversation.conversationId).map((row) => row.text);
 
   /** One record to each conversation, their writes answering in the same turn of the event loop. */
