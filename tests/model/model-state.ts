@@ -146,9 +146,14 @@ export function pick(model: Model, index: number): ModelConversation | undefined
   return model.conversations[index % model.conversations.length];
 }
 
-/** The order a session's waiting messages start in (inbox.ts): jumps first, then by position. */
+/**
+ * The order a session's waiting messages start in (DESIGN §3, inbox.ts): jumps first, then a
+ * steer whose turn ended unread (it "becomes the next turn", ahead of messages queued before it),
+ * then the queue, each by position. Every message here is the owner's. The model pumps only once
+ * nothing runs or is parked, so a steer still waiting then is one its turn never read.
+ */
 export function startOrder(waiting: readonly ModelWaiting[]): ModelWaiting[] {
-  const rank = (entry: ModelWaiting) => (entry.mode === "jump" ? 0 : 1);
+  const rank = (entry: ModelWaiting) => (entry.mode === "jump" ? 0 : entry.mode === "steer" ? 1 : 2);
   return [...waiting].sort((a, b) => rank(a) - rank(b) || a.position - b.position);
 }
 
