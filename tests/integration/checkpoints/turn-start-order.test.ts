@@ -48,7 +48,6 @@ describe("the turn-start checkpoint", () => {
     const id = created.conversation.id;
     const metadata = path.join(harness.home, "conversations", id, "metadata.jsonl");
     expect(fs.existsSync(metadata)).toBe(true);
-    const requestsBefore = fake.requests.length;
 
     // From the moment the turn's start is on record, the next write of the metadata log is held once it is on disk.
     let held: Promise<void> | null = null;
@@ -64,7 +63,7 @@ describe("the turn-start checkpoint", () => {
     const last = lines(metadata).at(-1)!;
     expect(last).toMatchObject({ type: "checkpoint", reason: "turn_start", turnId, cwd });
     // …and the model request went out while it was held.
-    await waitUntil(() => fake!.requests.length > requestsBefore, "the model request while the checkpoint record is held", 5000);
+    await waitUntil(() => fake!.requests.some((request) => request.headers["x-atrium-turn-id"] === turnId), "the turn's model request while the checkpoint record is held", 5000);
     const sessionLog = path.join(harness.home, "conversations", id, `${created.conversation.rootSessionId}.jsonl`);
     const answerOf = (records: Array<{ type: string; item?: { turnId?: string; kind?: string } }>) =>
       records.findIndex((record) => record.type === "item.created" && record.item?.turnId === turnId && record.item?.kind === "assistant_message");
