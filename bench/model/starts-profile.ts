@@ -10,7 +10,7 @@ import { withTempDirectory } from "../support/temp-directory";
 import { FakeModel, StreamClient } from "./handles";
 import { cpuMs } from "./proc";
 import { CONVERSATIONS, post, toModelRequestMs, turnInEach, turnsEnded, WARM_WORDS, writeConfig, type Window } from "./round";
-import { benchPrompt } from "./stamps";
+import { benchPrompt, parseBenchPrompt } from "./stamps";
 
 /**
  * Turn starts under a profiler: `node --import tsx bench/model/starts-profile.ts` (after
@@ -18,7 +18,8 @@ import { benchPrompt } from "./stamps";
  * rounds of a one-word turn in every conversation at once. Prints server CPU per turn and
  * submit → model request per round; with BENCH_PROFILE=1 the server runs under
  * `node --cpu-prof` and the samples inside the rounds are summarized by source line of the
- * bundle (through dist/'s source maps): self time and inclusive time per function.
+ * bundle (through dist/'s source maps): self time and inclusive time per function. With
+ * BENCH_STARTS_SPAN=1 only each round's submit → last model request is summarized.
  */
 const ROOT = path.resolve(import.meta.dirname, "..", "..");
 const SAMPLE_INTERVAL_MICROS = 250;
@@ -173,15 +174,22 @@ async function main(): Promise<void> {
         const threadsBefore = threadCpu(pid);
         const cpuPerTurn: number[] = [];
         const p50s: number[] = [];
+        const p99s: number[] = [];
         for (let round = 0; round < roundsWanted(); round += 1) {
           const before = cpuMs(pid);
           const fromMicros = Number(process.hrtime.bigint() / 1000n);
           // BENCH_STARTS_ALONE=1: one conversation's turn per round, nothing else running.
           const roundIds = process.env.BENCH_STARTS_ALONE === "1" ? [ids[round % ids.length]] : ids;
           const starts = await turnInEach(server, client, roundIds, (index) => benchPrompt(`s${round}x${index}`, 1, 0), 1);
-          windows.push({ fromMicros, toMicros: Number(process.hrtime.bigint() / 1000n) });
+          const roundEnd = Number(process.hrtime.bigint() / 1000n);
           cpuPerTurn.push((cpuMs(pid) - before) / roundIds.length);
-          p50s.push(percentile(toModelRequestMs(starts.submitted, await fake.arrivals()), 0.5));
+          const arrivals = await fake.arrivals();
+          const toRequest = toModelRequestMs(starts.submitted, arrivals);
+          p50s.push(percentile(toRequest, 0.5));
+          p99s.push(percentile(toRequest, 0.99));
+          // BENCH_STARTS_SPAN=1: the profile keeps only submit → the round's last model request (the turn starts alone).
+          const lastRequest = Math.max(...[...starts.submitted.keys()].map((prompt) => arrivals[parseBenchPrompt(prompt)!.tag]));
+          windows.push({ fromMicros, toMicros: process.env.BENCH_STARTS_SPAN === "1" ? lastRequest : roundEnd });
         }
         if (strace) {
           strace.kill("SIGINT");
@@ -202,6 +210,7 @@ async function main(): Promise<void> {
         console.log(`load average ${os.loadavg().map((value) => value.toFixed(1)).join(" ")}${profiling ? " (profiled: figures inflated)" : ""}`);
         console.log(`server CPU per turn, per round: [${cpuPerTurn.map((value) => value.toFixed(1)).join(", ")}] ms; median ${median(cpuPerTurn).toFixed(1)} ms, mean ${(cpuPerTurn.reduce((sum, value) => sum + value, 0) / cpuPerTurn.length).toFixed(2)} ms`);
         console.log(`submit → model request p50, per round: [${p50s.map((value) => value.toFixed(1)).join(", ")}] ms; median ${median(p50s).toFixed(1)} ms`);
+        console.log(`submit → model request p99, per round: [${p99s.map((value) => value.toFixed(1)).join(", ")}] ms; median ${median(p99s).toFixed(1)} ms`);
       } finally {
         await client.stop();
         await server.stop();

@@ -41,8 +41,9 @@ async function checkpoint(runner: TurnHandle, itemId: string | null, reason: Che
   if (isInside(cwd, actor.context.store.paths.home)) return;
   // The files as of now: an interrupted turn stops waiting, and the record may then come later.
   const takenAt = actor.context.store.now().toISOString();
+  const taken = checkpoints.snapshot(cwd, actor.id);
   const work = (async () => {
-    const outcome = await checkpoints.snapshot(cwd, actor.id);
+    const outcome = await taken;
     if ("tree" in outcome) {
       await actor.recordCheckpoint({ turnId: runner.turn.id, itemId, cwd, tree: outcome.tree, reason, takenAt });
       return;
@@ -52,8 +53,14 @@ async function checkpoint(runner: TurnHandle, itemId: string | null, reason: Che
     await actor.createItem(session, { turnId: runner.turn.id, kind: "notice", status: "completed", text });
   })().catch((error: unknown) => actor.context.log(`checkpoint of ${cwd} failed: ${error instanceof Error ? error.message : String(error)}`));
   checkpoints.track(actor.id, work);
-  await untilAborted(work, runner.signal);
+  // A turn's model call waits for the files, not for their record: the record is queued before
+  // anything the turn writes next (its items, its tool calls, its end), so it is on disk before
+  // any tool can change a file, and the model request need not wait for its flush.
+  await untilAborted(reason === "turn_start" ? taken.then(afterRecordQueued, afterRecordQueued) : work, runner.signal);
 }
+
+/** Resolves after the continuation that queues a snapshot's record (registered first on the same promise). */
+function afterRecordQueued(): void {}
 
 export async function fileChangesSince(actor: ConversationOwner, message: Item): Promise<string[]> {
   const checkpoints = actor.context.checkpoints;

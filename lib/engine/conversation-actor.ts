@@ -206,6 +206,8 @@ export class ConversationActor implements OwnerState {
 
   /** Moves steered messages into the running turn: called before each model call. */
   takeSteers(session: SessionState, turn: Turn): Promise<number> {
+    // Nothing steered into this turn: no command, which would wait behind the turn's queued records (its start checkpoint).
+    if (!this.waiting.some((entry) => entry.mode === "steer" && entry.turnId === turn.id)) return Promise.resolve(0);
     return this.execute({ type: "take_steers", sessionId: session.id, turn });
   }
 
