@@ -17,7 +17,7 @@ import { UserMessage } from "./user-message";
 
 /** One row of the history: an item, a failed turn's error after its last item, or a turn's file changes. */
 export type Entry =
-  | { key: string; item: Item; slice?: { number: number | null; limit: number | null } }
+  | { key: string; item: Item; slice?: { number: number | null; limit: number | null; openedRow: boolean } }
   | { key: string; failedTurn: Turn }
   | { key: string; changesOfTurn: string }
   | { key: string; objectiveEnd: Objective };
@@ -48,9 +48,11 @@ export function historyEntries(items: Item[], turns: Record<string, Turn>, openT
   const lastSlice = [...slices.keys()].at(-1);
   const lastSliceTurn = items.find((item) => item.id === lastSlice)?.turnId ?? null;
   const noticed = items.some((item) => item.kind === "notice" && item.origin === "objective");
+  // Objectives opened since "Objective opened" became a notice have that row; older ones say it on their first slice.
+  const openedRow = items.some((item) => item.kind === "notice" && item.origin === "objective" && (item.text ?? "").startsWith("Objective opened"));
   const list: Entry[] = [];
   for (const item of items) {
-    const slice = slices.has(item.id) ? { number: slices.get(item.id) ?? null, limit: objective?.sliceLimit ?? null } : undefined;
+    const slice = slices.has(item.id) ? { number: slices.get(item.id) ?? null, limit: objective?.sliceLimit ?? null, openedRow } : undefined;
     list.push({ key: item.id, item, ...(slice ? { slice } : {}) });
     const turn = item.turnId ? turns[item.turnId] : undefined;
     const last = item.turnId !== null && lastItemOfTurn.get(item.turnId) === item.id;
@@ -78,7 +80,7 @@ export function EntryView({ entry, context }: { entry: Entry; context: EntryCont
   if ("failedTurn" in entry) return <TurnError turn={entry.failedTurn} />;
   if ("changesOfTurn" in entry) return <TurnChangesLine turnId={entry.changesOfTurn} />;
   if ("objectiveEnd" in entry) return <ObjectiveEndRow objective={entry.objectiveEnd} />;
-  if (entry.slice) return <SliceMarker item={entry.item} slice={entry.slice.number} sliceLimit={entry.slice.limit} />;
+  if (entry.slice) return <SliceMarker item={entry.item} slice={entry.slice.number} sliceLimit={entry.slice.limit} openedRow={entry.slice.openedRow} />;
   return (
     <ItemView
       item={entry.item}

@@ -6,14 +6,14 @@ import { Collapsible, CollapsibleContent, CollapsibleTrigger } from "@/component
 export const isFirstSlice = (item: Item) => (item.text ?? "").startsWith("Objective:");
 
 /** A slice's input, shown as a compact marker rather than a message from the owner; its full text on demand. */
-export function SliceMarker({ item, slice, sliceLimit }: { item: Item; slice: number | null; sliceLimit: number | null }) {
+export function SliceMarker({ item, slice, sliceLimit, openedRow = false }: { item: Item; slice: number | null; sliceLimit: number | null; openedRow?: boolean }) {
   const label = slice === null ? "Objective slice" : `Slice ${slice}${sliceLimit ? ` of ${sliceLimit}` : ""}`;
   return (
     <div data-item-kind="user_message" data-origin="objective" className="flex justify-center">
       <Collapsible className="group/slice grid max-w-[85%] justify-items-center gap-1">
         <CollapsibleTrigger className="flex items-center gap-1.5 rounded-full border border-dashed px-3 py-1 text-xs text-muted-foreground hover:text-foreground" aria-label={`${label}: show its text`}>
           <TargetIcon className="size-3.5" aria-hidden />
-          {slice === 1 ? `Objective opened · ${label}` : label}
+          {slice === 1 && !openedRow ? `Objective opened · ${label}` : label}
         </CollapsibleTrigger>
         <CollapsibleContent className="rounded-lg bg-muted px-3 py-2 text-xs whitespace-pre-wrap">{item.text}</CollapsibleContent>
       </Collapsible>

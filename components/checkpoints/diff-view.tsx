@@ -20,9 +20,11 @@ export interface DiffViewProps {
   loadContext?: (lines: number) => Promise<string>;
   /** Buttons in a file's header (e.g. Revert to before this turn). */
   fileActions?: (path: string) => React.ReactNode;
+  /** The element id of a file's section, so a file list can lead to it. */
+  fileAnchor?: (path: string) => string;
 }
 
-export function DiffView({ diff, label, className, loadContext, fileActions }: DiffViewProps) {
+export function DiffView({ diff, label, className, loadContext, fileActions, fileAnchor }: DiffViewProps) {
   const files = useMemo(() => parseDiff(asGitDiff(diff), { nearbySequences: "zip" }), [diff]);
   const [viewType, setViewType] = useState<ViewType>("unified");
   if (files.length === 0) return null;
@@ -39,7 +41,7 @@ export function DiffView({ diff, label, className, loadContext, fileActions }: D
         </ToggleGroup>
       </div>
       {files.map((file) => (
-        <FileDiff key={`${file.oldPath}→${file.newPath}`} file={file} viewType={viewType} loadContext={loadContext} actions={fileActions?.(pathOf(file))} />
+        <FileDiff key={`${file.oldPath}→${file.newPath}`} file={file} viewType={viewType} loadContext={loadContext} actions={fileActions?.(pathOf(file))} anchor={fileAnchor?.(pathOf(file))} />
       ))}
     </div>
   );
@@ -115,14 +117,14 @@ function ContextButton({ context, path }: { context: ReturnType<typeof useWiderC
   );
 }
 
-function FileDiff({ file: given, viewType, loadContext, actions }: { file: FileData; viewType: ViewType; loadContext: DiffViewProps["loadContext"]; actions: React.ReactNode }) {
+function FileDiff({ file: given, viewType, loadContext, actions, anchor }: { file: FileData; viewType: ViewType; loadContext: DiffViewProps["loadContext"]; actions: React.ReactNode; anchor?: string }) {
   const context = useWiderContext(given, loadContext);
   const file = context.shown;
   const tokens = useMemo(() => tokenize(file.hunks, { highlight: false, enhancers: [markEdits(file.hunks, { type: "block" })] }), [file.hunks]);
   const path = pathOf(file);
   const { additions, deletions } = changeCounts(given);
   return (
-    <section aria-label={`Changes to ${path}`} className="overflow-hidden rounded-md border" data-file-status={STATUS[file.type]}>
+    <section id={anchor} tabIndex={anchor ? -1 : undefined} aria-label={`Changes to ${path}`} className="scroll-mt-2 overflow-hidden rounded-md border outline-none" data-file-status={STATUS[file.type]}>
       <header className="flex items-center gap-2 border-b bg-muted/50 px-3 py-1.5 text-xs">
         <span className="min-w-0 flex-1 truncate font-mono">{path}</span>
         <span className="text-muted-foreground">{STATUS[file.type]}</span>

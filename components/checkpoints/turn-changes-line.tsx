@@ -13,6 +13,10 @@ export function turnChangesAnchor(turnId: string): string {
   return `changes-${turnId}`;
 }
 
+function fileAnchor(turnId: string, path: string): string {
+  return `${turnChangesAnchor(turnId)}-${encodeURIComponent(path)}`;
+}
+
 /** "N files changed +a −d" under a turn that changed files, expandable to the file list and the diff. */
 export function TurnChangesLine({ turnId }: { turnId: string }) {
   const changes = useTurnChanges(turnId, true);
@@ -33,17 +37,30 @@ export function TurnChangesLine({ turnId }: { turnId: string }) {
       <CollapsibleContent className="grid gap-2 border-t px-3 py-2">
         <ul aria-label="Changed files" className="grid gap-0.5 font-mono text-xs">
           {changes.files.map((file) => (
-            <li key={file.path} className="flex gap-2">
-              <span className="w-3 text-muted-foreground" title={file.status}>
+            <li key={file.path} className="flex items-center gap-2">
+              <span className="w-3 text-muted-foreground" title={file.status} aria-label={file.status}>
                 {STATUS_MARK[file.status]}
               </span>
-              <span className="min-w-0 flex-1 truncate">{file.path}</span>
+              {/* Leads to the file's part of the diff below: long turns change many files. */}
+              <button
+                type="button"
+                className="min-w-0 flex-1 truncate rounded-sm text-left hover:underline focus-visible:ring-2 focus-visible:ring-ring/50 focus-visible:outline-none"
+                title={`Show the changes to ${file.path}`}
+                onClick={() => {
+                  const section = document.getElementById(fileAnchor(turnId, file.path));
+                  section?.scrollIntoView({ block: "start", behavior: "smooth" });
+                  section?.focus({ preventScroll: true });
+                }}
+              >
+                {file.path}
+              </button>
               <span className="hljs-addition">+{file.additions}</span>
               <span className="hljs-deletion">−{file.deletions}</span>
             </li>
           ))}
         </ul>
         <DiffView
+          fileAnchor={(path) => fileAnchor(turnId, path)}
           diff={changes.diff}
           label="Diff of the turn's changes"
           loadContext={(lines) => apiFetch<TurnChanges>(`/api/turns/${turnId}/changes?context=${lines}`).then((body) => body.diff)}

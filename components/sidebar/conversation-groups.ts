@@ -1,5 +1,6 @@
 import type { Conversation } from "@/lib/events/entities";
 import { folderName } from "@/components/shared/format";
+import { projectKey } from "./sidebar-prefs";
 
 export interface ConversationGroup {
   key: string;
@@ -54,7 +55,7 @@ export function dateGroups(conversations: Conversation[], now: number, timeZone:
 export function projectGroups(conversations: Conversation[], machineName: (machineId: string) => string): ConversationGroup[] {
   const groups = new Map<string, ConversationGroup>();
   for (const conversation of conversations) {
-    const key = `${conversation.machine}\u0000${conversation.cwd}`;
+    const key = projectKey(conversation);
     let group = groups.get(key);
     if (!group) {
       const machine = machineName(conversation.machine);

@@ -19,10 +19,12 @@ interface ConversationListProps {
   grouping: SidebarGrouping;
   timeZone: string;
   more: { available: boolean; loading: boolean; load: () => void };
+  /** Titles of every loaded conversation (not only the shown ones), for the lineage lines. */
+  titleOf: (id: string) => string | undefined;
 }
 
 /** The sidebar's conversations: in date or project groups (or search results), with one delete confirmation for all rows. */
-export function ConversationList({ conversations, pathname, searchQuery, grouping, timeZone, more }: ConversationListProps) {
+export function ConversationList({ conversations, pathname, searchQuery, grouping, timeZone, more, titleOf }: ConversationListProps) {
   const actions = useRowActions();
   const [deleting, setDeleting] = useState<Conversation | null>(null);
   const rows = (list: Conversation[]) =>
@@ -34,6 +36,7 @@ export function ConversationList({ conversations, pathname, searchQuery, groupin
         href={searchQuery ? `/c/${conversation.id}?find=${encodeURIComponent(searchQuery)}` : `/c/${conversation.id}`}
         actions={actions}
         onAskDelete={setDeleting}
+        titleOf={titleOf}
       />
     ));
 

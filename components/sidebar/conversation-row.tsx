@@ -19,6 +19,8 @@ interface ConversationRowProps {
   href: string;
   actions: RowActions;
   onAskDelete: (conversation: Conversation) => void;
+  /** The title of a loaded conversation, for the "Restarted from …" line; undefined when it is not loaded. */
+  titleOf: (id: string) => string | undefined;
 }
 
 /**
@@ -26,7 +28,7 @@ interface ConversationRowProps {
  * button (shown on hover and on keyboard focus, always on touch screens), from a right-click,
  * or from the context-menu key (Shift+F10) on the focused link.
  */
-export function ConversationRow({ conversation, active, href, actions, onAskDelete }: ConversationRowProps) {
+export function ConversationRow({ conversation, active, href, actions, onAskDelete, titleOf }: ConversationRowProps) {
   const [menuOpen, setMenuOpen] = useState(false);
   const [renaming, setRenaming] = useState(false);
   const link = useRef<HTMLAnchorElement>(null);
@@ -67,7 +69,7 @@ export function ConversationRow({ conversation, active, href, actions, onAskDele
           }}
         />
       ) : (
-        <ConversationLink ref={link} conversation={conversation} active={active} href={href} titleId={titleId} />
+        <ConversationLink ref={link} conversation={conversation} active={active} href={href} titleId={titleId} parentTitle={conversation.forkedFrom ? titleOf(conversation.forkedFrom.conversationId) : undefined} />
       )}
       {!renaming && (
         <DropdownMenu open={menuOpen} onOpenChange={setMenuOpen} modal={false}>
@@ -77,7 +79,7 @@ export function ConversationRow({ conversation, active, href, actions, onAskDele
             aria-describedby={titleId}
             title="Actions (or right-click)"
             className={cn(
-              "absolute top-1/2 right-1 flex size-6 -translate-y-1/2 items-center justify-center rounded-md text-muted-foreground transition-opacity outline-none",
+              "absolute top-1 right-1 flex size-6 items-center justify-center rounded-md text-muted-foreground transition-opacity outline-none",
               "hover:bg-background hover:text-foreground focus-visible:ring-2 focus-visible:ring-ring/50 data-[state=open]:bg-background data-[state=open]:text-foreground",
               "[@media(hover:hover)]:opacity-0 [@media(hover:hover)]:group-focus-within/row:opacity-100 [@media(hover:hover)]:group-hover/row:opacity-100 data-[state=open]:opacity-100",
             )}
@@ -98,10 +100,12 @@ interface ConversationLinkProps {
   active: boolean;
   href: string;
   titleId: string;
+  parentTitle: string | undefined;
   ref: React.Ref<HTMLAnchorElement>;
 }
 
-function ConversationLink({ conversation, active, href, titleId, ref }: ConversationLinkProps) {
+function ConversationLink({ conversation, active, href, titleId, parentTitle, ref }: ConversationLinkProps) {
+  const lineageId = useId();
   return (
     <Link
       ref={ref}
@@ -109,17 +113,17 @@ function ConversationLink({ conversation, active, href, titleId, ref }: Conversa
       prefetch={false}
       aria-current={active ? "page" : undefined}
       aria-label={conversation.title}
+      aria-describedby={conversation.forkedFrom ? lineageId : undefined}
       data-status={conversation.status}
       className={cn(
-        "flex items-center gap-2 rounded-md px-2 py-1.5 text-sm transition-colors outline-none group-hover/row:bg-sidebar-accent focus-visible:ring-2 focus-visible:ring-ring/50",
+        "grid grid-cols-[auto_minmax(0,1fr)_auto] items-center gap-x-2 rounded-md px-2 py-1.5 text-sm transition-colors outline-none group-hover/row:bg-sidebar-accent focus-visible:ring-2 focus-visible:ring-ring/50",
         active && "bg-sidebar-accent text-sidebar-accent-foreground",
       )}
     >
       <StatusDot status={conversation.status} />
-      <span id={titleId} className={cn("min-w-0 flex-1 truncate", active && "font-medium")}>
+      <span id={titleId} className={cn("truncate", active && "font-medium")}>
         {conversation.title}
       </span>
-      <LineageIcon conversation={conversation} />
       {/* The "…" button takes the time's place when it shows. */}
       <time
         dateTime={conversation.updatedAt}
@@ -128,6 +132,7 @@ function ConversationLink({ conversation, active, href, titleId, ref }: Conversa
       >
         {conversation.archived ? "archived" : relativeTime(conversation.updatedAt)}
       </time>
+      <LineageLine id={lineageId} conversation={conversation} parentTitle={parentTitle} />
     </Link>
   );
 }
@@ -167,14 +172,21 @@ function RenameField({ title, onDone }: { title: string; onDone: (title: string 
   );
 }
 
-/** A restart or a fork says so beside its title, so it can be told from its original. */
-function LineageIcon({ conversation }: { conversation: Conversation }) {
+/**
+ * A restart or a fork says so on a line of its own under its title ("Restarted from <original>"),
+ * which starts with what it is, so it stays readable however narrow the sidebar is.
+ */
+function LineageLine({ id, conversation, parentTitle }: { id: string; conversation: Conversation; parentTitle: string | undefined }) {
   if (!conversation.forkedFrom) return null;
   const restart = Boolean(conversation.restartOf);
   const Icon = restart ? RotateCcwIcon : GitForkIcon;
+  const text = `${restart ? "Restarted from" : "Forked from"} ${parentTitle ?? "another conversation"}`;
   return (
-    <span title={restart ? "Restarted from another conversation" : "Forked from another conversation"} className="shrink-0 text-muted-foreground">
-      <Icon className="size-3.5" aria-label={restart ? "Restart" : "Fork"} />
+    <span className="col-span-2 col-start-2 flex min-w-0 items-center gap-1 text-[11px] leading-4 text-muted-foreground" data-lineage={restart ? "restart" : "fork"} title={text}>
+      <Icon className="size-3 shrink-0" aria-label={restart ? "Restart" : "Fork"} />
+      <span id={id} className="min-w-0 truncate">
+        {text}
+      </span>
     </span>
   );
 }

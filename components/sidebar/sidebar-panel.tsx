@@ -3,7 +3,7 @@
 import { ArchiveIcon, FolderTreeIcon, LogOutIcon, MessageSquarePlusIcon, SearchIcon, SettingsIcon, ShieldCheckIcon, XIcon } from "lucide-react";
 import Link from "next/link";
 import { usePathname } from "next/navigation";
-import { useEffect, useState } from "react";
+import { useCallback, useEffect, useMemo, useState } from "react";
 import type { Conversation } from "@/lib/events/entities";
 import { cn } from "@/lib/utils";
 import { Badge } from "@/components/ui/badge";
@@ -13,8 +13,10 @@ import { ThemeToggle } from "@/components/theme/theme-toggle";
 import { apiFetch, errorMessage } from "@/components/shared/api-client";
 import { clearAllDrafts } from "@/components/shared/drafts";
 import { announceSignOut } from "@/components/shared/session-signal";
+import { useMachines } from "@/components/machines/use-machines";
 import { ConversationList } from "./conversation-list";
-import type { SidebarGrouping } from "./sidebar-prefs";
+import { ProjectFilter, ProjectFilterBar, ProjectFilterEmpty, projectChoice, useProjectChoices } from "./project-filter";
+import { projectKey, type SidebarGrouping } from "./sidebar-prefs";
 
 interface SidebarPanelProps {
   conversations: Conversation[];
@@ -22,6 +24,9 @@ interface SidebarPanelProps {
   list: {
     grouping: SidebarGrouping;
     onGroupingChange: (grouping: SidebarGrouping) => void;
+    /** The project key the list is narrowed to, or null for all. */
+    project: string | null;
+    onProjectChange: (project: string | null) => void;
     timeZone: string;
     more: { available: boolean; loading: boolean; load: () => void };
   };
@@ -57,6 +62,15 @@ function useConversationSearch(query: string): SearchState {
   return state;
 }
 
+/** The live list narrowed to the chosen project, the projects to choose from, and the chosen one as shown. */
+function useProjectFilter(conversations: Conversation[], project: string | null) {
+  const { machines } = useMachines();
+  const machineName = useCallback((id: string) => machines.find((machine) => machine.id === id)?.name ?? id, [machines]);
+  const choices = useProjectChoices(conversations, project, machineName);
+  const narrowed = useMemo(() => (project ? conversations.filter((conversation) => projectKey(conversation) === project) : conversations), [conversations, project]);
+  return { conversations: narrowed, choices, chosen: project ? projectChoice(project, machineName) : null };
+}
+
 export function SidebarPanel({ conversations, pendingApprovals, list, inSheet = false }: SidebarPanelProps) {
   const pathname = usePathname();
   const [query, setQuery] = useState("");
@@ -64,7 +78,8 @@ export function SidebarPanel({ conversations, pendingApprovals, list, inSheet = 
   const searching = query.trim() !== "";
   // Live status and titles come from the live list even for search results.
   const live = new Map(conversations.map((conversation) => [conversation.id, conversation]));
-  const shown = searching ? (search.results ?? []).map((result) => live.get(result.id) ?? result) : conversations;
+  const filter = useProjectFilter(conversations, list.project);
+  const shown = searching ? (search.results ?? []).map((result) => live.get(result.id) ?? result) : filter.conversations;
 
   return (
     <div className="flex h-full min-h-0 flex-col">
@@ -98,11 +113,19 @@ export function SidebarPanel({ conversations, pendingApprovals, list, inSheet = 
         <span className="min-w-0 truncate">
           {searching ? (search.results === null || search.query !== query.trim() ? "Searching…" : `Results for “${query.trim()}”`) : "Conversations"}
         </span>
-        {!searching && <GroupingToggle grouping={list.grouping} onChange={list.onGroupingChange} />}
+        {!searching && (
+          <span className="flex shrink-0 items-center gap-0.5">
+            <GroupingToggle grouping={list.grouping} onChange={list.onGroupingChange} />
+            <ProjectFilter choices={filter.choices} chosen={filter.chosen} onChange={list.onProjectChange} />
+          </span>
+        )}
       </div>
+      {!searching && filter.chosen && <ProjectFilterBar chosen={filter.chosen} onClear={() => list.onProjectChange(null)} />}
       <nav aria-label="Conversations" className="min-h-0 flex-1 overflow-y-auto px-2 pb-2">
         {search.error && <p className="px-2 py-1 text-xs text-destructive">{search.error}</p>}
-        {shown.length === 0 ? (
+        {!searching && filter.chosen && shown.length === 0 ? (
+          <ProjectFilterEmpty chosen={filter.chosen} more={list.more} />
+        ) : shown.length === 0 ? (
           <p className="px-2 py-6 text-center text-xs text-muted-foreground">
             {searching ? (search.results === null ? "" : "Nothing matches.") : "No conversations yet."}
           </p>
@@ -114,6 +137,7 @@ export function SidebarPanel({ conversations, pendingApprovals, list, inSheet = 
             grouping={list.grouping}
             timeZone={list.timeZone}
             more={list.more}
+            titleOf={(id) => live.get(id)?.title}
           />
         )}
       </nav>

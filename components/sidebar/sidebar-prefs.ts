@@ -4,6 +4,8 @@
  */
 export const SIDEBAR_WIDTH_COOKIE = "atrium-sidebar-width";
 export const SIDEBAR_GROUPING_COOKIE = "atrium-sidebar-grouping";
+/** The project the sidebar is narrowed to (`projectKey`); absent: all projects. */
+export const SIDEBAR_PROJECT_COOKIE = "atrium-sidebar-project";
 /** The browser's time zone, so the server's first render puts "Today" where the reader's day is. */
 export const TIME_ZONE_COOKIE = "atrium-time-zone";
 
@@ -13,7 +15,14 @@ export type SidebarGrouping = "date" | "project";
 export interface SidebarPrefs {
   width: number;
   grouping: SidebarGrouping;
+  /** A `projectKey`, or null for all projects. */
+  project: string | null;
   timeZone: string;
+}
+
+/** A project is a folder on a machine: the key the sidebar groups and filters by. */
+export function projectKey(conversation: { machine: string; cwd: string }): string {
+  return `${conversation.machine}\u0000${conversation.cwd}`;
 }
 
 export function clampWidth(width: number): number {
@@ -36,11 +45,12 @@ export function parseSidebarPrefs(read: (name: string) => string | undefined): S
   return {
     width: Number.isFinite(width) && width > 0 ? clampWidth(width) : SIDEBAR_WIDTH.default,
     grouping: read(SIDEBAR_GROUPING_COOKIE) === "project" ? "project" : "date",
+    project: read(SIDEBAR_PROJECT_COOKIE)?.includes("\u0000") ? read(SIDEBAR_PROJECT_COOKIE)! : null,
     timeZone: validTimeZone(read(TIME_ZONE_COOKIE)),
   };
 }
 
-/** Remembered for a year, for this site's pages only. */
-export function saveSidebarPref(name: string, value: string): void {
-  document.cookie = `${name}=${encodeURIComponent(value)}; path=/; max-age=31536000; samesite=lax`;
+/** Remembered for a year, for this site's pages only; null forgets it. */
+export function saveSidebarPref(name: string, value: string | null): void {
+  document.cookie = value === null ? `${name}=; path=/; max-age=0; samesite=lax` : `${name}=${encodeURIComponent(value)}; path=/; max-age=31536000; samesite=lax`;
 }

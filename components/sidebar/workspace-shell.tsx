@@ -13,7 +13,7 @@ import { SidebarContext } from "./sidebar-context";
 import { SidebarPanel } from "./sidebar-panel";
 import { SidebarResizeHandle } from "./sidebar-resize-handle";
 import { useSidebarConversations } from "./use-sidebar-conversations";
-import { saveSidebarPref, SIDEBAR_GROUPING_COOKIE, SIDEBAR_WIDTH_COOKIE, TIME_ZONE_COOKIE, type SidebarGrouping, type SidebarPrefs } from "./sidebar-prefs";
+import { saveSidebarPref, SIDEBAR_GROUPING_COOKIE, SIDEBAR_PROJECT_COOKIE, SIDEBAR_WIDTH_COOKIE, TIME_ZONE_COOKIE, type SidebarGrouping, type SidebarPrefs } from "./sidebar-prefs";
 
 
 interface WorkspaceShellProps {
@@ -28,6 +28,7 @@ export function WorkspaceShell({ initialConversations, initialPendingApprovals, 
   const { conversations, refresh, apply, more } = useSidebarConversations(initialConversations);
   const [width, setWidth] = useState(prefs.width);
   const [grouping, setGrouping] = useState<SidebarGrouping>(prefs.grouping);
+  const [project, setProject] = useState<string | null>(prefs.project);
   const [pendingApprovals, setPendingApprovals] = useState(initialPendingApprovals);
   const [sheetOpen, setSheetOpen] = useState(false);
   const pathname = usePathname();
@@ -76,6 +77,11 @@ export function WorkspaceShell({ initialConversations, initialPendingApprovals, 
     onGroupingChange: (next: SidebarGrouping) => {
       setGrouping(next);
       saveSidebarPref(SIDEBAR_GROUPING_COOKIE, next);
+    },
+    project,
+    onProjectChange: (next: string | null) => {
+      setProject(next);
+      saveSidebarPref(SIDEBAR_PROJECT_COOKIE, next);
     },
     more,
   };

@@ -50,6 +50,11 @@ export function objectiveNoticeText(objective: Objective): string {
   return `Objective ${STATUS_WORDS[objective.status]}${reason} · ${slices}`;
 }
 
+/** "Objective opened: make the tests pass · up to 20 slices": the row an opened objective leaves in the timeline. */
+export function objectiveOpenedText(objective: Objective): string {
+  return `Objective opened: ${objective.text} · up to ${objective.sliceLimit} ${objective.sliceLimit === 1 ? "slice" : "slices"}`;
+}
+
 /**
  * After a root turn ends (DESIGN §6): a completed turn with the objective open and nothing
  * waiting queues the next slice, up to the slice limit; a failed or interrupted one pauses it.
@@ -109,6 +114,8 @@ export async function openObjective(actor: EngineOwner, text: string, keyed: Key
     ...keyed,
   });
   let objective = currentObjective(actor)!;
+  // Opening is a change of status like the others (DESIGN §9): the conversation keeps a row of it, before its first slice.
+  await actor.writeItem(actor.root, { turnId: actor.root.runner?.turn.id ?? null, kind: "notice", status: "completed", origin: "objective", text: objectiveOpenedText(objective) });
   actor.publish({ type: "objective.updated", objective });
   actor.publishConversation();
   if (!actor.root.runner && !actor.waiting.some((entry) => entry.sessionId === actor.rootSessionId)) {

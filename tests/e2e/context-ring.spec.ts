@@ -1,4 +1,4 @@
-import type { APIRequestContext } from "@playwright/test";
+import type { APIRequestContext, Page } from "@playwright/test";
 import { ConversationPage, expect, test, unique } from "./support/fixtures";
 import { E2E_TOKEN } from "./support/environment";
 
@@ -83,4 +83,51 @@ test("identical content shows identical usage: original, fork, and a restart sen
   await api.waitUntilIdle(restart.conversation.id);
   await ConversationPage.open(app.page, restart.conversation.id);
   await expect(ring).toHaveAttribute("aria-label", new RegExp(`^Context: ${original}% used`));
+});
+
+test("the ring shows one figure for the same content while a turn runs and once it is idle, and names its basis", async ({ app, api, request, context }) => {
+  const created = await api.createConversation(`${unique("running ring")} [[stream:1500]]`);
+  await api.waitUntilIdle(created.id);
+  await sendViaApi(request, created.id, "more [[stream:1500]]");
+  await api.waitUntilIdle(created.id);
+  // One tab follows the conversation live (context.updated); a second one, opened later, reads the figure afresh.
+  const live = await ConversationPage.open(app.page, created.id);
+  const figure = async (page: Page) => {
+    const ring = page.getByRole("banner").getByRole("button", { name: /^Context: \d+% used/ });
+    await ring.click();
+    const popover = page.getByRole("dialog", { name: "Context usage" });
+    const shown = {
+      used: await popover.getByTestId("context-used").innerText(),
+      basis: await popover.getByTestId("context-basis").innerText(),
+      why: await popover.getByTestId("context-basis-why").innerText(),
+      label: await ring.getAttribute("aria-label"),
+    };
+    await page.keyboard.press("Escape");
+    await expect(popover).toBeHidden();
+    return shown;
+  };
+  const idleBefore = await figure(app.page);
+
+  // The turn stops at an approval: it runs, with its first step recorded and reported.
+  await live.send(`run it [[tool:shell {"command":"echo hi"}]]`);
+  await expect(live.history.getByRole("group", { name: "Approval for shell" })).toBeVisible();
+  await expect.poll(async () => (await figure(app.page)).used).not.toBe(idleBefore.used);
+  const fresh = await context.newPage();
+  await ConversationPage.open(fresh, created.id);
+  await expect(fresh.getByRole("banner").getByLabel("Status: Waiting for you")).toBeVisible();
+  const running = await figure(fresh);
+  expect(running.basis).toBe("reported by the provider");
+  expect(running.why).toContain("provider's count for the last model call");
+  expect(await figure(app.page)).toEqual(running);
+
+  // Approved, the turn ends: the figure the live tab got from the last step is the idle conversation's figure.
+  await live.history.getByRole("group", { name: "Approval for shell" }).getByRole("button", { name: "Approve once" }).click();
+  await live.expectIdle();
+  await expect(live.lastReply).toHaveText("Tool shell returned: hi");
+  await ConversationPage.open(fresh, created.id);
+  const idle = await figure(fresh);
+  expect(idle.basis).toBe("reported by the provider");
+  expect(idle.used).not.toBe(running.used);
+  expect(await figure(app.page)).toEqual(idle);
+  await fresh.close();
 });

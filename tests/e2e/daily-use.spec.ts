@@ -30,17 +30,62 @@ test("the browser tab's title follows a rename, here and in another tab", async 
   await other.close();
 });
 
-test("a toast never covers the composer's Send button", async ({ app, api }) => {
-  const created = await api.createConversation(unique("toast"));
-  await api.waitUntilIdle(created.id);
-  const conversation = await ConversationPage.open(app.page, created.id);
-  await conversation.menuAction("Fork");
-  const toast = app.page.getByText("Forked: you are now in the copy");
-  await expect(toast).toBeVisible();
-  const send = app.page.getByRole("button", { name: "Send", exact: true });
-  expect(overlaps(await box(toast), await box(send))).toBe(false);
-  expect(overlaps(await box(toast), await box(conversation.composer))).toBe(false);
-});
+/** Every toast on the page now: each is checked against the composer, not only the newest. */
+async function expectToastsClearOfComposer(page: Page, conversation: ConversationPage, newest: string | RegExp) {
+  const toasts = page.locator("[data-sonner-toast]");
+  await expect(toasts.filter({ hasText: newest })).toBeVisible();
+  // Sonner slides a toast in: measure it where it comes to rest.
+  await expect(toasts.filter({ hasText: newest })).toHaveAttribute("data-mounted", "true");
+  const send = await box(page.getByRole("button", { name: "Send", exact: true }));
+  const composer = await box(conversation.composer);
+  // Measured in one go: a toast may leave between two separate looks.
+  const shown = await toasts.evaluateAll((elements) =>
+    elements
+      .filter((element) => element.getAttribute("data-visible") !== "false")
+      .map((element) => {
+        const { x, y, width, height } = element.getBoundingClientRect();
+        return { text: element.textContent ?? "", x, y, width, height };
+      }),
+  );
+  expect(shown.length).toBeGreaterThan(0);
+  for (const toast of shown) {
+    expect(overlaps(toast, send), `toast “${toast.text}” over the Send button`).toBe(false);
+    expect(overlaps(toast, composer), `toast “${toast.text}” over the composer`).toBe(false);
+  }
+}
+
+for (const [device, viewport] of [
+  ["desktop", { width: 1280, height: 800 }],
+  ["phone", { width: 390, height: 844 }],
+] as const) {
+  test.describe(`on a ${device}`, () => {
+    test.use({ viewport });
+    test("the toasts after compact, restart, archive and fork never cover the composer or its Send button", async ({ app, api }) => {
+      const created = await api.createConversation(unique("toast"));
+      await api.waitUntilIdle(created.id);
+      await api.sendMessage(created.id, "the second message");
+      await api.waitUntilIdle(created.id);
+      const conversation = await ConversationPage.open(app.page, created.id);
+
+      await conversation.send("/compact");
+      await expectToastsClearOfComposer(app.page, conversation, /^(Context compacted|Not compacted)/);
+
+      const second = conversation.userMessages.filter({ hasText: "the second message" });
+      await second.hover();
+      await second.getByRole("button", { name: "Restart from here" }).click();
+      await app.page.getByRole("alertdialog", { name: "Restart from here" }).getByRole("button", { name: "Restart", exact: true }).click();
+      await expect(app.page).not.toHaveURL(new RegExp(created.id));
+      await conversation.expectLive();
+      await expectToastsClearOfComposer(app.page, conversation, "Restarted in a new conversation");
+
+      await conversation.menuAction("Archive");
+      await expectToastsClearOfComposer(app.page, conversation, "Conversation archived");
+
+      await conversation.menuAction("Fork");
+      await expectToastsClearOfComposer(app.page, conversation, "Forked: you are now in the copy");
+    });
+  });
+}
 
 test.describe("at phone width", () => {
   test.use({ viewport: { width: 390, height: 844 } });

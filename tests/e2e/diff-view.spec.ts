@@ -35,6 +35,13 @@ test("a pending edit shows its diff against the real file — real line numbers,
   const changes = conversation.history.getByRole("button", { name: "2 files changed +2 −1" });
   await changes.click();
   const turnDiff = conversation.history.getByRole("group", { name: "Diff of the turn's changes" });
+  // The file list: each changed file with its status and its own +/−, leading to its part of the diff.
+  const fileList = conversation.history.getByRole("list", { name: "Changed files" });
+  await expect(fileList.getByRole("listitem")).toHaveText([/^A\s*added\.txt\s*\+1\s*−0$/, /^M\s*notes\.txt\s*\+1\s*−1$/]);
+  await expect(fileList.getByRole("listitem").first().getByLabel("added")).toBeVisible();
+  await expect(fileList.getByRole("listitem").last().getByLabel("modified")).toBeVisible();
+  await fileList.getByRole("button", { name: "notes.txt", exact: true }).click();
+  await expect(turnDiff.getByRole("region", { name: "Changes to notes.txt" })).toBeFocused();
   await expect(turnDiff.getByRole("region", { name: "Changes to added.txt" })).toContainText("added");
   await expect(turnDiff.getByRole("region", { name: "Changes to notes.txt" }).locator("header")).toContainText("modified+1−1");
   await expect(turnDiff).not.toContainText("index ");

@@ -1,5 +1,6 @@
 import { ConversationPage, expect, test, unique } from "./support/fixtures";
 import { E2E_TOKEN } from "./support/environment";
+import { visit } from "./support/pages";
 
 test("a restart links to its origin, and a restarted message shows ‹ n/m › to move between the original and its restarts", async ({ app, api, request }) => {
   const headers = { authorization: `Bearer ${E2E_TOKEN}` };
@@ -81,3 +82,57 @@ test("‹ n/m › follows a restart made in another tab, without a reload", asyn
   await expect(app.page).not.toHaveURL(new RegExp(`/c/${restartId}$`));
   await otherTab.close();
 });
+
+for (const [device, viewport] of [
+  ["desktop", { width: 1280, height: 800 }],
+  ["phone", { width: 390, height: 844 }],
+] as const) {
+  test.describe(`on a ${device}`, () => {
+    test.use({ viewport });
+    test("the sidebar says under a restart and a fork where each came from, readable however long the title", async ({ app, api, request }) => {
+      const headers = { authorization: `Bearer ${E2E_TOKEN}` };
+      const created = await api.createConversation(`${unique("loader")} refactor so that it reads the whole history in one pass`);
+      await api.waitUntilIdle(created.id);
+      await api.sendMessage(created.id, "second message");
+      await api.waitUntilIdle(created.id);
+      const message = (await api.items(created.id)).find((item) => item.kind === "user_message" && item.text === "second message")!;
+      expect((await request.post(`/api/conversations/${created.id}/rewind`, { headers, data: { itemId: message.id } })).status()).toBe(201);
+      expect((await request.post(`/api/conversations/${created.id}/fork`, { headers, data: {} })).status()).toBe(201);
+
+      await visit(app.page, "/");
+      if (device === "phone") {
+        await app.page.getByRole("button", { name: "Open sidebar" }).click();
+        await expect(app.page.getByRole("dialog", { name: "Sidebar" })).toBeVisible();
+      }
+      const original = app.sidebar.conversation(created.title);
+      const restart = app.sidebar.conversation(`${created.title} (restart)`);
+      const fork = app.sidebar.conversation(`${created.title} (fork)`);
+      await expect(restart).toHaveAccessibleDescription(`Restarted from ${created.title}`);
+      await expect(fork).toHaveAccessibleDescription(`Forked from ${created.title}`);
+      await expect(original).toHaveAccessibleDescription("");
+      await expect(original.locator("[data-lineage]")).toHaveCount(0);
+
+      // The line starts with what the row is, and those words are shown whole, inside the row.
+      for (const [row, words] of [
+        [restart, "Restarted from"],
+        [fork, "Forked from"],
+      ] as const) {
+        const line = row.locator("[data-lineage]");
+        await expect(line).toBeVisible();
+        await expect(line).toHaveText(`${words} ${created.title}`);
+        const shown = await line.locator("span").evaluate((span, prefix) => {
+          const range = document.createRange();
+          range.setStart(span.firstChild!, 0);
+          range.setEnd(span.firstChild!, prefix.length);
+          return { words: range.getBoundingClientRect().right, line: span.getBoundingClientRect().right };
+        }, words);
+        expect(shown.words).toBeLessThanOrEqual(shown.line);
+        const rowBox = (await row.boundingBox())!;
+        const lineBox = (await line.boundingBox())!;
+        expect(lineBox.x + lineBox.width).toBeLessThanOrEqual(rowBox.x + rowBox.width);
+        expect(lineBox.y).toBeGreaterThan(rowBox.y);
+      }
+      await app.page.screenshot({ path: `test-results/screens/lineage-sidebar-${device}.png` });
+    });
+  });
+}

@@ -12,6 +12,11 @@ test("/objective opens a goal, slices run and update the banner, /done finishes 
   await expect(banner).toContainText(/slice [1-9]\d* of \d+/);
   // A slice runs as a turn whose message comes from the objective.
   await expect(conversation.history.getByRole("button", { name: /^Slice 1 of \d+: show its text$/ })).toBeVisible();
+  // Opening is a row of its own, before the first slice.
+  const opened = conversation.history.locator('[data-item-kind="notice"][data-origin="objective"]').filter({ hasText: "Objective opened" });
+  await expect(opened).toHaveText(/^Objective opened: keep going \[\[delay:100\]\] \[\[stream:10\]\] · up to \d+ slices$/);
+  const objectiveRows = () => conversation.history.locator('[data-origin="objective"]').evaluateAll((rows) => rows.map((row) => row.getAttribute("data-item-kind")));
+  expect((await objectiveRows())[0]).toBe("notice");
   await expect(banner).toContainText(/slice [2-9]\d* of \d+/, { timeout: 60_000 });
   await app.page.screenshot({ path: "test-results/screens/objective.png" });
 
@@ -25,6 +30,8 @@ test("/objective opens a goal, slices run and update the banner, /done finishes 
   await expect(done).toHaveText(/^Objective completed · \d+ slices?$/);
   await conversation.reload();
   await expect(done).toBeVisible();
+  await expect(opened).toHaveCount(1);
+  expect((await objectiveRows())[0]).toBe("notice");
 });
 
 test("an objective's slices are compact markers, and where it ended is a row in the timeline", async ({ app, api }) => {

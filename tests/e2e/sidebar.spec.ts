@@ -249,3 +249,52 @@ test("the sidebar's width follows a drag and the keyboard, within bounds, and th
   await page.keyboard.press("Enter");
   await expect.poll(width).toBe(288);
 });
+
+test("the sidebar can be narrowed to one project, remembers it, says when nothing is in it, and goes back to all projects", async ({ app, api, context }) => {
+  const { page, sidebar } = app;
+  const folder = fs.mkdtempSync(path.join(os.tmpdir(), "atrium-e2e-filtered-"));
+  const otherFolder = fs.mkdtempSync(path.join(os.tmpdir(), "atrium-e2e-unfiltered-"));
+  const name = path.basename(folder);
+  try {
+    const inside = await api.createConversation(unique("inside the project"), { cwd: folder });
+    const outside = await api.createConversation(unique("outside the project"), { cwd: otherFolder });
+    await api.waitUntilIdle(inside.id);
+    await api.waitUntilIdle(outside.id);
+    await visit(page, "/");
+    await expect(sidebar.conversation(outside.title)).toBeVisible();
+
+    await page.getByRole("button", { name: "Filter by project", exact: true }).click();
+    await expect(page.getByRole("menuitemradio", { name: "All projects" })).toHaveAttribute("aria-checked", "true");
+    await page.getByRole("menuitemradio", { name }).click();
+    await expect(page.getByRole("button", { name: `Filter by project: ${name}` })).toBeVisible();
+    await expect(page.getByRole("status", { name: "Project filter" })).toHaveText(`Only ${name}All projects`);
+    await expect(sidebar.conversation(inside.title)).toBeVisible();
+    await expect(sidebar.conversation(outside.title)).toHaveCount(0);
+
+    // Remembered by the browser: the server's first render of a new tab is narrowed already.
+    const other = await context.newPage();
+    const html = await (await other.request.get("/")).text();
+    expect(html).toContain(`aria-label="Filter by project: ${name}"`);
+    await visit(other, "/");
+    await expect(new Sidebar(other).conversation(inside.title)).toBeVisible();
+    await expect(new Sidebar(other).conversation(outside.title)).toHaveCount(0);
+    await other.close();
+
+    // Its only conversation archived, the project is empty: the list says so, the project stays chosen.
+    await api.patchConversation(inside.id, { archived: true });
+    await expect(sidebar.conversations).toContainText(`No conversations in ${name}`);
+    await page.getByRole("button", { name: `Filter by project: ${name}` }).click();
+    await expect(page.getByRole("menuitemradio", { name })).toHaveAttribute("aria-checked", "true");
+    await page.keyboard.press("Escape");
+
+    // "All projects" shows every project again, and is remembered too.
+    await page.getByRole("status", { name: "Project filter" }).getByRole("button", { name: "All projects" }).click();
+    await expect(sidebar.conversation(outside.title)).toBeVisible();
+    await expect(page.getByRole("status", { name: "Project filter" })).toHaveCount(0);
+    await expect(page.getByRole("button", { name: "Filter by project", exact: true })).toBeVisible();
+    expect(await (await page.request.get("/")).text()).not.toContain("Filter by project: ");
+  } finally {
+    fs.rmSync(folder, { recursive: true, force: true });
+    fs.rmSync(otherFolder, { recursive: true, force: true });
+  }
+});

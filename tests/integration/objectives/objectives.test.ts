@@ -66,30 +66,36 @@ describe("objectives", () => {
     await expect(harness.runtime.openObjective(id, "x".repeat(501))).rejects.toMatchObject({ code: "bad_request" });
   });
 
-  it("leaves a notice in the conversation at each change of status: limit reached, resumed, replaced, completed", async () => {
+  it("leaves a notice in the conversation at each change of status: opened, limit reached, resumed, replaced, completed", async () => {
     harness = await startHarness({ objectiveSliceLimit: 2 });
     const id = await startConversation();
     const notices = () =>
       harness.runtime.listItems(id, { limit: 500 }).items.filter((item) => item.kind === "notice" && item.origin === "objective").map((item) => item.text);
     await harness.runtime.openObjective(id, "first goal [[stream:2]]");
     await pollUntil(() => objectiveOf(id).status === "paused", { what: "the objective to pause at its limit" });
-    expect(notices()).toEqual(["Objective paused: the slice limit (2) was reached · 2 slices"]);
+    expect(notices()).toEqual(["Objective opened: first goal [[stream:2]] · up to 2 slices", "Objective paused: the slice limit (2) was reached · 2 slices"]);
     await harness.runtime.changeObjective(id, "open");
     await pollUntil(() => objectiveOf(id).status === "paused", { what: "the resumed objective to pause again" });
     await harness.runtime.openObjective(id, "second goal [[delay:50]] [[stream:10]]");
     await harness.runtime.changeObjective(id, "completed", "shipped");
     await pollUntil(() => harness.runtime.getConversation(id).status === "idle", { what: "idle" });
     expect(notices()).toEqual([
+      "Objective opened: first goal [[stream:2]] · up to 2 slices",
       "Objective paused: the slice limit (2) was reached · 2 slices",
       "Objective resumed",
       "Objective paused: the slice limit (2) was reached · 2 slices",
       "Objective cancelled: replaced by a new objective · 2 slices",
+      "Objective opened: second goal [[delay:50]] [[stream:10]] · up to 2 slices",
       "Objective completed: shipped · 1 slice",
     ]);
-    // The notices come after the slices they close: the first one follows the first objective's second slice.
+    // Each notice sits where it happened: "opened" before the first slice, "paused" after the first objective's second slice.
     const items = harness.runtime.listItems(id, { limit: 500 }).items;
-    const firstNotice = items.findIndex((item) => item.kind === "notice" && item.origin === "objective");
-    expect(items.slice(0, firstNotice).filter((item) => item.kind === "user_message" && item.origin === "objective")).toHaveLength(2);
+    const slicesBefore = (text: string) => {
+      const at = items.findIndex((item) => item.kind === "notice" && item.origin === "objective" && item.text?.startsWith(text));
+      return items.slice(0, at).filter((item) => item.kind === "user_message" && item.origin === "objective").length;
+    };
+    expect(slicesBefore("Objective opened")).toBe(0);
+    expect(slicesBefore("Objective paused")).toBe(2);
   });
 
   it("honours requestKey on open and change, across a restart: the same key answers again and writes nothing", async () => {

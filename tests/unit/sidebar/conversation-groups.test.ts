@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { Conversation } from "@/lib/events/entities";
 import { dateGroups, projectGroups } from "@/components/sidebar/conversation-groups";
-import { parseSidebarPrefs } from "@/components/sidebar/sidebar-prefs";
+import { parseSidebarPrefs, projectKey } from "@/components/sidebar/sidebar-prefs";
 
 function conversation(id: string, updatedAt: string, place: { cwd?: string; machine?: string } = {}): Conversation {
   return { id, title: id, updatedAt, cwd: place.cwd ?? "/work/app", machine: place.machine ?? "local" } as Conversation;
@@ -68,13 +68,21 @@ describe("project groups", () => {
 describe("sidebar prefs from cookies", () => {
   it("keeps the width within bounds and falls back on anything malformed", () => {
     const read = (values: Record<string, string>) => (name: string) => values[name];
-    expect(parseSidebarPrefs(read({}))).toEqual({ width: 288, grouping: "date", timeZone: "UTC" });
+    expect(parseSidebarPrefs(read({}))).toEqual({ width: 288, grouping: "date", project: null, timeZone: "UTC" });
     expect(parseSidebarPrefs(read({ "atrium-sidebar-width": "9000", "atrium-sidebar-grouping": "project", "atrium-time-zone": "Europe/Berlin" }))).toEqual({
       width: 480,
       grouping: "project",
+      project: null,
       timeZone: "Europe/Berlin",
     });
-    expect(parseSidebarPrefs(read({ "atrium-sidebar-width": "abc", "atrium-time-zone": "Mars/Olympus" }))).toEqual({ width: 288, grouping: "date", timeZone: "UTC" });
+    expect(parseSidebarPrefs(read({ "atrium-sidebar-width": "abc", "atrium-time-zone": "Mars/Olympus" }))).toEqual({ width: 288, grouping: "date", project: null, timeZone: "UTC" });
     expect(parseSidebarPrefs(read({ "atrium-sidebar-width": "10" })).width).toBe(220);
+  });
+
+  it("keeps the project filter only when it names a folder on a machine", () => {
+    const read = (values: Record<string, string>) => (name: string) => values[name];
+    expect(parseSidebarPrefs(read({ "atrium-sidebar-project": "local\u0000/work/app" })).project).toBe("local\u0000/work/app");
+    expect(parseSidebarPrefs(read({ "atrium-sidebar-project": "/work/app" })).project).toBeNull();
+    expect(projectKey({ machine: "m1", cwd: "/srv/site" })).toBe("m1\u0000/srv/site");
   });
 });
