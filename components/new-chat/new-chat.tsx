@@ -46,12 +46,29 @@ interface CreateBody {
 /** The new-chat composer, with agent, folder and model folded into it; nothing is saved until the first message is sent (DESIGN §9). */
 const LAST_PROJECT_KEY = "atrium:last-project";
 
-/** The folder a new chat starts in: the one last picked in this browser, else the last used anywhere, else the server's. */
-function useProjectChoice(projects: Project[]) {
+/**
+ * The folder a new chat starts in: the one last picked in this browser, else the last used
+ * anywhere (the page leaves out folders that are gone), else the server's. A remembered folder
+ * on this server that is gone since is dropped as the starting point (checked once, on open).
+ */
+function useProjectChoice(projects: Project[], checkFolder: CheckFolder) {
   const [cwd, setCwd] = useState(projects[0]?.path ?? "");
   useEffect(() => {
     const remembered = window.localStorage.getItem(LAST_PROJECT_KEY);
-    if (remembered) setCwd(remembered);
+    if (!remembered) return;
+    setCwd(remembered);
+    if (projects.some((project) => project.path === remembered && project.machine !== "local")) return;
+    let live = true;
+    checkFolder(remembered).then(
+      (check) => {
+        if (live && !check.ok) setCwd((current) => (current === remembered ? (projects[0]?.path ?? "") : current));
+      },
+      () => undefined,
+    );
+    return () => {
+      live = false;
+    };
+    // Once, on open: the choice is the person's from then on.
   }, []);
   const choose = (next: string) => {
     setCwd(next);
@@ -81,7 +98,7 @@ export function NewChat({ agents, models, defaultModel, defaultCwd, machines: in
   const agentInfo = agents.find((candidate) => candidate.name === agent);
   const [model, setModel] = useState(agentInfo?.model ?? defaultModel);
   const [effort, setEffort] = useState<Effort | null>(null);
-  const [cwd, setCwd] = useProjectChoice(projects);
+  const [cwd, setCwd] = useProjectChoice(projects, checkFolder);
   const { machines, machine, setMachine, machineCwd } = useMachineChoice(initialMachines, defaultCwd);
   const [sending, setSending] = useState(false);
   const [failure, setFailure] = useState<{ message: string; body: CreateBody; requestKey: string } | null>(null);

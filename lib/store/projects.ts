@@ -1,3 +1,4 @@
+import fs from "node:fs";
 import path from "node:path";
 import { and, desc, eq, max, sql } from "drizzle-orm";
 import { z } from "zod";
@@ -30,4 +31,17 @@ export function recentProjects(db: IndexDatabase, filter: { machine?: string; ag
     .orderBy(desc(lastUsedAt), tables.conversations.cwd)
     .limit(filter.limit ?? RECENT_PROJECTS_LIMIT);
   return query.all().map((row) => ({ machine: row.machine, path: row.path, name: path.basename(row.path) || row.path, lastUsedAt: row.lastUsedAt ?? "" }));
+}
+
+/**
+ * The projects a new chat may start in: a folder on the server's own machine that is gone
+ * (deleted since its conversations ran there) is left out, so it never becomes the default.
+ * Folders on linked machines are checked there when picked, not here.
+ */
+export function projectsStillThere(projects: readonly Project[], exists: (folder: string) => boolean = isDirectory): Project[] {
+  return projects.filter((project) => project.machine !== "local" || exists(project.path));
+}
+
+function isDirectory(folder: string): boolean {
+  return fs.statSync(folder, { throwIfNoEntry: false })?.isDirectory() ?? false;
 }

@@ -136,3 +136,22 @@ test("the picker puts the agent's recent projects first, and browses folders wit
   const conversation = await newChat.start(unique("in inner"));
   expect((await api.getConversation(conversation.id)).cwd).toBe(path.join(root, "beta", "inner"));
 });
+
+test("a project folder deleted since is never where a new chat starts, whether it was the last used or the last picked", async ({ app, api }) => {
+  const kept = folder("kept");
+  const gone = folder("gone");
+  await api.waitUntilIdle((await api.createConversation(unique("in kept"), { cwd: kept })).id);
+  await api.waitUntilIdle((await api.createConversation(unique("in gone"), { cwd: gone })).id);
+  const pill = app.page.getByRole("button", { name: /^Working directory: / });
+  await app.sidebar.newChat();
+  await expect(pill).toHaveAttribute("aria-label", `Working directory: ${gone}`);
+  // Picked in this browser, then deleted outside Atrium.
+  await pill.click();
+  await app.page.getByRole("group", { name: "Recent projects" }).getByRole("button").filter({ hasText: gone }).click();
+  fs.rmSync(gone, { recursive: true });
+
+  await visit(app.page, "/new");
+  await expect(pill).toHaveAttribute("aria-label", `Working directory: ${kept}`);
+  await pill.click();
+  await expect(app.page.getByRole("group", { name: "Recent projects" }).getByRole("button").filter({ hasText: gone })).toHaveCount(0);
+});
