@@ -3,7 +3,7 @@ import type { AgentCatalog } from "../agents/agent-catalog";
 import type { TurnChanges } from "../checkpoints/checkpoints";
 import type { ArtifactPage } from "../context/artifacts";
 import { rootContext } from "../context/compaction-step";
-import { AtriumError } from "../errors";
+import { AtriumError, notFound } from "../errors";
 import type { Agent, Approval, Attachment, ContextInfo, Conversation, Question, Session, TimelineEntry, Turn, Waiting } from "../events/entities";
 import * as queries from "../store/queries";
 import type { AttachmentContent } from "../store/conversation-files";
@@ -12,7 +12,7 @@ import type { ConversationActor } from "./conversation-actor";
 import { findAttachment, openAttachment, readArtifact, sessionsWithStatus, turnsWithLive } from "./conversation-reads";
 import { findQuestion } from "./decision-reads";
 import type { OwnerContext } from "./engine-owner";
-import { indexedItemsPage, indexedTurns, indexedWaiting } from "./indexed-reads";
+import { indexedItemsPage, indexedTurns, indexedWaiting, openIndexedAttachment } from "./indexed-reads";
 import { findInSession, type FindPage, type FindQuery } from "./item-find";
 import { pageOfItems, type ItemsPage, type ItemsQuery } from "./item-pages";
 import { missingParts } from "./missing";
@@ -140,12 +140,18 @@ export class ReadModel {
     return findAttachment(this.store, this.owner(conversationId), attachmentId);
   }
 
+  /** On a cluster node that does not hold the conversation: found in the index and read from the database (DESIGN §10c). */
   attachmentContent(conversationId: string, attachmentId: string): Promise<{ attachment: Attachment; content: AttachmentContent }> {
+    if (!this.ownedHere(conversationId)) return openIndexedAttachment(this.store, conversationId, attachmentId);
     return openAttachment(this.store, this.owner(conversationId), attachmentId);
   }
 
   readArtifact(conversationId: string, artifactId: string, page: number): Promise<ArtifactPage> {
-    return readArtifact(this.store, this.owner(conversationId), artifactId, page);
+    if (!this.ownedHere(conversationId)) {
+      if (!queries.conversationRow(this.store.index, conversationId)) return Promise.reject(notFound("conversation", conversationId));
+      return readArtifact(this.store, conversationId, artifactId, page);
+    }
+    return readArtifact(this.store, this.owner(conversationId).id, artifactId, page);
   }
 
   getContext(conversationId: string): ContextInfo {
