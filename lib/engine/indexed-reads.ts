@@ -1,5 +1,5 @@
 import { and, desc, eq, like, lt } from "drizzle-orm";
-import { AtriumError, notFound } from "../errors";
+import { AtriumError, isAtriumError, notFound } from "../errors";
 import type { Attachment, Turn, Waiting } from "../events/entities";
 import type { AttachmentContent } from "../store/conversation-files";
 import * as queries from "../store/queries";
@@ -64,4 +64,19 @@ export async function openIndexedAttachment(store: Store, conversationId: string
   const content = await store.files.openAttachment(conversationId, attachment);
   if (!content) throw new AtriumError("not_found", `the file of attachment ${attachmentId} is missing in the cluster's database`);
   return { attachment, content };
+}
+
+/**
+ * A read from this node's index that found nothing, tried once more after the index caught up:
+ * another node's records may be a moment ahead of it (the client saw the message through the
+ * holder's live stream).
+ */
+export async function caughtUpIfMissing<T>(read: () => Promise<T>, catchUp: () => Promise<void>): Promise<T> {
+  try {
+    return await read();
+  } catch (error) {
+    if (!isAtriumError(error) || error.code !== "not_found") throw error;
+    await catchUp();
+    return read();
+  }
 }
