@@ -159,7 +159,7 @@ export class Checkpoints {
     if (!this.store.clustered || this.store.snapshotsOf?.(conversationId)) return null;
     return new AtriumError(
       "snapshots_elsewhere",
-      `${what} cannot be read on this node: the file snapshots of a conversation on the built-in machine are kept by the node of the cluster that took them, and this conversation was held by another node then (or that node's snapshots are gone). A conversation on a linked machine keeps its file history on every node.`,
+      `${what} cannot be read on this node of the cluster: the built-in machine's file snapshots stay on the node that took them, and another node held this conversation then (or its snapshots are gone); a conversation on a linked machine keeps its file history on every node`,
       { cause },
     );
   }
