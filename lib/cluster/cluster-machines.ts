@@ -133,13 +133,21 @@ export class ClusterMachines implements MachineBook {
    * once, the database lets exactly one in. Null: claimed; else the live node holding it.
    */
   async claimLink(id: string): Promise<string | null> {
-    const claimed = await this.pool.query(
-      `UPDATE atrium_machines SET linked_node = $2
-        WHERE id = $1 AND (linked_node IS NULL OR linked_node = $2 OR linked_node NOT IN
-          (SELECT nodes.id FROM atrium_nodes nodes WHERE nodes.last_seen_at > clock_timestamp() - make_interval(secs => $3)))
-        RETURNING id`,
-      [id, this.nodeId, this.leaseSeconds],
+    // In order with this node's other writes: a link let go here a moment ago (a redial) is let go before it is claimed again.
+    const claiming = this.writing.then(() =>
+      this.pool.query(
+        `UPDATE atrium_machines SET linked_node = $2
+          WHERE id = $1 AND (linked_node IS NULL OR linked_node = $2 OR linked_node NOT IN
+            (SELECT nodes.id FROM atrium_nodes nodes WHERE nodes.last_seen_at > clock_timestamp() - make_interval(secs => $3)))
+          RETURNING id`,
+        [id, this.nodeId, this.leaseSeconds],
+      ),
     );
+    this.writing = claiming.then(
+      () => undefined,
+      () => undefined,
+    );
+    const claimed = await claiming;
     if ((claimed.rowCount ?? 0) > 0) return null;
     const held = await this.pool.query<{ linked_node: string | null }>("SELECT linked_node FROM atrium_machines WHERE id = $1", [id]);
     // Removed meanwhile: the dial is refused as an unknown token would be, by the caller's next check.
