@@ -18,6 +18,7 @@ export type ErrorCode =
   | "missing_agent"
   | "compaction_failed"
   | "files_changed_outside"
+  | "snapshots_elsewhere"
   | "queue_full"
   | "too_many_streams"
   | "storage_error"

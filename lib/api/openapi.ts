@@ -16,7 +16,7 @@ const ERROR_ANSWERS: Record<number, string> = {
   401: "unauthorized: no valid token or session cookie (for the webhook: a missing or wrong signature)",
   403: "forbidden: a write authenticated by the session cookie that came from another origin",
   404: "not_found",
-  409: "turn_running | not_idle | idempotency_conflict | lock_held | protected | files_changed_outside (error.files names them)",
+  409: "turn_running | not_idle | idempotency_conflict | lock_held | protected | files_changed_outside (error.files names them) | snapshots_elsewhere (a cluster node: the built-in machine's file snapshots are on the node that took them)",
   413: "payload_too_large: the body passed its limit (JSON 1 MiB, webhooks 5 MiB, uploads 20 MiB)",
   415: "unsupported_media_type: a JSON body sent without content-type application/json, or an upload type not allowed",
   422: "missing_cwd | missing_model | missing_agent",

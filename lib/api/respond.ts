@@ -20,6 +20,7 @@ const STATUS: Record<ErrorCode, number> = {
   missing_agent: 422,
   compaction_failed: 502,
   files_changed_outside: 409,
+  snapshots_elsewhere: 409,
   queue_full: 429,
   too_many_streams: 429,
   storage_error: 503,

@@ -1,4 +1,5 @@
 import path from "node:path";
+import { AtriumError } from "../errors";
 import type { MetadataRecord } from "../store/records";
 import type { Store } from "../store/store";
 
@@ -11,6 +12,8 @@ export interface CheckpointLedger {
   readMetadata: Store["readMetadata"];
   /** The snapshots of a conversation whose files are on a linked machine (kept there, DESIGN §10b); null: this host's. */
   snapshotsOf?(conversationId: string): SnapshotApi | null;
+  /** A node of a cluster (DESIGN §10c): this host's snapshots are only those this node took. */
+  clustered?: boolean;
 }
 
 /** What checkpoints do with a working directory's files, wherever they are: SnapshotStore here, or a machine's over its link. */
@@ -138,10 +141,27 @@ export class Checkpoints {
       const changes: TurnChanges = await this.storeFor(conversationId).changes(to.cwd, from.tree, to.tree, context);
       if (!itemId) changes.items = await this.itemPaths(this.storeFor(conversationId), ofTurn);
       return changes;
-    } catch {
-      // The snapshot store is a cache: when it is gone, the turn simply shows no changes.
+    } catch (error) {
+      // The snapshot store is a cache: when it is gone, the turn simply shows no changes (on a cluster node, it says why).
+      const unreadable = this.unreadable(conversationId, "the turn's file changes", error);
+      if (unreadable) throw unreadable;
       return NO_CHANGES;
     }
+  }
+
+  /**
+   * Why snapshots the records name cannot be read here, to be answered instead of "no changes"
+   * (null: the single server's cache is gone, nothing to say). On a node of a cluster, the
+   * built-in machine's snapshots stay on the node that took them (DESIGN §10c): a conversation
+   * that moved here has none of them, and reading them is refused with 409 snapshots_elsewhere.
+   */
+  unreadable(conversationId: string, what: string, cause?: unknown): AtriumError | null {
+    if (!this.store.clustered || this.store.snapshotsOf?.(conversationId)) return null;
+    return new AtriumError(
+      "snapshots_elsewhere",
+      `${what} cannot be read on this node of the cluster: the built-in machine's file snapshots stay on the node that took them, and another node held this conversation then (or its snapshots are gone); a conversation on a linked machine keeps its file history on every node`,
+      { cause },
+    );
   }
 
   private async itemPaths(snapshots: SnapshotApi, ofTurn: CheckpointRecord[]): Promise<Array<{ itemId: string; paths: string[] }>> {

@@ -34,7 +34,9 @@ export async function filesChangedSince(checkpoints: Checkpoints, conversationId
   if (!before || !last) return [];
   try {
     return await checkpoints.storeFor(conversationId).changedPaths(before.cwd, before.tree, last.tree);
-  } catch {
+  } catch (error) {
+    const unreadable = checkpoints.unreadable(conversationId, "the files changed since this message", error);
+    if (unreadable) throw unreadable;
     return [];
   }
 }
@@ -79,8 +81,10 @@ export async function restoreFromCheckpoint(
   let paths: string[];
   try {
     paths = await snapshots.changedPaths(cwd, before.tree, last.tree, only ?? undefined);
-  } catch {
-    // The snapshots are a cache (not exported, maybe deleted): without them there is nothing known to restore.
+  } catch (error) {
+    // The snapshots are a cache (not exported, maybe deleted): without them there is nothing known to restore (a cluster node says why).
+    const unreadable = checkpoints.unreadable(conversationId, "the files to restore", error);
+    if (unreadable) throw unreadable;
     return NOTHING_RESTORED;
   }
   if (paths.length === 0) return NOTHING_RESTORED;

@@ -10,17 +10,21 @@ const noticeSchema = z.object({ op: z.enum(["put", "del"]), id: z.string().min(1
 /** How often the live nodes (those seen within a lease) are read: a machine linked to a dead node stops counting as online elsewhere. */
 const LIVE_NODES_EVERY_MS = 2_000;
 
-/** The node holding a machine's link, and where other nodes reach it (null: it gave no ATRIUM_NODE_URL). */
+/** The node holding a machine's link, where other nodes reach it (null: it gave no ATRIUM_NODE_URL), and since when (null: not told yet). */
 export interface LinkHolder {
   nodeId: string;
   url: string | null;
+  connectedAt: string | null;
 }
 
 interface MachineRow {
   id: string;
   record: unknown;
   linked_node: string | null;
+  linked_at: string | null;
 }
+
+const MACHINE_COLUMNS = "id, record, linked_node, linked_at";
 
 /**
  * A cluster's linked machines (DESIGN §10b, §10c) in `atrium_machines`: the record machines.json
@@ -28,11 +32,15 @@ interface MachineRow {
  * node keeps them in memory (the registry reads synchronously; a machine's token is checked with
  * no query) and hears each change on MACHINE_CHANNEL at commit: a machine added on one node is
  * listed and may dial any node; one removed on any node is cut wherever its link is. Writes go
- * out in order; `flushed` resolves once they are committed (the API answers after it).
+ * out in order, each with its own outcome (the API answers once its own write is committed). A
+ * node takes a machine's link with one conditional statement (`claimLink`), so of two dials of
+ * one token to two nodes at the same instant exactly one is let in.
  */
 export class ClusterMachines implements MachineBook {
   private readonly machines = new Map<string, StoredMachine>();
   private readonly linkedOn = new Map<string, string>();
+  /** When the machine linked to the node holding it (the holder's clock), for every node's view. */
+  private readonly linkedAt = new Map<string, string>();
   private readonly removedListeners: Array<(id: string, machine: StoredMachine) => void> = [];
   private readonly changedListeners: Array<(id: string) => void> = [];
   /** Machines whose add this node made and the database refused: dropped on the reload without telling anyone. */
@@ -41,8 +49,6 @@ export class ClusterMachines implements MachineBook {
   private liveNodes = new Map<string, string | null>();
   private liveTimer: NodeJS.Timeout | null = null;
   private writing: Promise<void> = Promise.resolve();
-  /** The last write that failed since `flushed()` last reported. */
-  private failed: string | null = null;
 
   private constructor(
     private readonly pool: pg.Pool,
@@ -86,14 +92,15 @@ export class ClusterMachines implements MachineBook {
   prepareToken(token: string): Promise<void> | null {
     if (this.byToken(token)) return null;
     return this.pool
-      .query<MachineRow>("SELECT id, record, linked_node FROM atrium_machines WHERE record->>'tokenHash' = $1", [tokenHash(token)])
+      .query<MachineRow>(`SELECT ${MACHINE_COLUMNS} FROM atrium_machines WHERE record->>'tokenHash' = $1`, [tokenHash(token)])
       .then((rows) => {
         if (rows.rows[0] && !this.machines.has(rows.rows[0].id)) this.keep(rows.rows[0]);
       })
       .catch((error: unknown) => this.log(`machines: could not look a token up: ${String(error)}`));
   }
 
-  put(machine: StoredMachine): void {
+  /** Resolves once stored where every node reads it; rejects (node_unavailable) when the database refused this write. */
+  put(machine: StoredMachine): Promise<void> {
     // A machine known here is only ever updated: one another node removed a moment ago (its
     // notice not heard yet) must not be written back.
     const known = this.machines.has(machine.id);
@@ -101,7 +108,7 @@ export class ClusterMachines implements MachineBook {
     const saved = known
       ? "UPDATE atrium_machines SET record = $2 WHERE id = $1 RETURNING id"
       : "INSERT INTO atrium_machines (id, record) VALUES ($1, $2) ON CONFLICT (id) DO UPDATE SET record = EXCLUDED.record RETURNING id";
-    this.write(
+    return this.write(
       `WITH saved AS (${saved})
        SELECT pg_notify('${MACHINE_CHANNEL}', json_build_object('op', 'put', 'id', id)::text) FROM saved`,
       [machine.id, JSON.stringify(machine)],
@@ -109,37 +116,64 @@ export class ClusterMachines implements MachineBook {
     );
   }
 
-  remove(id: string): boolean {
-    const removed = this.machines.delete(id);
+  /** Resolves once removed from the database; rejects (node_unavailable) when the database refused it. */
+  remove(id: string): Promise<void> {
+    this.machines.delete(id);
     this.linkedOn.delete(id);
-    this.write(
+    return this.write(
       `WITH gone AS (DELETE FROM atrium_machines WHERE id = $1 RETURNING id)
        SELECT pg_notify('${MACHINE_CHANNEL}', json_build_object('op', 'del', 'id', id)::text) FROM gone`,
       [id],
     );
-    return removed;
   }
 
-  /** Resolves once every write made so far is in the database; rejects if one of them failed since the last call. */
-  async flushed(): Promise<void> {
-    await this.writing;
-    const failed = this.failed;
-    this.failed = null;
-    if (failed) throw new AtriumError("node_unavailable", `the machines could not be saved to the database (${failed}); nothing changed, try again`);
+  /**
+   * Takes the machine's link for this node in one statement (DESIGN §10c): only while nobody holds
+   * it, this node does, or its holder stopped being seen within a lease. Of two nodes claiming at
+   * once, the database lets exactly one in. Null: claimed; else the live node holding it.
+   */
+  async claimLink(id: string): Promise<string | null> {
+    // In order with this node's other writes: a link let go here a moment ago (a redial) is let go before it is claimed again.
+    const claiming = this.writing.then(() =>
+      this.pool.query(
+        `UPDATE atrium_machines SET linked_node = $2
+          WHERE id = $1 AND (linked_node IS NULL OR linked_node = $2 OR linked_node NOT IN
+            (SELECT nodes.id FROM atrium_nodes nodes WHERE nodes.last_seen_at > clock_timestamp() - make_interval(secs => $3)))
+          RETURNING id`,
+        [id, this.nodeId, this.leaseSeconds],
+      ),
+    );
+    this.writing = claiming.then(
+      () => undefined,
+      () => undefined,
+    );
+    const claimed = await claiming;
+    if ((claimed.rowCount ?? 0) > 0) return null;
+    const held = await this.pool.query<{ linked_node: string | null }>("SELECT linked_node FROM atrium_machines WHERE id = $1", [id]);
+    // Removed meanwhile: the dial is refused as an unknown token would be, by the caller's next check.
+    return held.rows[0]?.linked_node ?? "(none: the machine was removed)";
   }
 
   onRemoved(listener: (id: string, machine: StoredMachine) => void): void {
     this.removedListeners.push(listener);
   }
 
-  linked(id: string, here: boolean): void {
-    if (here) this.linkedOn.set(id, this.nodeId);
-    else if (this.linkedOn.get(id) === this.nodeId) this.linkedOn.delete(id);
+  /**
+   * The link is held here since `connectedAt` (its claim already made), or let go (null): other
+   * nodes hear it. Only this node's own hold is changed; a failure is logged, no request waits.
+   */
+  linked(id: string, connectedAt: string | null): void {
+    const here = connectedAt !== null;
+    if (here) {
+      this.linkedOn.set(id, this.nodeId);
+      this.linkedAt.set(id, connectedAt);
+    } else if (this.linkedOn.get(id) === this.nodeId) this.linkedOn.delete(id);
     this.write(
-      `WITH marked AS (UPDATE atrium_machines SET linked_node = $2 WHERE id = $1 AND ($3 OR linked_node = $4) RETURNING id)
+      `WITH marked AS (UPDATE atrium_machines SET linked_node = $2, linked_at = $3
+                        WHERE id = $1 AND (linked_node = $4 OR ($5 AND linked_node IS NULL)) RETURNING id)
        SELECT pg_notify('${MACHINE_CHANNEL}', json_build_object('op', 'put', 'id', id)::text) FROM marked`,
-      [id, here ? this.nodeId : null, here, this.nodeId],
-    );
+      [id, here ? this.nodeId : null, connectedAt, this.nodeId, here],
+    ).catch(() => undefined);
   }
 
   /** The other live node holding the machine's link (null: none, or it is held here). */
@@ -151,7 +185,7 @@ export class ClusterMachines implements MachineBook {
   linkHolder(id: string): LinkHolder | null {
     const node = this.linkedOn.get(id);
     if (!node || node === this.nodeId || !this.liveNodes.has(node)) return null;
-    return { nodeId: node, url: this.liveNodes.get(node) ?? null };
+    return { nodeId: node, url: this.liveNodes.get(node) ?? null, connectedAt: this.linkedAt.get(id) ?? null };
   }
 
   /** A machine's record or link changed on another node (or its linking node stopped being seen). */
@@ -160,19 +194,24 @@ export class ClusterMachines implements MachineBook {
   }
 
   /**
-   * Writes one after another, in the order they were made. A failed one is logged, reported by
-   * the next `flushed()` (the request that made it answers an error, not success), and this
-   * node's copy is read again from the database, which stays the truth.
+   * Writes one after another, in the order they were made, each with its own outcome: a failed
+   * one is logged, rejects only its own promise (the request that made it answers an error, not
+   * success; no other write is marked), and this node's copy is read again from the database,
+   * which stays the truth. The next write waits for that reading.
    */
-  private write(sql: string, values: unknown[], adding?: string): void {
-    this.writing = this.writing
-      .then(() => this.pool.query(sql, values).then(() => undefined))
-      .catch((error: unknown) => {
-        this.failed = String(error);
-        if (adding) this.refusedHere.add(adding);
-        this.log(`machines: a write to the database failed: ${String(error)}`);
-        return this.reload().catch((reread: unknown) => this.log(`machines: could not read the machines again: ${String(reread)}`));
-      });
+  private write(sql: string, values: unknown[], adding?: string): Promise<void> {
+    const outcome = this.writing.then(() => this.pool.query(sql, values).then(() => undefined));
+    this.writing = outcome.catch((error: unknown) => {
+      if (adding) this.refusedHere.add(adding);
+      this.log(`machines: a write to the database failed: ${String(error)}`);
+      return this.reload().catch((reread: unknown) => this.log(`machines: could not read the machines again: ${String(reread)}`));
+    });
+    const refused = this.writing.then(() => outcome).catch((error: unknown) => {
+      throw new AtriumError("node_unavailable", `the machines could not be saved to the database (${String(error)}); nothing changed, try again`);
+    });
+    // A caller that does not wait for its write (a link's mark) leaves no unhandled rejection.
+    refused.catch(() => undefined);
+    return refused;
   }
 
   private heard(payload: string): void {
@@ -185,7 +224,7 @@ export class ClusterMachines implements MachineBook {
     }
     if (notice.op === "del") return this.gone(notice.id);
     void this.pool
-      .query<MachineRow>("SELECT id, record, linked_node FROM atrium_machines WHERE id = $1", [notice.id])
+      .query<MachineRow>(`SELECT ${MACHINE_COLUMNS} FROM atrium_machines WHERE id = $1`, [notice.id])
       .then((rows) => (rows.rows[0] ? this.keep(rows.rows[0]) : this.gone(notice.id)))
       .catch((error: unknown) => this.log(`machines: could not read machine ${notice.id}: ${String(error)}`));
   }
@@ -197,6 +236,8 @@ export class ClusterMachines implements MachineBook {
     this.machines.set(row.id, parsed.data);
     if (row.linked_node) this.linkedOn.set(row.id, row.linked_node);
     else this.linkedOn.delete(row.id);
+    if (row.linked_at) this.linkedAt.set(row.id, row.linked_at);
+    else this.linkedAt.delete(row.id);
     // This node's own writes come back as notices too: only a real change is told.
     if (JSON.stringify([parsed.data, this.linkHolder(row.id)]) !== before) this.changed(row.id);
   }
@@ -221,6 +262,7 @@ export class ClusterMachines implements MachineBook {
   /** Removed on some node: if this node still had it, its link here is cut. */
   private gone(id: string): void {
     this.linkedOn.delete(id);
+    this.linkedAt.delete(id);
     const known = this.machines.get(id);
     if (!known) return;
     this.machines.delete(id);
@@ -230,7 +272,7 @@ export class ClusterMachines implements MachineBook {
   }
 
   private async reload(): Promise<void> {
-    const rows = await this.pool.query<MachineRow>("SELECT id, record, linked_node FROM atrium_machines");
+    const rows = await this.pool.query<MachineRow>(`SELECT ${MACHINE_COLUMNS} FROM atrium_machines`);
     const present = new Set(rows.rows.map((row) => row.id));
     for (const id of [...this.machines.keys()]) if (!present.has(id)) this.gone(id);
     for (const row of rows.rows) this.keep(row);

@@ -15,6 +15,12 @@ const ANSWER_WITHIN_MS = 10_000;
 
 /** Routes whose first id names (or leads to) one conversation: their commands run on its lease holder. */
 const ROUTED = /^\/api\/(conversations|turns|approvals|questions)\/([0-9A-HJKMNP-TV-Z]{26})(\/|$)/;
+/**
+ * A conversation's files, read from the database by whichever node is asked (DESIGN §10c), with
+ * the same access rules: never forwarded, so a dead holder whose lease is still running out does
+ * not make them unreadable.
+ */
+const READ_FROM_DATABASE = /^\/api\/conversations\/[0-9A-HJKMNP-TV-Z]{26}\/(attachments|artifacts)\/[^/]+$/;
 /** Where conversations are created: one on a machine linked to another node is created there. */
 const CREATE_PATH = "/api/conversations";
 /**
@@ -45,6 +51,8 @@ export async function forwardToHolder(request: Request, runtime: Runtime): Promi
   if (url.pathname === CREATE_PATH) return forwarded ? null : createOnMachineNode(cluster, request, runtime);
   const match = ROUTED.exec(url.pathname);
   if (!match) return null;
+  const method = request.method.toUpperCase();
+  if ((method === "GET" || method === "HEAD") && READ_FROM_DATABASE.test(url.pathname)) return null;
   const conversationId = match[1] === "conversations" ? match[2]! : conversationOf(runtime, match[1]!, match[2]!);
   if (!conversationId) return null;
   // A call that has hopped once is answered here: it goes nowhere else, even after its machine.

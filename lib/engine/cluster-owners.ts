@@ -15,6 +15,9 @@ import { recoverOpenTurns } from "./recovery";
  * A lease lost to another node stops this node's owner at once: its writes are refused anyway.
  */
 export class ClusterOwners {
+  /** Hand-overs under way, per conversation: a request for that conversation waits for its own, never for another's. */
+  private readonly handing = new Map<string, Promise<void>>();
+
   constructor(
     readonly placement: OwnerPlacement,
     private readonly context: OwnerContext,
@@ -34,6 +37,9 @@ export class ClusterOwners {
    * a running turn finishes here first.
    */
   async locate(conversationId: string, { follow = true }: { follow?: boolean } = {}): Promise<Placement> {
+    // Placed once its hand-over is done: while the lease is being handed back, the machine's node
+    // cannot take it yet, and this node would take it back.
+    await this.handing.get(conversationId);
     const stale = this.owners.peek(conversationId);
     // An owner left from a lease this node no longer holds is never used again.
     if (stale && !this.placement.isHere(conversationId)) this.unload(stale);
@@ -41,9 +47,7 @@ export class ClusterOwners {
     if (machineNode && this.placement.isHere(conversationId)) {
       const owner = this.owners.peek(conversationId);
       if (owner && !owner.idle) return { kind: "here", taken: false };
-      if (owner) this.unload(owner);
-      await this.placement.release(conversationId);
-      this.context.log(`conversation ${conversationId}: handed to node ${machineNode.nodeId}, which holds its machine's link`);
+      await this.handOver(conversationId, machineNode.nodeId);
     }
     // A call that hopped already (follow false) asks the database, not a moment-old answer.
     const placement = await this.placement.place(conversationId, machineNode ?? undefined, !follow);
@@ -92,6 +96,21 @@ export class ClusterOwners {
   /** An idle owner dropped from memory hands its lease back, so any node may take it at once. */
   evicted(conversationId: string): void {
     this.placement.release(conversationId).catch((error: unknown) => this.context.log(`handing back conversation ${conversationId} failed: ${String(error)}`));
+  }
+
+  /** Unloads the idle owner and hands its lease back; requests for the conversation meanwhile wait for it (a failed hand-back too). */
+  private handOver(conversationId: string, nodeId: string): Promise<void> {
+    let handing = this.handing.get(conversationId);
+    if (!handing) {
+      const owner = this.owners.peek(conversationId);
+      if (owner) this.unload(owner);
+      handing = this.placement
+        .release(conversationId)
+        .then(() => this.context.log(`conversation ${conversationId}: handed to node ${nodeId}, which holds its machine's link`))
+        .finally(() => this.handing.delete(conversationId));
+      this.handing.set(conversationId, handing.catch(() => undefined));
+    }
+    return handing;
   }
 
   /** The other live node holding the link of the conversation's machine (null: local, linked here, or offline). */

@@ -68,8 +68,8 @@ export async function openAttachment(store: Store, actor: ConversationActor, att
   return { attachment, content };
 }
 
-export async function readArtifact(store: Store, actor: ConversationActor, artifactId: string, page: number): Promise<ArtifactPage> {
-  const found = await store.files.readArtifactPage(actor.id, artifactId, page);
+export async function readArtifact(store: Store, conversationId: string, artifactId: string, page: number): Promise<ArtifactPage> {
+  const found = await store.files.readArtifactPage(conversationId, artifactId, page);
   if (!found) throw new AtriumError("not_found", `artifact ${artifactId} was not found in this conversation`);
   if (page > found.artifact.pages) throw new AtriumError("not_found", `artifact ${artifactId} has ${found.artifact.pages} pages`);
   return found;

@@ -1,6 +1,7 @@
-import { and, desc, eq, lt } from "drizzle-orm";
-import { AtriumError } from "../errors";
-import type { Turn, Waiting } from "../events/entities";
+import { and, desc, eq, like, lt } from "drizzle-orm";
+import { AtriumError, isAtriumError, notFound } from "../errors";
+import type { Attachment, Turn, Waiting } from "../events/entities";
+import type { AttachmentContent } from "../store/conversation-files";
 import * as queries from "../store/queries";
 import * as tables from "../store/schema";
 import type { Store } from "../store/store";
@@ -12,7 +13,7 @@ import type { ItemsPage, ItemsQuery } from "./item-pages";
  * from this node's index alone, which the database's feed keeps up with every node's records. A
  * streaming item shows the text of its last progress record; the page's live stream, which
  * follows the holder, brings the rest. The API's own reads of such a conversation are passed to
- * its holder instead and never come here.
+ * its holder instead and never come here, but for its files, which any node reads from the database.
  */
 const MAX_LIMIT = 500;
 
@@ -44,4 +45,38 @@ export function indexedTurns(store: Store, conversationId: string, subset?: Turn
 
 export function indexedWaiting(store: Store, conversationId: string): Waiting[] {
   return queries.listWaiting(store.index, conversationId).map(({ id, text, mode, createdAt, sessionId, origin }) => ({ id, text, mode, createdAt, sessionId, origin }));
+}
+
+/**
+ * An attachment some message of the conversation carries, found in this node's index, its bytes
+ * read from the database (DESIGN §10c): the holder's access rule without asking the holder.
+ */
+export async function openIndexedAttachment(store: Store, conversationId: string, attachmentId: string): Promise<{ attachment: Attachment; content: AttachmentContent }> {
+  if (!queries.conversationRow(store.index, conversationId)) throw notFound("conversation", conversationId);
+  const { items } = tables;
+  const rows = store.index
+    .select({ attachments: items.attachments })
+    .from(items)
+    .where(and(eq(items.conversationId, conversationId), like(items.attachments, `%${attachmentId}%`)))
+    .all();
+  const attachment = rows.flatMap((row) => (row.attachments ? (JSON.parse(row.attachments) as Attachment[]) : [])).find((candidate) => candidate.id === attachmentId);
+  if (!attachment) throw new AtriumError("not_found", `attachment ${attachmentId} was not found in this conversation`);
+  const content = await store.files.openAttachment(conversationId, attachment);
+  if (!content) throw new AtriumError("not_found", `the file of attachment ${attachmentId} is missing in the cluster's database`);
+  return { attachment, content };
+}
+
+/**
+ * A read from this node's index that found nothing, tried once more after the index caught up:
+ * another node's records may be a moment ahead of it (the client saw the message through the
+ * holder's live stream).
+ */
+export async function caughtUpIfMissing<T>(read: () => Promise<T>, catchUp: () => Promise<void>): Promise<T> {
+  try {
+    return await read();
+  } catch (error) {
+    if (!isAtriumError(error) || error.code !== "not_found") throw error;
+    await catchUp();
+    return read();
+  }
 }

@@ -3,7 +3,7 @@ import type { AgentCatalog } from "../agents/agent-catalog";
 import type { TurnChanges } from "../checkpoints/checkpoints";
 import type { ArtifactPage } from "../context/artifacts";
 import { rootContext } from "../context/compaction-step";
-import { AtriumError } from "../errors";
+import { AtriumError, notFound } from "../errors";
 import type { Agent, Approval, Attachment, ContextInfo, Conversation, Question, Session, TimelineEntry, Turn, Waiting } from "../events/entities";
 import * as queries from "../store/queries";
 import type { AttachmentContent } from "../store/conversation-files";
@@ -12,7 +12,7 @@ import type { ConversationActor } from "./conversation-actor";
 import { findAttachment, openAttachment, readArtifact, sessionsWithStatus, turnsWithLive } from "./conversation-reads";
 import { findQuestion } from "./decision-reads";
 import type { OwnerContext } from "./engine-owner";
-import { indexedItemsPage, indexedTurns, indexedWaiting } from "./indexed-reads";
+import { caughtUpIfMissing, indexedItemsPage, indexedTurns, indexedWaiting, openIndexedAttachment } from "./indexed-reads";
 import { findInSession, type FindPage, type FindQuery } from "./item-find";
 import { pageOfItems, type ItemsPage, type ItemsQuery } from "./item-pages";
 import { missingParts } from "./missing";
@@ -34,6 +34,8 @@ export class ReadModel {
     private readonly ownedHere: (conversationId: string) => boolean = () => true,
     /** The node holding the conversation's lease as far as this node knows without asking (null on a single node; undefined: not known here). */
     private readonly nodeOf: (conversationId: string) => string | null | undefined = () => null,
+    /** This node's index given every record of the conversation written so far, by any node (a cluster). */
+    private readonly catchUp: (conversationId: string) => Promise<void> = async () => undefined,
   ) {}
 
   private get store() {
@@ -140,12 +142,21 @@ export class ReadModel {
     return findAttachment(this.store, this.owner(conversationId), attachmentId);
   }
 
+  /** On a cluster node that does not hold the conversation: found in the index and read from the database (DESIGN §10c). */
   attachmentContent(conversationId: string, attachmentId: string): Promise<{ attachment: Attachment; content: AttachmentContent }> {
+    if (!this.ownedHere(conversationId)) return caughtUpIfMissing(() => openIndexedAttachment(this.store, conversationId, attachmentId), () => this.catchUp(conversationId));
     return openAttachment(this.store, this.owner(conversationId), attachmentId);
   }
 
   readArtifact(conversationId: string, artifactId: string, page: number): Promise<ArtifactPage> {
-    return readArtifact(this.store, this.owner(conversationId), artifactId, page);
+    if (!this.ownedHere(conversationId)) {
+      const indexed = async () => {
+        if (!queries.conversationRow(this.store.index, conversationId)) throw notFound("conversation", conversationId);
+        return readArtifact(this.store, conversationId, artifactId, page);
+      };
+      return caughtUpIfMissing(indexed, () => this.catchUp(conversationId));
+    }
+    return readArtifact(this.store, this.owner(conversationId).id, artifactId, page);
   }
 
   getContext(conversationId: string): ContextInfo {

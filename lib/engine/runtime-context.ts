@@ -56,5 +56,6 @@ function checkpointLedger(store: Store, machines: MachineRegistry): CheckpointLe
     },
     paths: store.paths,
     readMetadata: (conversationId) => store.readMetadata(conversationId),
+    clustered: store.cluster !== null,
   };
 }

@@ -38,22 +38,23 @@ export interface MachineBook {
   get(id: string): StoredMachine | undefined;
   byName(name: string): StoredMachine | undefined;
   byToken(token: string): StoredMachine | undefined;
-  put(machine: StoredMachine): void;
-  remove(id: string): boolean;
+  /** Stored (a cluster's database: the promise says when, and rejects when this write was refused). */
+  put(machine: StoredMachine): void | Promise<void>;
+  remove(id: string): void | Promise<void>;
   /** A cluster node: a token this node does not know yet is looked up in the shared store (null: nothing to wait for). */
   prepareToken?(token: string): Promise<void> | null;
-  /** Once every write so far is in the shared store (a cluster's database); at once for the file. */
-  flushed?(): Promise<void>;
+  /** A cluster node takes the machine's link before letting a dial in: null when taken, else the node holding it. */
+  claimLink?(id: string): Promise<string | null>;
   /** Another node removed a machine (a cluster): its link here must be cut. */
   onRemoved?(listener: (id: string, machine: StoredMachine) => void): void;
   /** Another node changed a machine's record or link (a cluster): its view here changed too. */
   onChanged?(listener: (id: string) => void): void;
-  /** This node holds (or lost) the machine's link: other nodes learn where it is (a cluster). */
-  linked?(id: string, here: boolean): void;
+  /** This node holds the machine's link since `connectedAt` (null: let go of it): other nodes learn where it is (a cluster). */
+  linked?(id: string, connectedAt: string | null): void;
   /** The other node holding the machine's link, if any (a cluster). */
   linkedElsewhere?(id: string): string | null;
   /** The other live node holding the machine's link and its address (a cluster; null: none, or here). */
-  linkHolder?(id: string): { nodeId: string; url: string | null } | null;
+  linkHolder?(id: string): { nodeId: string; url: string | null; connectedAt: string | null } | null;
 }
 
 /** The machine a presented token belongs to, compared in constant time. */
@@ -101,10 +102,8 @@ export class MachineRecords implements MachineBook {
     this.save();
   }
 
-  remove(id: string): boolean {
-    const removed = this.machines.delete(id);
-    if (removed) this.save();
-    return removed;
+  remove(id: string): void {
+    if (this.machines.delete(id)) this.save();
   }
 
   private load(): void {

@@ -104,8 +104,7 @@ export class MachineRegistry implements MachinePort {
       sandbox: null,
       lastSeenAt: null,
     };
-    this.records.put(stored);
-    await this.flushed();
+    await this.records.put(stored);
     const machine = this.view(stored);
     this.options.publish(machine);
     return { machine, token };
@@ -119,14 +118,8 @@ export class MachineRegistry implements MachinePort {
     if (machineId === LOCAL_MACHINE_ID) throw new AtriumError("bad_request", "the built-in machine cannot be removed; set machines.local to false in config.json");
     const stored = this.records.get(machineId);
     if (!stored) throw new AtriumError("not_found", `machine ${machineId} was not found`);
-    this.records.remove(machineId);
-    await this.flushed();
+    await this.records.remove(machineId);
     this.cutRevoked(machineId, stored);
-  }
-
-  /** Once the machines' records are where every node reads them (a cluster's database). */
-  flushed(): Promise<void> {
-    return this.records.flushed?.() ?? Promise.resolve();
   }
 
   private cutRevoked(machineId: string, stored?: StoredMachine): void {
@@ -144,6 +137,19 @@ export class MachineRegistry implements MachinePort {
   /** Before `authenticate`: null on a single server; on a cluster node, a lookup of a token made on another node. */
   prepareToken(token: string): Promise<void> | null {
     return this.records.prepareToken?.(token) ?? null;
+  }
+
+  /**
+   * A cluster node, before a dial is let in: the machine's link taken for this node in the
+   * database (null), or the other node holding it. A single server has nothing to claim.
+   */
+  claimLink(machineId: string): Promise<string | null> {
+    return this.records.claimLink?.(machineId) ?? Promise.resolve(null);
+  }
+
+  /** A claimed dial that never became this node's link (refused, or closed before its hello): the claim is let go. */
+  unclaimLink(machineId: string): void {
+    if (!this.isLinked(machineId)) this.records.linked?.(machineId, null);
   }
 
   isLinked(machineId: string): boolean {
@@ -166,14 +172,14 @@ export class MachineRegistry implements MachinePort {
     const roots = effectiveRoots(normalizeRoots(hello.roots), stored.allowedRoots);
     const renamed = hello.name && hello.name !== stored.name && !this.records.byName(hello.name) && hello.name !== LOCAL_MACHINE_ID ? hello.name : stored.name;
     const updated: StoredMachine = { ...stored, name: renamed, hostname: hello.hostname, platform: hello.platform, roots, sandbox: hello.sandbox, lastSeenAt: at };
-    this.records.put(updated);
+    void this.records.put(updated);
     const live: LiveLink = {
       connectedAt: at,
       lastSeenAt: at,
       link: new GatewayLink(socket, () => (live.lastSeenAt = this.options.now().toISOString()), this.options.heartbeatMs),
     };
     this.links.set(machineId, live);
-    this.records.linked?.(machineId, true);
+    this.records.linked?.(machineId, at);
     live.link.onClosed(() => this.detach(machineId, live));
     live.link.send({ type: "welcome", machineId, name: updated.name, roots });
     this.options.log(`machine ${updated.name} connected from ${hello.hostname} (${hello.platform}), roots ${roots.join(", ") || "(none)"}`);
@@ -280,7 +286,7 @@ export class MachineRegistry implements MachinePort {
    * DESIGN §10c: the other node of the cluster holding the machine's link (null: none, or this
    * one). A conversation on that machine is owned there, so its tool calls reach the machine.
    */
-  linkHolder(machineId: string): { nodeId: string; url: string | null } | null {
+  linkHolder(machineId: string): { nodeId: string; url: string | null; connectedAt: string | null } | null {
     return this.records.linkHolder?.(machineId) ?? null;
   }
 
@@ -293,11 +299,11 @@ export class MachineRegistry implements MachinePort {
   private detach(machineId: string, live: LiveLink): void {
     if (this.links.get(machineId) !== live) return;
     this.links.delete(machineId);
-    this.records.linked?.(machineId, false);
+    this.records.linked?.(machineId, null);
     const stored = this.records.get(machineId);
     if (!stored) return;
     const updated = { ...stored, lastSeenAt: live.lastSeenAt };
-    this.records.put(updated);
+    void this.records.put(updated);
     this.options.log(`machine ${stored.name} disconnected`);
     this.options.publish(this.view(updated));
   }
@@ -316,7 +322,8 @@ export class MachineRegistry implements MachinePort {
       platform: stored.platform,
       roots: stored.roots.length ? stored.roots : stored.allowedRoots,
       sandbox: stored.sandbox ?? "unknown",
-      connectedAt: here ? live.connectedAt : null,
+      // Linked to another node: when it linked there, as that node told the database.
+      connectedAt: here ? live.connectedAt : online ? (this.linkHolder(stored.id)?.connectedAt ?? null) : null,
       lastSeenAt: here ? live.lastSeenAt : stored.lastSeenAt,
       createdAt: stored.createdAt,
     };

@@ -52,12 +52,25 @@ function admitMachine(
     refuse(socket, 409, "machine_connected", `machine ${machine.name} is already connected with this token, to node ${holder.nodeId} of the cluster`);
     return;
   }
-  server.handleUpgrade(request, socket, head, (webSocket) => {
-    waitForHello(webSocket).then(
-      (hello) => machines.attach(machine.id, webSocket, hello),
-      () => webSocket.terminate(),
-    );
-  });
+  // A cluster: the database decides between dials of one token to two nodes at the same instant.
+  machines.claimLink(machine.id).then(
+    (elsewhere) => {
+      if (elsewhere) {
+        refuse(socket, 409, "machine_connected", `machine ${machine.name} is already connected with this token, to node ${elsewhere} of the cluster`);
+        return;
+      }
+      // A claimed dial that never becomes this node's link (closed first, refused at its hello) lets the claim go.
+      if (socket.destroyed) return machines.unclaimLink(machine.id);
+      socket.once("close", () => machines.unclaimLink(machine.id));
+      server.handleUpgrade(request, socket, head, (webSocket) => {
+        waitForHello(webSocket).then(
+          (hello) => machines.attach(machine.id, webSocket, hello),
+          () => webSocket.terminate(),
+        );
+      });
+    },
+    (error: unknown) => refuse(socket, 503, "node_unavailable", `this node could not record the machine's link in the cluster's database (${String(error)}); retry`),
+  );
 }
 
 /**
@@ -96,7 +109,7 @@ export function routeMachineUpgrades(server: Server, registry: () => MachineRegi
 
 function refuse(socket: Duplex, status: number, code: string, message: string): void {
   const body = JSON.stringify({ error: { code, message } });
-  const reason = status === 401 ? "Unauthorized" : status === 404 ? "Not Found" : "Conflict";
+  const reason = { 401: "Unauthorized", 404: "Not Found", 409: "Conflict", 503: "Service Unavailable" }[status] ?? "Error";
   // Destroyed soon after, whether or not the client closes its side: a refused dial holds nothing open.
   setTimeout(() => socket.destroy(), 1000).unref();
   socket.end(

@@ -76,6 +76,9 @@ CREATE TABLE IF NOT EXISTS atrium_machines (
   linked_node text
 );
 
+-- When the machine linked to the node holding it (that node's clock, ISO 8601): every node shows it.
+ALTER TABLE atrium_machines ADD COLUMN IF NOT EXISTS linked_at text;
+
 -- When a blob was written: an upload no message claimed goes after 24 hours.
 ALTER TABLE atrium_blob_heads ADD COLUMN IF NOT EXISTS created_at timestamptz NOT NULL DEFAULT clock_timestamp();
 

@@ -1,0 +1,85 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { usePostgresPerFile } from "../../support/embedded-postgres";
+import { pollUntil } from "../../support/poll";
+import { startClusterServer, type ClusterServer } from "../../support/cluster-server";
+import { TEST_TOKEN } from "../../support/server-process";
+
+/**
+ * DESIGN §10c: a conversation's attachments and artifacts live in PostgreSQL, so any node serves
+ * them from there, with the same access rules, without the node holding the conversation's lease.
+ * Killed with -9, a holder whose lease has not run out yet makes none of them unreadable.
+ */
+const database = usePostgresPerFile();
+let a: ClusterServer;
+let b: ClusterServer;
+
+beforeAll(async () => {
+  [a, b] = await Promise.all([startClusterServer(database.postgres.url, 3274, { approvals: { shell: "auto" } }), startClusterServer(database.postgres.url, 3275, { approvals: { shell: "auto" } })]);
+}, 90_000);
+
+afterAll(async () => {
+  await Promise.all([a?.cleanup(), b?.cleanup()]);
+});
+
+async function upload(server: ClusterServer, name: string, data: Buffer): Promise<{ id: string }> {
+  const form = new FormData();
+  form.append("file", new Blob([new Uint8Array(data)], { type: "text/plain" }), name);
+  const response = await fetch(`${server.url}/api/attachments`, { method: "POST", body: form, headers: { authorization: `Bearer ${TEST_TOKEN}` } });
+  expect(response.status).toBe(201);
+  return ((await response.json()) as { attachment: { id: string } }).attachment;
+}
+
+async function created(server: ClusterServer, body: object): Promise<{ id: string }> {
+  const response = await server.api("/api/conversations", { method: "POST", body: JSON.stringify(body) });
+  expect(response.status).toBe(201);
+  const { conversation, turn } = (await response.json()) as { conversation: { id: string }; turn: { id: string } };
+  const status = await pollUntil(
+    async () => {
+      const ended = ((await (await server.api(`/api/turns/${turn.id}`)).json()) as { turn: { status: string } }).turn.status;
+      return ended !== "running" && ended;
+    },
+    { what: "the first turn to end", timeoutMs: 30_000 },
+  );
+  expect(status).toBe("completed");
+  return conversation;
+}
+
+const holder = async (conversationId: string) =>
+  (await database.pool.query("SELECT node_id FROM atrium_leases WHERE conversation_id = $1 AND expires_at > clock_timestamp()", [conversationId])).rows[0]?.node_id ?? null;
+
+describe("attachments and artifacts are read from the database on any node", () => {
+  it("kill -9 of the holder: another node serves the attachment and the artifact at once, with the same bytes, and keeps the access rules", async () => {
+    const bytes = Buffer.from("the notes, byte for byte: ünïcødé\n".repeat(2_500));
+    const notes = await upload(a, "notes.txt", bytes);
+    const conversation = await created(a, { text: '[[tool:shell {"command":"seq 1 40000"}]]', attachments: [notes.id] });
+    const other = await created(a, { text: "another conversation" });
+    const items = (await (await a.api(`/api/conversations/${conversation.id}/items`)).json()) as { items: Array<{ kind: string; artifactId?: string }> };
+    const artifactId = items.items.find((item) => item.kind === "tool_call")!.artifactId!;
+    expect(artifactId).toBeTruthy();
+    const artifactOnA = await (await a.api(`/api/conversations/${conversation.id}/artifacts/${artifactId}?page=2`)).json();
+    // B's index has the message naming the attachment.
+    await pollUntil(async () => (await b.api(`/api/conversations/${conversation.id}/items`)).ok, { what: "B to read the conversation" });
+    expect(await holder(conversation.id)).toBe(a.nodeId);
+
+    a.child.kill("SIGKILL");
+    await a.stop();
+    const attachment = await b.api(`/api/conversations/${conversation.id}/attachments/${notes.id}`);
+    expect(attachment.status, await attachment.clone().text().then((text) => text.slice(0, 200))).toBe(200);
+    expect(attachment.headers.get("content-type")).toMatch(/^text\/plain/);
+    expect(Buffer.from(await attachment.arrayBuffer()).equals(bytes)).toBe(true);
+    const artifact = await b.api(`/api/conversations/${conversation.id}/artifacts/${artifactId}?page=2`);
+    expect(artifact.status).toBe(200);
+    expect(await artifact.json()).toEqual(artifactOnA);
+
+    // The same access rules as on the holder: only the conversation that carries it, only pages it has.
+    const elsewhere = await b.api(`/api/conversations/${other.id}/attachments/${notes.id}`);
+    expect(elsewhere.status).toBe(404);
+    expect(((await elsewhere.json()) as { error: { code: string } }).error.code).toBe("not_found");
+    expect((await b.api(`/api/conversations/${other.id}/artifacts/${artifactId}?page=1`)).status).toBe(404);
+    expect((await b.api(`/api/conversations/${conversation.id}/artifacts/${artifactId}?page=99`)).status).toBe(404);
+    expect((await b.api(`/api/conversations/01ARZ3NDEKTSV4RRFFQ69G5FAV/attachments/${notes.id}`)).status).toBe(404);
+    expect((await fetch(`${b.url}/api/conversations/${conversation.id}/attachments/${notes.id}`)).status).toBe(401);
+    // Served without taking the dead holder's conversation: its lease still runs out as it would.
+    expect(await holder(conversation.id)).toBe(a.nodeId);
+  }, 90_000);
+});
