@@ -1,7 +1,7 @@
 import path from "node:path";
 import type { CheckpointFields, CheckpointReason } from "./checkpoints";
 import { filesChangedSince, restoreFilesBefore, restoreFromCheckpoint, type RestoreOutcome } from "./restore-files";
-import { AtriumError } from "../errors";
+import { AtriumError, isStorageError } from "../errors";
 import type { Item } from "../events/entities";
 import type { ConversationOwner, TurnHandle } from "../ports/owner-port";
 
@@ -41,26 +41,36 @@ async function checkpoint(runner: TurnHandle, itemId: string | null, reason: Che
   if (isInside(cwd, actor.context.store.paths.home)) return;
   // The files as of now: an interrupted turn stops waiting, and the record may then come later.
   const takenAt = actor.context.store.now().toISOString();
-  const taken = checkpoints.snapshot(cwd, actor.id);
+  let queued!: () => void;
+  const recordQueued = new Promise<void>((resolve) => (queued = resolve));
   const work = (async () => {
-    const outcome = await taken;
+    const outcome = await checkpoints.snapshot(cwd, actor.id);
     if ("tree" in outcome) {
-      await actor.recordCheckpoint({ turnId: runner.turn.id, itemId, cwd, tree: outcome.tree, reason, takenAt });
+      // recordCheckpoint takes its place in the owner's queue synchronously, as it is called.
+      const recorded = actor.recordCheckpoint({ turnId: runner.turn.id, itemId, cwd, tree: outcome.tree, reason, takenAt });
+      queued();
+      await recorded;
       return;
     }
+    queued();
     const text = `Checkpoints are off: ${outcome.off}. Files changed in this conversation cannot be restored by "Restart from here".`;
     if (runner.signal.aborted || session.items.some((item) => item.kind === "notice" && item.text === text)) return;
     await actor.createItem(session, { turnId: runner.turn.id, kind: "notice", status: "completed", text });
-  })().catch((error: unknown) => actor.context.log(`checkpoint of ${cwd} failed: ${error instanceof Error ? error.message : String(error)}`));
+  })()
+    .catch((error: unknown) => {
+      actor.context.log(`checkpoint of ${cwd} failed: ${error instanceof Error ? error.message : String(error)}`);
+      // A record the disk refused: no tool may change a file without it (DESIGN §2, storage faults).
+      if (isStorageError(error)) runner.failOnStorage({ code: error.code, message: error.message });
+    })
+    .finally(() => queued());
   checkpoints.track(actor.id, work);
-  // A turn's model call waits for the files, not for their record: the record is queued before
-  // anything the turn writes next (its items, its tool calls, its end), so it is on disk before
-  // any tool can change a file, and the model request need not wait for its flush.
-  await untilAborted(reason === "turn_start" ? taken.then(afterRecordQueued, afterRecordQueued) : work, runner.signal);
+  // A new turn's model call waits for the files, not for their record's flush: the record is in
+  // the owner's queue before anything the turn writes next (its items, its tool calls, its end),
+  // so it is on disk before any tool of the turn can run. A turn that already has tool calls (a
+  // parked turn resumed after a restart) may run one at once, so it waits for the record itself.
+  const fresh = reason === "turn_start" && !session.items.some((item) => item.turnId === runner.turn.id && item.kind === "tool_call");
+  await untilAborted(fresh ? recordQueued : work, runner.signal);
 }
-
-/** Resolves after the continuation that queues a snapshot's record (registered first on the same promise). */
-function afterRecordQueued(): void {}
 
 export async function fileChangesSince(actor: ConversationOwner, message: Item): Promise<string[]> {
   const checkpoints = actor.context.checkpoints;

@@ -74,10 +74,6 @@ describe("bugs the model-based tests found, fixed (DESIGN vs the Runtime)", () =
     await runSequence(bugs, [new CreateCommand("ask"), new SendCommand(0, "steer", "plain"), new SendCommand(0, "jump", "ask")]);
   });
 
-  it("a steer its turn never read goes before a message queued ahead of it, after the jump (the model's own error, found as seed -249446744)", async () => {
-    await runSequence(bugs, [new CreateCommand("shell"), new SendCommand(0, "auto", "ask"), new SendCommand(0, "steer", "plain"), new SendCommand(0, "jump", "plain")]);
-  });
-
   it("3: a turn parked across a restart keeps the usage of its model calls before the park", async () => {
     const endedUsage = async (restart: boolean) => {
       const harness = await startHarness();
@@ -94,5 +90,11 @@ describe("bugs the model-based tests found, fixed (DESIGN vs the Runtime)", () =
       }
     };
     expect(await endedUsage(true)).toEqual(await endedUsage(false));
+  });
+});
+
+describe("errors of the model itself (the Runtime was right)", () => {
+  it("a steer its turn never read goes before a message queued ahead of it, after the jump (found as seed -249446744)", async () => {
+    await runSequence(bugs, [new CreateCommand("shell"), new SendCommand(0, "auto", "ask"), new SendCommand(0, "steer", "plain"), new SendCommand(0, "jump", "plain")]);
   });
 });

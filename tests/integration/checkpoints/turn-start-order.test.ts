@@ -1,8 +1,9 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { startFakeOpenAIServer, type FakeOpenAIServer } from "../../support/fake-openai";
+import { FaultyStorageFs } from "@/lib/store/storage-fs";
 import { HeldWritesFs } from "../../support/held-writes-fs";
 import { fakeModelConfig, startHarness, type Harness } from "../../support/runtime-harness";
 import { waitUntil } from "../../support/wait-until";
@@ -51,6 +52,10 @@ describe("the turn-start checkpoint", () => {
 
     // From the moment the turn's start is on record, the next write of the metadata log is held once it is on disk.
     let held: Promise<void> | null = null;
+    // Every command the owner is given, as it is given: the answer's item is one.
+    const execute = vi.spyOn(harness.runtime.actor(id), "execute");
+    const answerQueued = () =>
+      execute.mock.calls.some(([command]) => command.type === "create_item" && command.fields.turnId === turnId && command.fields.kind === "assistant_message");
     const unsubscribe = harness.runtime.bus.subscribe(id, ({ event }) => {
       if (event.type === "turn.started" && held === null) held = writes.hold([path.join(id, "metadata.jsonl")]);
     });
@@ -67,7 +72,9 @@ describe("the turn-start checkpoint", () => {
     const sessionLog = path.join(harness.home, "conversations", id, `${created.conversation.rootSessionId}.jsonl`);
     const answerOf = (records: Array<{ type: string; item?: { turnId?: string; kind?: string } }>) =>
       records.findIndex((record) => record.type === "item.created" && record.item?.turnId === turnId && record.item?.kind === "assistant_message");
-    // Nothing the turn writes next gets ahead of the record: its answer waits in the owner's queue.
+    // The answer arrives and is handed to the owner while the record is still held…
+    await waitUntil(answerQueued, "the turn's answer to reach the owner's queue", 5000);
+    // …and nothing the turn writes next gets ahead of the record: the answer waits in the queue.
     expect(answerOf(lines(sessionLog))).toBe(-1);
 
     writes.release();
@@ -78,5 +85,66 @@ describe("the turn-start checkpoint", () => {
     const endAt = records.findIndex((record) => record.type.startsWith("turn.") && record.type !== "turn.started" && record.turnId === turnId);
     expect(checkpointAt).toBeGreaterThanOrEqual(0);
     expect(endAt).toBeGreaterThan(checkpointAt);
+  });
+
+  it("holds back a tool that would change a file until the record of the files before it is on disk", async () => {
+    cwd = fs.mkdtempSync(path.join(os.tmpdir(), "atrium-cwd-"));
+    fs.writeFileSync(path.join(cwd, "notes.txt"), "some notes\n");
+    fake = await startFakeOpenAIServer();
+    const writes = new HeldWritesFs();
+    faults = writes;
+    harness = await startHarness({ ...fakeModelConfig(fake.url), approvals: { write_file: "auto" } }, undefined, { fs: writes });
+    const created = await harness.runtime.createConversation({ text: "first", cwd });
+    expect((await harness.turnEnded(created.conversation.id, created.turn.id)).status).toBe("completed");
+    const id = created.conversation.id;
+    fake.enqueue({ type: "tool_call", name: "write_file", arguments: { path: "notes.txt", content: "rewritten\n" } }, { type: "text", text: "done" });
+
+    let held: Promise<void> | null = null;
+    const unsubscribe = harness.runtime.bus.subscribe(id, ({ event }) => {
+      if (event.type === "turn.started" && held === null) held = writes.hold([path.join(id, "metadata.jsonl")]);
+    });
+    const execute = vi.spyOn(harness.runtime.actor(id), "execute");
+    const sent = await harness.runtime.sendMessage(id, { text: "rewrite the notes", mode: "auto" });
+    const turnId = sent.turn!.id;
+    await waitUntil(() => held !== null, "the turn to start");
+    await held;
+    unsubscribe();
+    expect(lines(path.join(harness.home, "conversations", id, "metadata.jsonl")).at(-1)).toMatchObject({ type: "checkpoint", reason: "turn_start", turnId });
+    // The model asked for the write, and the call was handed to the owner, while the record is held…
+    await waitUntil(
+      () => execute.mock.calls.some(([command]) => command.type === "create_item" && command.fields.turnId === turnId && command.fields.kind === "tool_call"),
+      "the write_file call to reach the owner's queue",
+      5000,
+    );
+    // …but the file is as it was: the call waits behind the record.
+    expect(fs.readFileSync(path.join(cwd, "notes.txt"), "utf8")).toBe("some notes\n");
+
+    writes.release();
+    expect((await harness.turnEnded(id, turnId)).status).toBe("completed");
+    expect(fs.readFileSync(path.join(cwd, "notes.txt"), "utf8")).toBe("rewritten\n");
+    // The turn's changes are measured from that record: the rewrite shows.
+    expect(JSON.stringify(await harness.runtime.turnChanges(turnId))).toContain("rewritten");
+  });
+
+  it("ends the turn failed with storage_full when the disk refuses the record, and no tool runs without it", async () => {
+    cwd = fs.mkdtempSync(path.join(os.tmpdir(), "atrium-cwd-"));
+    fs.writeFileSync(path.join(cwd, "notes.txt"), "some notes\n");
+    fake = await startFakeOpenAIServer();
+    const disk = new FaultyStorageFs();
+    harness = await startHarness({ ...fakeModelConfig(fake.url), approvals: { write_file: "auto" } }, undefined, { fs: disk });
+    const created = await harness.runtime.createConversation({ text: "first", cwd });
+    expect((await harness.turnEnded(created.conversation.id, created.turn.id)).status).toBe("completed");
+    const id = created.conversation.id;
+    fake.enqueue({ type: "tool_call", name: "write_file", arguments: { path: "notes.txt", content: "rewritten\n" } }, { type: "text", text: "done" });
+    // The turn's start is on record; the next write of the metadata log (its checkpoint) meets a full disk.
+    const unsubscribe = harness.runtime.bus.subscribe(id, ({ event }) => {
+      if (event.type === "turn.started") disk.inject({ operation: "write", code: "ENOSPC", pathIncludes: path.join(id, "metadata.jsonl"), times: 1 });
+    });
+    const sent = await harness.runtime.sendMessage(id, { text: "rewrite the notes", mode: "auto" });
+    const turn = await harness.turnEnded(id, sent.turn!.id);
+    unsubscribe();
+    expect(disk.fired).toBe(1);
+    expect(turn).toMatchObject({ status: "failed", error: { code: "storage_full" } });
+    expect(fs.readFileSync(path.join(cwd, "notes.txt"), "utf8")).toBe("some notes\n");
   });
 });
