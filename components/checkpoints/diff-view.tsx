@@ -61,8 +61,25 @@ function changeCounts(file: FileData) {
 
 const STATUS: Record<FileData["type"], string> = { add: "added", delete: "deleted", modify: "modified", rename: "renamed", copy: "copied" };
 
-function pathOf(file: FileData): string {
-  return file.type === "delete" ? file.oldPath : file.newPath;
+/**
+ * The file's path as the turn's changes name it. Git ends a `---`/`+++` name holding a space with
+ * a tab, and C-quotes one holding a quote or a control character ("a\"b.txt"); the parser keeps both.
+ */
+export function pathOf(file: FileData): string {
+  return plainGitPath(file.type === "delete" ? file.oldPath : file.newPath);
+}
+
+function plainGitPath(raw: string): string {
+  const name = raw.replace(/\t$/, "");
+  if (!(name.length >= 2 && name.startsWith('"') && name.endsWith('"'))) return name;
+  try {
+    // Git's C quoting (\", \\, \t, \n, and octal UTF-8 bytes for anything else) reads as JSON once the octal bytes are \u escapes.
+    const octal = /\\[0-7]{3}/.test(name);
+    const text = JSON.parse(`"${name.slice(1, -1).replace(/\\([0-7]{3})/g, (_, digits: string) => `\\u${Number.parseInt(digits, 8).toString(16).padStart(4, "0")}`)}"`) as string;
+    return octal ? new TextDecoder().decode(Uint8Array.from(text, (char) => char.charCodeAt(0) & 0xff)) : text;
+  } catch {
+    return name;
+  }
 }
 
 /** Steps of "More context": git's default 3 lines, then 20, then the whole file. */
@@ -124,7 +141,7 @@ function FileDiff({ file: given, viewType, loadContext, actions, anchor }: { fil
   const path = pathOf(file);
   const { additions, deletions } = changeCounts(given);
   return (
-    <section id={anchor} tabIndex={anchor ? -1 : undefined} aria-label={`Changes to ${path}`} className="scroll-mt-2 overflow-hidden rounded-md border outline-none" data-file-status={STATUS[file.type]}>
+    <section id={anchor} tabIndex={anchor ? -1 : undefined} aria-label={`Changes to ${path}`} className="scroll-mt-2 overflow-hidden rounded-md border outline-none focus-visible:ring-2 focus-visible:ring-ring/50" data-file-status={STATUS[file.type]}>
       <header className="flex items-center gap-2 border-b bg-muted/50 px-3 py-1.5 text-xs">
         <span className="min-w-0 flex-1 truncate font-mono">{path}</span>
         <span className="text-muted-foreground">{STATUS[file.type]}</span>

@@ -4,7 +4,7 @@ import { useEffect, useState } from "react";
 import type { Machine } from "@/lib/machines/machine-schema";
 import { useMachines } from "./use-machines";
 
-const LAST_MACHINE_KEY = "atrium.newChat.machine";
+export const LAST_MACHINE_KEY = "atrium.newChat.machine";
 
 /**
  * The new chat's machine: the last one chosen while it is online, else `local`, else the first online machine

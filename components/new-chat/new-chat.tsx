@@ -16,7 +16,7 @@ import { clearDraft, newChatDraftKey } from "@/components/shared/drafts";
 import { AgentPicker } from "./new-chat-options";
 import { ProjectPicker, type CheckFolder } from "./project-picker";
 import { MachinePicker } from "@/components/machines/machine-picker";
-import { useMachineChoice } from "@/components/machines/use-machine-choice";
+import { LAST_MACHINE_KEY, useMachineChoice } from "@/components/machines/use-machine-choice";
 import type { Machine } from "@/lib/machines/machine-schema";
 
 interface NewChatProps {
@@ -57,7 +57,9 @@ function useProjectChoice(projects: Project[], checkFolder: CheckFolder) {
     const remembered = window.localStorage.getItem(LAST_PROJECT_KEY);
     if (!remembered) return;
     setCwd(remembered);
-    if (projects.some((project) => project.path === remembered && project.machine !== "local")) return;
+    // Only a folder on this server is checked here (and one the page listed is there); a linked machine's is checked there when picked.
+    const rememberedMachine = window.localStorage.getItem(LAST_MACHINE_KEY);
+    if ((rememberedMachine !== null && rememberedMachine !== "local") || projects.some((project) => project.path === remembered && project.machine === "local")) return;
     let live = true;
     checkFolder(remembered).then(
       (check) => {

@@ -1,7 +1,7 @@
 "use client";
 
 import { FilterIcon, XIcon } from "lucide-react";
-import { useMemo } from "react";
+import { useMemo, type Ref } from "react";
 import type { Conversation } from "@/lib/events/entities";
 import { Button } from "@/components/ui/button";
 import {
@@ -45,14 +45,17 @@ interface ProjectFilterProps {
   choices: ProjectChoice[];
   chosen: ProjectChoice | null;
   onChange: (key: string | null) => void;
+  /** The button, so focus can come back to it when the bar's "All projects" goes away. */
+  triggerRef?: Ref<HTMLButtonElement>;
 }
 
 /** Narrows the sidebar to one project; "All projects" (or the × beside the name) shows every one again. */
-export function ProjectFilter({ choices, chosen, onChange }: ProjectFilterProps) {
+export function ProjectFilter({ choices, chosen, onChange, triggerRef }: ProjectFilterProps) {
   return (
     <DropdownMenu modal={false}>
       <DropdownMenuTrigger asChild>
         <Button
+          ref={triggerRef}
           variant="ghost"
           size="sm"
           aria-label={chosen ? `Filter by project: ${chosen.label}` : "Filter by project"}
@@ -85,7 +88,7 @@ const ALL = "all";
 /** Above the list while it is narrowed: which project, and a way back to all of them. */
 export function ProjectFilterBar({ chosen, onClear }: { chosen: ProjectChoice; onClear: () => void }) {
   return (
-    <div className="mx-2 mb-1 flex h-7 items-center gap-1.5 rounded-md border border-dashed pr-0.5 pl-2 text-xs text-muted-foreground" role="status" aria-label="Project filter">
+    <div className="mx-2 mb-1 flex h-7 items-center gap-1.5 rounded-md border border-dashed pr-0.5 pl-2 text-xs text-muted-foreground" role="group" aria-label="Project filter">
       <span className="min-w-0 flex-1 truncate" title={chosen.title}>
         Only <span className="font-medium text-foreground">{chosen.label}</span>
       </span>

@@ -3,7 +3,7 @@
 import { ArchiveIcon, FolderTreeIcon, LogOutIcon, MessageSquarePlusIcon, SearchIcon, SettingsIcon, ShieldCheckIcon, XIcon } from "lucide-react";
 import Link from "next/link";
 import { usePathname } from "next/navigation";
-import { useCallback, useEffect, useMemo, useState } from "react";
+import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import type { Conversation } from "@/lib/events/entities";
 import { cn } from "@/lib/utils";
 import { Badge } from "@/components/ui/badge";
@@ -67,7 +67,12 @@ function useProjectFilter(conversations: Conversation[], project: string | null)
   const { machines } = useMachines();
   const machineName = useCallback((id: string) => machines.find((machine) => machine.id === id)?.name ?? id, [machines]);
   const choices = useProjectChoices(conversations, project, machineName);
-  const narrowed = useMemo(() => (project ? conversations.filter((conversation) => projectKey(conversation) === project) : conversations), [conversations, project]);
+  // The conversation open in the page stays listed, whatever its project: it must not vanish from under you.
+  const pathname = usePathname();
+  const narrowed = useMemo(
+    () => (project ? conversations.filter((conversation) => projectKey(conversation) === project || pathname === `/c/${conversation.id}`) : conversations),
+    [conversations, project, pathname],
+  );
   return { conversations: narrowed, choices, chosen: project ? projectChoice(project, machineName) : null };
 }
 
@@ -79,6 +84,7 @@ export function SidebarPanel({ conversations, pendingApprovals, list, inSheet = 
   // Live status and titles come from the live list even for search results.
   const live = new Map(conversations.map((conversation) => [conversation.id, conversation]));
   const filter = useProjectFilter(conversations, list.project);
+  const filterTrigger = useRef<HTMLButtonElement>(null);
   const shown = searching ? (search.results ?? []).map((result) => live.get(result.id) ?? result) : filter.conversations;
 
   return (
@@ -116,11 +122,19 @@ export function SidebarPanel({ conversations, pendingApprovals, list, inSheet = 
         {!searching && (
           <span className="flex shrink-0 items-center gap-0.5">
             <GroupingToggle grouping={list.grouping} onChange={list.onGroupingChange} />
-            <ProjectFilter choices={filter.choices} chosen={filter.chosen} onChange={list.onProjectChange} />
+            <ProjectFilter choices={filter.choices} chosen={filter.chosen} onChange={list.onProjectChange} triggerRef={filterTrigger} />
           </span>
         )}
       </div>
-      {!searching && filter.chosen && <ProjectFilterBar chosen={filter.chosen} onClear={() => list.onProjectChange(null)} />}
+      {!searching && filter.chosen && (
+        <ProjectFilterBar
+          chosen={filter.chosen}
+          onClear={() => {
+            list.onProjectChange(null);
+            filterTrigger.current?.focus();
+          }}
+        />
+      )}
       <nav aria-label="Conversations" className="min-h-0 flex-1 overflow-y-auto px-2 pb-2">
         {search.error && <p className="px-2 py-1 text-xs text-destructive">{search.error}</p>}
         {!searching && filter.chosen && shown.length === 0 ? (

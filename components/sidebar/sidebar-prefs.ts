@@ -45,9 +45,21 @@ export function parseSidebarPrefs(read: (name: string) => string | undefined): S
   return {
     width: Number.isFinite(width) && width > 0 ? clampWidth(width) : SIDEBAR_WIDTH.default,
     grouping: read(SIDEBAR_GROUPING_COOKIE) === "project" ? "project" : "date",
-    project: read(SIDEBAR_PROJECT_COOKIE)?.includes("\u0000") ? read(SIDEBAR_PROJECT_COOKIE)! : null,
+    project: validProjectKey(read(SIDEBAR_PROJECT_COOKIE)),
     timeZone: validTimeZone(read(TIME_ZONE_COOKIE)),
   };
+}
+
+/**
+ * A project key from a cookie: "<machine id>\u0000<folder>", nothing else (no second NUL,
+ * no control characters, bounded). Anything else is ignored rather than rendered.
+ */
+function validProjectKey(value: string | undefined): string | null {
+  if (value === undefined || value.length > 4096) return null;
+  const [machine, folder, ...rest] = value.split("\u0000");
+  if (rest.length > 0 || !folder || !/^[\w.-]{1,128}$/.test(machine)) return null;
+  for (const char of folder) if (char.charCodeAt(0) < 0x20 || char.charCodeAt(0) === 0x7f) return null;
+  return value;
 }
 
 /** Remembered for a year, for this site's pages only; null forgets it. */

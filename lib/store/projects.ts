@@ -43,5 +43,10 @@ export function projectsStillThere(projects: readonly Project[], exists: (folder
 }
 
 function isDirectory(folder: string): boolean {
-  return fs.statSync(folder, { throwIfNoEntry: false })?.isDirectory() ?? false;
+  try {
+    return fs.statSync(folder, { throwIfNoEntry: false })?.isDirectory() ?? false;
+  } catch {
+    // ENOTDIR (a parent became a file), EACCES, ENAMETOOLONG: not a folder a chat can start in.
+    return false;
+  }
 }

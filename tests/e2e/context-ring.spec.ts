@@ -118,7 +118,8 @@ test("the ring shows one figure for the same content while a turn runs and once 
   const running = await figure(fresh);
   expect(running.basis).toBe("reported by the provider");
   expect(running.why).toContain("provider's count for the last model call");
-  expect(await figure(app.page)).toEqual(running);
+  // The live tab may still be taking the last context.updated: it must come to the same figure.
+  await expect.poll(() => figure(app.page)).toEqual(running);
 
   // Approved, the turn ends: the figure the live tab got from the last step is the idle conversation's figure.
   await live.history.getByRole("group", { name: "Approval for shell" }).getByRole("button", { name: "Approve once" }).click();
@@ -128,6 +129,6 @@ test("the ring shows one figure for the same content while a turn runs and once 
   const idle = await figure(fresh);
   expect(idle.basis).toBe("reported by the provider");
   expect(idle.used).not.toBe(running.used);
-  expect(await figure(app.page)).toEqual(idle);
+  await expect.poll(() => figure(app.page)).toEqual(idle);
   await fresh.close();
 });

@@ -83,6 +83,10 @@ describe("sidebar prefs from cookies", () => {
     const read = (values: Record<string, string>) => (name: string) => values[name];
     expect(parseSidebarPrefs(read({ "atrium-sidebar-project": "local\u0000/work/app" })).project).toBe("local\u0000/work/app");
     expect(parseSidebarPrefs(read({ "atrium-sidebar-project": "/work/app" })).project).toBeNull();
+    // Hostile values are ignored, never rendered: a second NUL, control characters, a strange machine id, no folder, too long.
+    for (const hostile of ["local\u0000/a\u0000b", "local\u0000/a\nb", "local\u0000/a\u001bb", "<script>\u0000/a", "local\u0000", `local\u0000/${"a".repeat(5000)}`]) {
+      expect(parseSidebarPrefs(read({ "atrium-sidebar-project": hostile })).project, JSON.stringify(hostile)).toBeNull();
+    }
     expect(projectKey({ machine: "m1", cwd: "/srv/site" })).toBe("m1\u0000/srv/site");
   });
 });
