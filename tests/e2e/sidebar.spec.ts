@@ -267,8 +267,13 @@ test("the sidebar can be narrowed to one project, remembers it, says when nothin
     await expect(page.getByRole("menuitemradio", { name: "All projects" })).toHaveAttribute("aria-checked", "true");
     await page.getByRole("menuitemradio", { name }).click();
     await expect(page.getByRole("button", { name: `Filter by project: ${name}` })).toBeVisible();
-    await expect(page.getByRole("status", { name: "Project filter" })).toHaveText(`Only ${name}All projects`);
+    await expect(page.getByRole("group", { name: "Project filter" })).toHaveText(`Only ${name}All projects`);
     await expect(sidebar.conversation(inside.title)).toBeVisible();
+    await expect(sidebar.conversation(outside.title)).toHaveCount(0);
+    // The conversation open in the page stays listed whatever its project, and only while it is open.
+    await visit(page, `/c/${outside.id}`);
+    await expect(sidebar.conversation(outside.title)).toBeVisible();
+    await visit(page, "/");
     await expect(sidebar.conversation(outside.title)).toHaveCount(0);
 
     // Remembered by the browser: the server's first render of a new tab is narrowed already.
@@ -288,10 +293,11 @@ test("the sidebar can be narrowed to one project, remembers it, says when nothin
     await page.keyboard.press("Escape");
 
     // "All projects" shows every project again, and is remembered too.
-    await page.getByRole("status", { name: "Project filter" }).getByRole("button", { name: "All projects" }).click();
+    await page.getByRole("group", { name: "Project filter" }).getByRole("button", { name: "All projects" }).click();
     await expect(sidebar.conversation(outside.title)).toBeVisible();
-    await expect(page.getByRole("status", { name: "Project filter" })).toHaveCount(0);
-    await expect(page.getByRole("button", { name: "Filter by project", exact: true })).toBeVisible();
+    await expect(page.getByRole("group", { name: "Project filter" })).toHaveCount(0);
+    // The bar's button went away with it: focus comes back to the filter, not to the page.
+    await expect(page.getByRole("button", { name: "Filter by project", exact: true })).toBeFocused();
     expect(await (await page.request.get("/")).text()).not.toContain("Filter by project: ");
   } finally {
     fs.rmSync(folder, { recursive: true, force: true });
