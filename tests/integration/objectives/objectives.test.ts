@@ -72,7 +72,8 @@ describe("objectives", () => {
     const notices = () =>
       harness.runtime.listItems(id, { limit: 500 }).items.filter((item) => item.kind === "notice" && item.origin === "objective").map((item) => item.text);
     await harness.runtime.openObjective(id, "first goal [[stream:2]]");
-    await pollUntil(() => objectiveOf(id).status === "paused", { what: "the objective to pause at its limit" });
+    // The status is the owner's as soon as its record is written; the notice follows in the same command.
+    await pollUntil(() => objectiveOf(id).status === "paused" && notices().length === 2, { what: "the objective to pause at its limit, and its notice" });
     expect(notices()).toEqual(["Objective opened: first goal [[stream:2]] · up to 2 slices", "Objective paused: the slice limit (2) was reached · 2 slices"]);
     await harness.runtime.changeObjective(id, "open");
     await pollUntil(() => objectiveOf(id).status === "paused", { what: "the resumed objective to pause again" });
