@@ -1,6 +1,7 @@
 import type { Locator, Page } from "@playwright/test";
 import { ConversationPage, expect, test, unique } from "./support/fixtures";
 import { visit } from "./support/pages";
+import { DEVICES, PHONE_VIEWPORT } from "./support/environment";
 
 const SHELL = '[[tool:shell {"command":"echo hi"}]]';
 
@@ -54,10 +55,7 @@ async function expectToastsClearOfComposer(page: Page, conversation: Conversatio
   }
 }
 
-for (const [device, viewport] of [
-  ["desktop", { width: 1280, height: 800 }],
-  ["phone", { width: 390, height: 844 }],
-] as const) {
+for (const [device, viewport] of DEVICES) {
   test.describe(`on a ${device}`, () => {
     test.use({ viewport });
     test("the toasts after compact, restart, archive and fork never cover the composer or its Send button", async ({ app, api }) => {
@@ -88,7 +86,7 @@ for (const [device, viewport] of [
 }
 
 test.describe("at phone width", () => {
-  test.use({ viewport: { width: 390, height: 844 } });
+  test.use({ viewport: PHONE_VIEWPORT });
   test("a running conversation keeps a readable title beside its status", async ({ app, api }) => {
     const created = await api.createConversation(`Refactor the session loader ${unique("")} [[delay:300]] [[stream:100]]`);
     const conversation = await ConversationPage.open(app.page, created.id);

@@ -1,5 +1,5 @@
 import { ConversationPage, expect, test, unique } from "./support/fixtures";
-import { E2E_TOKEN } from "./support/environment";
+import { E2E_TOKEN, DEVICES } from "./support/environment";
 import { visit } from "./support/pages";
 
 test("a restart links to its origin, and a restarted message shows ‹ n/m › to move between the original and its restarts", async ({ app, api, request }) => {
@@ -83,10 +83,7 @@ test("‹ n/m › follows a restart made in another tab, without a reload", asyn
   await otherTab.close();
 });
 
-for (const [device, viewport] of [
-  ["desktop", { width: 1280, height: 800 }],
-  ["phone", { width: 390, height: 844 }],
-] as const) {
+for (const [device, viewport] of DEVICES) {
   test.describe(`on a ${device}`, () => {
     test.use({ viewport });
     test("the sidebar says under a restart and a fork where each came from, readable however long the title", async ({ app, api, request }) => {
