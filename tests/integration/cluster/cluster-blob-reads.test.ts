@@ -48,15 +48,32 @@ const holder = async (conversationId: string) =>
   (await database.pool.query("SELECT node_id FROM atrium_leases WHERE conversation_id = $1 AND expires_at > clock_timestamp()", [conversationId])).rows[0]?.node_id ?? null;
 
 describe("attachments and artifacts are read from the database on any node", () => {
-  it("a conversation deleted on its holder: another node answers 404 for its files at once, not the copy in its lagging index", async () => {
+  it("a conversation deleted on its holder: another node answers 404 for its files at once, while their bytes are still in the database", async () => {
     const notes = await upload(a, "deleted.txt", Buffer.from("soon gone\n"));
     const conversation = await created(a, { text: "a conversation to delete", attachments: [notes.id] });
     const url = `/api/conversations/${conversation.id}/attachments/${notes.id}`;
     await pollUntil(async () => (await b.api(url)).status === 200, { what: "B to serve the attachment" });
-    expect((await a.api(`/api/conversations/${conversation.id}`, { method: "DELETE" })).status).toBe(204);
-    const gone = await b.api(url);
-    expect(gone.status).toBe(404);
-    expect(((await gone.json()) as { error: { code: string } }).error.code).toBe("not_found");
+    // The blobs' removal (after the tombstone) is held on a row lock: the bytes are still in the database,
+    // so only the conversation's deletion itself can make B answer 404.
+    const lock = await database.pool.connect();
+    let deleted: Promise<Response> | undefined;
+    try {
+      await lock.query("BEGIN");
+      await lock.query("SELECT 1 FROM atrium_blob_heads WHERE owner = $1 FOR UPDATE", [conversation.id]);
+      deleted = a.api(`/api/conversations/${conversation.id}`, { method: "DELETE" });
+      await pollUntil(
+        async () => ((await database.pool.query("SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE 'DELETE FROM atrium_blob_heads WHERE owner%'")).rowCount ?? 0) > 0,
+        { what: "A's removal of the blobs to wait on the lock (the tombstone written)" },
+      );
+      const gone = await b.api(url);
+      expect(gone.status).toBe(404);
+      expect(((await gone.json()) as { error: { code: string } }).error.code).toBe("not_found");
+      await lock.query("COMMIT");
+    } finally {
+      await lock.query("ROLLBACK").catch(() => undefined);
+      lock.release();
+    }
+    expect((await deleted!).status).toBe(204);
   }, 60_000);
 
   it("an attachment id that is not an id (% and _ would match anything) is refused with 400, before any query", async () => {
