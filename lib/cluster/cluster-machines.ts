@@ -66,7 +66,10 @@ export class ClusterMachines implements MachineBook {
     await options.feed.onChannel(MACHINE_CHANNEL, (payload) => machines.heard(payload));
     options.feed.onResync(() => void machines.reload().catch((error: unknown) => options.log(`machines: could not read them again: ${String(error)}`)));
     await Promise.all([machines.reload(), machines.readLiveNodes()]);
-    machines.liveTimer = setInterval(() => void machines.readLiveNodes().catch((error: unknown) => options.log(`machines: could not read the live nodes: ${String(error)}`)), LIVE_NODES_EVERY_MS);
+    machines.liveTimer = setInterval(() => {
+      void machines.readLiveNodes().catch((error: unknown) => options.log(`machines: could not read the live nodes: ${String(error)}`));
+      machines.freeStaleClaims();
+    }, LIVE_NODES_EVERY_MS);
     machines.liveTimer.unref();
     return machines;
   }
@@ -214,6 +217,18 @@ export class ClusterMachines implements MachineBook {
       `WITH freed AS (UPDATE atrium_machines SET linked_node = NULL, linked_at = NULL WHERE id = $1 AND linked_node = $2 RETURNING id)
        SELECT pg_notify('${MACHINE_CHANNEL}', json_build_object('op', 'put', 'id', id)::text) FROM freed`,
       [id, this.nodeId],
+    ).catch(() => undefined);
+  }
+
+  /**
+   * Machines marked in the database as linked here that no dial of this node claims (a let-go
+   * whose write failed): let go, so other nodes do not refuse them, nor route to this node, for its life.
+   */
+  private freeStaleClaims(): void {
+    void this.write(
+      `WITH freed AS (UPDATE atrium_machines SET linked_node = NULL, linked_at = NULL WHERE linked_node = $1 AND NOT (id = ANY($2::text[])) RETURNING id)
+       SELECT pg_notify('${MACHINE_CHANNEL}', json_build_object('op', 'put', 'id', id)::text) FROM freed`,
+      [this.nodeId, [...this.claims.keys()]],
     ).catch(() => undefined);
   }
 

@@ -161,6 +161,17 @@ describe("a machine's link across the nodes of a cluster", () => {
     await pollUntil(async () => (await linkedNode(machine.id)) === null, { what: "the refused dial's claim to be let go" });
   });
 
+  it("a claim a running node left behind (its let-go failed) is freed by that node, so the other node takes the machine", async () => {
+    const machine = await addMachine(a, "left-behind");
+    await pollUntil(async () => (await b.api(`/api/machines/${machine.id}`)).status === 200, { what: "B to know the machine" });
+    await database.pool.query("UPDATE atrium_machines SET linked_node = $2, linked_at = now() WHERE id = $1", [machine.id, a.nodeId]);
+    await pollUntil(async () => (await linkedNode(machine.id)) === null, { what: "A to free the claim it has no dial for" });
+    const onB = dial(b, machine.token);
+    expect(await onB.outcome).toBe("linked");
+    onB.socket.close();
+    await pollUntil(async () => (await linkedNode(machine.id)) === null, { what: "B's link to be let go" });
+  }, 30_000);
+
   it("a node that stops cleanly hands back every link marked as its own, a stale claim too, before it exits", async () => {
     const c = await startClusterServer(database.postgres.url, 55471);
     try {
