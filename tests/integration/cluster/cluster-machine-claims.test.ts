@@ -137,6 +137,19 @@ describe("a machine's link across the nodes of a cluster", () => {
     await pollUntil(async () => (await linkedNode(machine.id)) === null, { what: "the newer dial's link to be let go" });
   }, 60_000);
 
+  it("a claim taken over by another node before the hello (this node was not seen for a lease): the link is cut at its mark, never held on two nodes", async () => {
+    const machine = await addMachine(a, "taken-over");
+    const late = dial(a, machine.token, { hello: false });
+    await late.opened;
+    expect(await linkedNode(machine.id)).toBe(a.nodeId);
+    // What B's claim does once A's lease ran out: the row names B.
+    await database.pool.query("UPDATE atrium_machines SET linked_node = $2 WHERE id = $1", [machine.id, b.nodeId]);
+    const cut = new Promise<number>((resolve) => late.socket.once("close", (code) => resolve(code)));
+    late.sayHello();
+    expect(await cut).toBe(1013);
+    expect(await linkedNode(machine.id)).not.toBe(a.nodeId);
+  }, 30_000);
+
   it("a machine revoked while its dial is being claimed gets 401, as a revoked token does (the machine stops redialling), not 409", async () => {
     const machine = await addMachine(a, "revoked-during-claim");
     // Gone from the database, while A's copy (no notice sent) still knows the token: A's claim finds no row.
