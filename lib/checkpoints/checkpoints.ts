@@ -143,7 +143,7 @@ export class Checkpoints {
       return changes;
     } catch (error) {
       // The snapshot store is a cache: when it is gone, the turn simply shows no changes (on a cluster node, it says why).
-      const unreadable = this.unreadable(conversationId, "the turn's file changes", error);
+      const unreadable = await this.unreadable(conversationId, "the turn's file changes", { cwd: to.cwd, trees: [from.tree, to.tree] }, error);
       if (unreadable) throw unreadable;
       return NO_CHANGES;
     }
@@ -151,12 +151,14 @@ export class Checkpoints {
 
   /**
    * Why snapshots the records name cannot be read here, to be answered instead of "no changes"
-   * (null: the single server's cache is gone, nothing to say). On a node of a cluster, the
-   * built-in machine's snapshots stay on the node that took them (DESIGN §10c): a conversation
-   * that moved here has none of them, and reading them is refused with 409 snapshots_elsewhere.
+   * (null: nothing to say, as on a single server whose cache is gone). On a node of a cluster, the
+   * built-in machine's snapshots stay on the node that took them (DESIGN §10c): only when the
+   * trees are really missing from this node's store (the conversation moved here) is reading them
+   * refused with 409 snapshots_elsewhere; any other failure (a deleted cwd, git) keeps the old answer.
    */
-  unreadable(conversationId: string, what: string, cause?: unknown): AtriumError | null {
+  async unreadable(conversationId: string, what: string, at: { cwd: string; trees: readonly string[] }, cause?: unknown): Promise<AtriumError | null> {
     if (!this.store.clustered || this.store.snapshotsOf?.(conversationId)) return null;
+    if (await this.snapshots.holdsTrees(at.cwd, at.trees).catch(() => true)) return null;
     return new AtriumError(
       "snapshots_elsewhere",
       `${what} cannot be read on this node of the cluster: the built-in machine's file snapshots stay on the node that took them, and another node held this conversation then (or its snapshots are gone); a conversation on a linked machine keeps its file history on every node`,

@@ -35,7 +35,7 @@ export async function filesChangedSince(checkpoints: Checkpoints, conversationId
   try {
     return await checkpoints.storeFor(conversationId).changedPaths(before.cwd, before.tree, last.tree);
   } catch (error) {
-    const unreadable = checkpoints.unreadable(conversationId, "the files changed since this message", error);
+    const unreadable = await checkpoints.unreadable(conversationId, "the files changed since this message", { cwd: before.cwd, trees: [before.tree, last.tree] }, error);
     if (unreadable) throw unreadable;
     return [];
   }
@@ -83,7 +83,7 @@ export async function restoreFromCheckpoint(
     paths = await snapshots.changedPaths(cwd, before.tree, last.tree, only ?? undefined);
   } catch (error) {
     // The snapshots are a cache (not exported, maybe deleted): without them there is nothing known to restore (a cluster node says why).
-    const unreadable = checkpoints.unreadable(conversationId, "the files to restore", error);
+    const unreadable = await checkpoints.unreadable(conversationId, "the files to restore", { cwd, trees: [before.tree, last.tree] }, error);
     if (unreadable) throw unreadable;
     return NOTHING_RESTORED;
   }

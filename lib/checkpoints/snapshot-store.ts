@@ -97,6 +97,16 @@ export class SnapshotStore {
     });
   }
 
+  /** Whether this store holds every one of `trees` (written here for `cwd`): false when its git directory or any tree is missing. */
+  async holdsTrees(cwd: string, trees: readonly string[]): Promise<boolean> {
+    const target = this.target(cwd);
+    if (!fs.existsSync(target.gitDir)) return false;
+    // Run in the store, not in the cwd: a working directory deleted since does not make its snapshots missing.
+    const store = { gitDir: target.gitDir, workTree: this.root };
+    const held = await Promise.all(trees.map((tree) => git(store, ["cat-file", "-e", `${tree}^{tree}`]).then(() => true, () => false)));
+    return held.every(Boolean);
+  }
+
   /** Paths whose content or mode differ between two trees. */
   async changedPaths(cwd: string, from: string, to: string, paths?: string[]): Promise<string[]> {
     if (from === to || paths?.length === 0) return [];

@@ -85,8 +85,9 @@ export async function bootCluster(options: {
     onLost(listener) {
       lostListener = listener;
     },
-    stop: () => {
-      machines.stop();
+    stop: async () => {
+      // The machines' links this node held are handed back before the pool ends.
+      await machines.stop();
       return node.stop();
     },
   };

@@ -2,6 +2,7 @@ import type pg from "pg";
 import { z } from "zod";
 import { AtriumError } from "../errors";
 import { byCreation, machineByToken, storedMachineSchema, tokenHash, type MachineBook, type StoredMachine } from "../machines/machine-records";
+import type { LinkClaim } from "../machines/machine-records";
 import type { RecordFeed } from "../store/postgres/record-feed";
 import { MACHINE_CHANNEL } from "../store/postgres/schema";
 
@@ -49,6 +50,9 @@ export class ClusterMachines implements MachineBook {
   private liveNodes = new Map<string, string | null>();
   private liveTimer: NodeJS.Timeout | null = null;
   private writing: Promise<void> = Promise.resolve();
+  /** Per machine, this node's newest claim of its link: a let-go or mark of an older dial changes nothing. */
+  private readonly claims = new Map<string, number>();
+  private claimCount = 0;
 
   private constructor(
     private readonly pool: pg.Pool,
@@ -62,14 +66,30 @@ export class ClusterMachines implements MachineBook {
     await options.feed.onChannel(MACHINE_CHANNEL, (payload) => machines.heard(payload));
     options.feed.onResync(() => void machines.reload().catch((error: unknown) => options.log(`machines: could not read them again: ${String(error)}`)));
     await Promise.all([machines.reload(), machines.readLiveNodes()]);
-    machines.liveTimer = setInterval(() => void machines.readLiveNodes().catch((error: unknown) => options.log(`machines: could not read the live nodes: ${String(error)}`)), LIVE_NODES_EVERY_MS);
+    machines.liveTimer = setInterval(() => {
+      void machines.readLiveNodes().catch((error: unknown) => options.log(`machines: could not read the live nodes: ${String(error)}`));
+      machines.freeStaleClaims();
+    }, LIVE_NODES_EVERY_MS);
     machines.liveTimer.unref();
     return machines;
   }
 
-  stop(): void {
+  /**
+   * A node that stops hands its links back (DESIGN §10c): once its queued writes are done, every
+   * machine still marked as linked here is let go, so another node may take it at once.
+   */
+  async stop(): Promise<void> {
     if (this.liveTimer) clearInterval(this.liveTimer);
     this.liveTimer = null;
+    this.claims.clear();
+    await this.writing;
+    await this.pool
+      .query(
+        `WITH freed AS (UPDATE atrium_machines SET linked_node = NULL, linked_at = NULL WHERE linked_node = $1 RETURNING id)
+         SELECT pg_notify('${MACHINE_CHANNEL}', json_build_object('op', 'put', 'id', id)::text) FROM freed`,
+        [this.nodeId],
+      )
+      .catch((error: unknown) => this.log(`machines: could not hand this node's links back: ${String(error)}`));
   }
 
   all(): StoredMachine[] {
@@ -108,35 +128,37 @@ export class ClusterMachines implements MachineBook {
     const saved = known
       ? "UPDATE atrium_machines SET record = $2 WHERE id = $1 RETURNING id"
       : "INSERT INTO atrium_machines (id, record) VALUES ($1, $2) ON CONFLICT (id) DO UPDATE SET record = EXCLUDED.record RETURNING id";
-    return this.write(
+    return settled(this.write(
       `WITH saved AS (${saved})
        SELECT pg_notify('${MACHINE_CHANNEL}', json_build_object('op', 'put', 'id', id)::text) FROM saved`,
       [machine.id, JSON.stringify(machine)],
       known ? undefined : machine.id,
-    );
+    ));
   }
 
   /** Resolves once removed from the database; rejects (node_unavailable) when the database refused it. */
   remove(id: string): Promise<void> {
     this.machines.delete(id);
     this.linkedOn.delete(id);
-    return this.write(
+    return settled(this.write(
       `WITH gone AS (DELETE FROM atrium_machines WHERE id = $1 RETURNING id)
        SELECT pg_notify('${MACHINE_CHANNEL}', json_build_object('op', 'del', 'id', id)::text) FROM gone`,
       [id],
-    );
+    ));
   }
 
   /**
    * Takes the machine's link for this node in one statement (DESIGN §10c): only while nobody holds
    * it, this node does, or its holder stopped being seen within a lease. Of two nodes claiming at
-   * once, the database lets exactly one in. Null: claimed; else the live node holding it.
+   * once, the database lets exactly one in. The claim's number ties its let-go and mark to its dial.
    */
-  async claimLink(id: string): Promise<string | null> {
+  async claimLink(id: string): Promise<LinkClaim> {
+    const claim = (this.claimCount += 1);
+    this.claims.set(id, claim);
     // In order with this node's other writes: a link let go here a moment ago (a redial) is let go before it is claimed again.
     const claiming = this.writing.then(() =>
       this.pool.query(
-        `UPDATE atrium_machines SET linked_node = $2
+        `UPDATE atrium_machines SET linked_node = $2, linked_at = NULL
           WHERE id = $1 AND (linked_node IS NULL OR linked_node = $2 OR linked_node NOT IN
             (SELECT nodes.id FROM atrium_nodes nodes WHERE nodes.last_seen_at > clock_timestamp() - make_interval(secs => $3)))
           RETURNING id`,
@@ -148,10 +170,12 @@ export class ClusterMachines implements MachineBook {
       () => undefined,
     );
     const claimed = await claiming;
-    if ((claimed.rowCount ?? 0) > 0) return null;
+    if ((claimed.rowCount ?? 0) > 0) return { claimed: claim };
+    if (this.claims.get(id) === claim) this.claims.delete(id);
     const held = await this.pool.query<{ linked_node: string | null }>("SELECT linked_node FROM atrium_machines WHERE id = $1", [id]);
-    // Removed meanwhile: the dial is refused as an unknown token would be, by the caller's next check.
-    return held.rows[0]?.linked_node ?? "(none: the machine was removed)";
+    // Removed meanwhile (revoked during the claim): the dial is refused as a revoked token is.
+    if (!held.rows[0]) return { removed: true };
+    return { heldBy: held.rows[0].linked_node ?? "(none: let go a moment ago)" };
   }
 
   onRemoved(listener: (id: string, machine: StoredMachine) => void): void {
@@ -159,20 +183,52 @@ export class ClusterMachines implements MachineBook {
   }
 
   /**
-   * The link is held here since `connectedAt` (its claim already made), or let go (null): other
-   * nodes hear it. Only this node's own hold is changed; a failure is logged, no request waits.
+   * The dial of `claim` became this node's link at `connectedAt`: other nodes hear it. True once
+   * marked; false when the claim is no longer this node's (a newer dial here, or another node took
+   * it while this one was not seen): the caller cuts the link, so it is never held twice.
    */
-  linked(id: string, connectedAt: string | null): void {
-    const here = connectedAt !== null;
-    if (here) {
-      this.linkedOn.set(id, this.nodeId);
-      this.linkedAt.set(id, connectedAt);
-    } else if (this.linkedOn.get(id) === this.nodeId) this.linkedOn.delete(id);
-    this.write(
-      `WITH marked AS (UPDATE atrium_machines SET linked_node = $2, linked_at = $3
-                        WHERE id = $1 AND (linked_node = $4 OR ($5 AND linked_node IS NULL)) RETURNING id)
+  async markLinked(id: string, claim: number, connectedAt: string): Promise<boolean> {
+    if (this.claims.get(id) !== claim) return false;
+    const marked = await this.write(
+      `WITH marked AS (UPDATE atrium_machines SET linked_at = $3 WHERE id = $1 AND linked_node = $2 RETURNING id)
        SELECT pg_notify('${MACHINE_CHANNEL}', json_build_object('op', 'put', 'id', id)::text) FROM marked`,
-      [id, here ? this.nodeId : null, connectedAt, this.nodeId, here],
+      [id, this.nodeId, connectedAt],
+    ).catch(() => null);
+    // The database refused the write (logged): the claim already stands, the link stays.
+    if (marked === null) return true;
+    if (marked === 0) {
+      if (this.claims.get(id) === claim) this.claims.delete(id);
+      return false;
+    }
+    this.linkedOn.set(id, this.nodeId);
+    this.linkedAt.set(id, connectedAt);
+    return true;
+  }
+
+  /** The dial of `claim` let its link go (closed, refused, or cut): unless a newer dial here claimed it since. A failure is logged. */
+  letGo(id: string, claim: number): void {
+    if (this.claims.get(id) !== claim) return;
+    this.claims.delete(id);
+    if (this.linkedOn.get(id) === this.nodeId) {
+      this.linkedOn.delete(id);
+      this.linkedAt.delete(id);
+    }
+    void this.write(
+      `WITH freed AS (UPDATE atrium_machines SET linked_node = NULL, linked_at = NULL WHERE id = $1 AND linked_node = $2 RETURNING id)
+       SELECT pg_notify('${MACHINE_CHANNEL}', json_build_object('op', 'put', 'id', id)::text) FROM freed`,
+      [id, this.nodeId],
+    ).catch(() => undefined);
+  }
+
+  /**
+   * Machines marked in the database as linked here that no dial of this node claims (a let-go
+   * whose write failed): let go, so other nodes do not refuse them, nor route to this node, for its life.
+   */
+  private freeStaleClaims(): void {
+    void this.write(
+      `WITH freed AS (UPDATE atrium_machines SET linked_node = NULL, linked_at = NULL WHERE linked_node = $1 AND NOT (id = ANY($2::text[])) RETURNING id)
+       SELECT pg_notify('${MACHINE_CHANNEL}', json_build_object('op', 'put', 'id', id)::text) FROM freed`,
+      [this.nodeId, [...this.claims.keys()]],
     ).catch(() => undefined);
   }
 
@@ -199,9 +255,9 @@ export class ClusterMachines implements MachineBook {
    * success; no other write is marked), and this node's copy is read again from the database,
    * which stays the truth. The next write waits for that reading.
    */
-  private write(sql: string, values: unknown[], adding?: string): Promise<void> {
-    const outcome = this.writing.then(() => this.pool.query(sql, values).then(() => undefined));
-    this.writing = outcome.catch((error: unknown) => {
+  private write(sql: string, values: unknown[], adding?: string): Promise<number> {
+    const outcome = this.writing.then(() => this.pool.query(sql, values).then((result) => result.rowCount ?? 0));
+    this.writing = outcome.then(() => undefined, (error: unknown) => {
       if (adding) this.refusedHere.add(adding);
       this.log(`machines: a write to the database failed: ${String(error)}`);
       return this.reload().catch((reread: unknown) => this.log(`machines: could not read the machines again: ${String(reread)}`));
@@ -234,7 +290,8 @@ export class ClusterMachines implements MachineBook {
     if (!parsed.success) return this.log(`machines: machine ${row.id} in the database is not a record this version can read`);
     const before = JSON.stringify([this.machines.get(row.id), this.linkHolder(row.id)]);
     this.machines.set(row.id, parsed.data);
-    if (row.linked_node) this.linkedOn.set(row.id, row.linked_node);
+    // Claimed by a dial that has not said hello yet (no linked_at): not linked anywhere yet.
+    if (row.linked_node && row.linked_at) this.linkedOn.set(row.id, row.linked_node);
     else this.linkedOn.delete(row.id);
     if (row.linked_at) this.linkedAt.set(row.id, row.linked_at);
     else this.linkedAt.delete(row.id);
@@ -277,4 +334,11 @@ export class ClusterMachines implements MachineBook {
     for (const id of [...this.machines.keys()]) if (!present.has(id)) this.gone(id);
     for (const row of rows.rows) this.keep(row);
   }
+}
+
+/** A write's outcome without its row count; a caller that does not wait for it (a link's mark) leaves no unhandled rejection. */
+function settled(write: Promise<number>): Promise<void> {
+  const done = write.then(() => undefined);
+  done.catch(() => undefined);
+  return done;
 }

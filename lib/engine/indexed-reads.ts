@@ -1,6 +1,8 @@
 import { and, desc, eq, like, lt } from "drizzle-orm";
+import { z } from "zod";
 import { AtriumError, isAtriumError, notFound } from "../errors";
-import type { Attachment, Turn, Waiting } from "../events/entities";
+import { attachmentSchema, type Attachment, type Turn, type Waiting } from "../events/entities";
+import { assertId } from "../store/ids";
 import type { AttachmentContent } from "../store/conversation-files";
 import * as queries from "../store/queries";
 import * as tables from "../store/schema";
@@ -52,6 +54,8 @@ export function indexedWaiting(store: Store, conversationId: string): Waiting[] 
  * read from the database (DESIGN §10c): the holder's access rule without asking the holder.
  */
 export async function openIndexedAttachment(store: Store, conversationId: string, attachmentId: string): Promise<{ attachment: Attachment; content: AttachmentContent }> {
+  // An id with % or _ would make the LIKE below match anything (a full scan): only real ids get there.
+  assertId(attachmentId, "attachment id");
   if (!queries.conversationRow(store.index, conversationId)) throw notFound("conversation", conversationId);
   const { items } = tables;
   const rows = store.index
@@ -59,24 +63,34 @@ export async function openIndexedAttachment(store: Store, conversationId: string
     .from(items)
     .where(and(eq(items.conversationId, conversationId), like(items.attachments, `%${attachmentId}%`)))
     .all();
-  const attachment = rows.flatMap((row) => (row.attachments ? (JSON.parse(row.attachments) as Attachment[]) : [])).find((candidate) => candidate.id === attachmentId);
+  const attachment = rows.flatMap((row) => indexedAttachments(row.attachments)).find((candidate) => candidate.id === attachmentId);
   if (!attachment) throw new AtriumError("not_found", `attachment ${attachmentId} was not found in this conversation`);
   const content = await store.files.openAttachment(conversationId, attachment);
   if (!content) throw new AtriumError("not_found", `the file of attachment ${attachmentId} is missing in the cluster's database`);
   return { attachment, content };
 }
 
+const indexedAttachmentsSchema = z.array(attachmentSchema);
+
+/** The attachments column of an indexed item: a list this version cannot read counts as none. */
+function indexedAttachments(column: string | null): Attachment[] {
+  if (!column) return [];
+  const parsed = indexedAttachmentsSchema.safeParse(JSON.parse(column));
+  return parsed.success ? parsed.data : [];
+}
+
 /**
- * A read from this node's index that found nothing, tried once more after the index caught up:
- * another node's records may be a moment ahead of it (the client saw the message through the
- * holder's live stream).
+ * A read on a node that does not hold the conversation (DESIGN §10c): this node's index is first
+ * given every record written so far by any node (a message the client saw through the holder's live
+ * stream, or the conversation's deletion), then read once. A database error answers 503
+ * node_unavailable, never 500.
  */
-export async function caughtUpIfMissing<T>(read: () => Promise<T>, catchUp: () => Promise<void>): Promise<T> {
+export async function readCaughtUp<T>(read: () => Promise<T>, catchUp: () => Promise<void>): Promise<T> {
   try {
+    await catchUp();
     return await read();
   } catch (error) {
-    if (!isAtriumError(error) || error.code !== "not_found") throw error;
-    await catchUp();
-    return read();
+    if (isAtriumError(error)) throw error;
+    throw new AtriumError("node_unavailable", "this node could not read the conversation's files from the cluster's database; retry", { cause: error });
   }
 }

@@ -12,7 +12,7 @@ import type { ConversationActor } from "./conversation-actor";
 import { findAttachment, openAttachment, readArtifact, sessionsWithStatus, turnsWithLive } from "./conversation-reads";
 import { findQuestion } from "./decision-reads";
 import type { OwnerContext } from "./engine-owner";
-import { caughtUpIfMissing, indexedItemsPage, indexedTurns, indexedWaiting, openIndexedAttachment } from "./indexed-reads";
+import { indexedItemsPage, indexedTurns, indexedWaiting, openIndexedAttachment, readCaughtUp } from "./indexed-reads";
 import { findInSession, type FindPage, type FindQuery } from "./item-find";
 import { pageOfItems, type ItemsPage, type ItemsQuery } from "./item-pages";
 import { missingParts } from "./missing";
@@ -144,7 +144,7 @@ export class ReadModel {
 
   /** On a cluster node that does not hold the conversation: found in the index and read from the database (DESIGN §10c). */
   attachmentContent(conversationId: string, attachmentId: string): Promise<{ attachment: Attachment; content: AttachmentContent }> {
-    if (!this.ownedHere(conversationId)) return caughtUpIfMissing(() => openIndexedAttachment(this.store, conversationId, attachmentId), () => this.catchUp(conversationId));
+    if (!this.ownedHere(conversationId)) return readCaughtUp(() => openIndexedAttachment(this.store, conversationId, attachmentId), () => this.catchUp(conversationId));
     return openAttachment(this.store, this.owner(conversationId), attachmentId);
   }
 
@@ -154,7 +154,7 @@ export class ReadModel {
         if (!queries.conversationRow(this.store.index, conversationId)) throw notFound("conversation", conversationId);
         return readArtifact(this.store, conversationId, artifactId, page);
       };
-      return caughtUpIfMissing(indexed, () => this.catchUp(conversationId));
+      return readCaughtUp(indexed, () => this.catchUp(conversationId));
     }
     return readArtifact(this.store, this.owner(conversationId).id, artifactId, page);
   }

@@ -29,6 +29,9 @@ export function newMachineToken(): string {
   return `atrium_machine_${crypto.randomBytes(32).toString("base64url")}`;
 }
 
+/** A dial's claim of a machine's link (DESIGN §10c): taken (its number), held by another live node, or the machine is gone. */
+export type LinkClaim = { claimed: number } | { heldBy: string } | { removed: true };
+
 /**
  * Where the linked machines' records are kept: the file on a single server, a cluster's database
  * (lib/cluster/cluster-machines.ts) on a node of a cluster. Reads are synchronous (kept in memory).
@@ -43,14 +46,16 @@ export interface MachineBook {
   remove(id: string): void | Promise<void>;
   /** A cluster node: a token this node does not know yet is looked up in the shared store (null: nothing to wait for). */
   prepareToken?(token: string): Promise<void> | null;
-  /** A cluster node takes the machine's link before letting a dial in: null when taken, else the node holding it. */
-  claimLink?(id: string): Promise<string | null>;
+  /** A cluster node takes the machine's link before letting a dial in: the claim's number, the node holding it, or removed. */
+  claimLink?(id: string): Promise<LinkClaim>;
   /** Another node removed a machine (a cluster): its link here must be cut. */
   onRemoved?(listener: (id: string, machine: StoredMachine) => void): void;
   /** Another node changed a machine's record or link (a cluster): its view here changed too. */
   onChanged?(listener: (id: string) => void): void;
-  /** This node holds the machine's link since `connectedAt` (null: let go of it): other nodes learn where it is (a cluster). */
-  linked?(id: string, connectedAt: string | null): void;
+  /** The dial of `claim` became this node's link since `connectedAt` (a cluster): false when the claim is no longer this node's. */
+  markLinked?(id: string, claim: number, connectedAt: string): Promise<boolean>;
+  /** The dial of `claim` let the link go (a cluster): nothing changes if a newer dial claimed it since. */
+  letGo?(id: string, claim: number): void;
   /** The other node holding the machine's link, if any (a cluster). */
   linkedElsewhere?(id: string): string | null;
   /** The other live node holding the machine's link and its address (a cluster; null: none, or here). */

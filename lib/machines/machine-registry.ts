@@ -16,7 +16,7 @@ import {
 import type { ToolResult } from "../tools/tool";
 import { GatewayLink } from "./gateway-link";
 import { LINK_PROTOCOL, REVOKED_CLOSE_CODE, type MachineMessage } from "./link-protocol";
-import { MachineRecords, newMachineToken, tokenHash, type MachineBook, type StoredMachine } from "./machine-records";
+import { MachineRecords, newMachineToken, tokenHash, type LinkClaim, type MachineBook, type StoredMachine } from "./machine-records";
 import { LOCAL_MACHINE_ID, type Machine } from "./machine-schema";
 import { isWithinLexically, normalizeRoots } from "./roots";
 import { RemoteSnapshots } from "./remote-snapshots";
@@ -44,6 +44,8 @@ type Hello = Extract<MachineMessage, { type: "hello" }>;
 
 interface LiveLink {
   link: GatewayLink;
+  /** The dial's claim of the link in a cluster's database (0 on a single server). */
+  claim: number;
   connectedAt: string;
   lastSeenAt: string;
 }
@@ -143,30 +145,35 @@ export class MachineRegistry implements MachinePort {
    * A cluster node, before a dial is let in: the machine's link taken for this node in the
    * database (null), or the other node holding it. A single server has nothing to claim.
    */
-  claimLink(machineId: string): Promise<string | null> {
-    return this.records.claimLink?.(machineId) ?? Promise.resolve(null);
+  claimLink(machineId: string): Promise<LinkClaim> {
+    return this.records.claimLink?.(machineId) ?? Promise.resolve({ claimed: 0 });
   }
 
-  /** A claimed dial that never became this node's link (refused, or closed before its hello): the claim is let go. */
-  unclaimLink(machineId: string): void {
-    if (!this.isLinked(machineId)) this.records.linked?.(machineId, null);
+  /** A claimed dial that never became this node's link (refused, or closed before its hello): its own claim is let go. */
+  unclaimLink(machineId: string, claim: number): void {
+    this.records.letGo?.(machineId, claim);
+  }
+
+  /** The gateway's log (a link refused for a reason the machine is not told). */
+  log(message: string): void {
+    this.options.log(message);
   }
 
   isLinked(machineId: string): boolean {
     return this.links.get(machineId)?.link.isOpen === true;
   }
 
-  /** A machine's link, after its hello: records what it reported and starts serving it. */
-  attach(machineId: string, socket: WebSocket, hello: Hello): void {
+  /** A machine's link, after its hello: records what it reported and starts serving it. False: refused (the dial's claim is the caller's to let go). */
+  attach(machineId: string, socket: WebSocket, hello: Hello, claim = 0): boolean {
     const stored = this.records.get(machineId);
     if (!stored) {
       socket.close(REVOKED_CLOSE_CODE, "this machine was revoked");
-      return;
+      return false;
     }
     // Two dials that both passed the upgrade's check before either said hello: the first one keeps the machine.
     if (this.isLinked(machineId)) {
       socket.close(1008, "this machine is already connected with this token");
-      return;
+      return false;
     }
     const at = this.options.now().toISOString();
     const roots = effectiveRoots(normalizeRoots(hello.roots), stored.allowedRoots);
@@ -174,18 +181,29 @@ export class MachineRegistry implements MachinePort {
     const updated: StoredMachine = { ...stored, name: renamed, hostname: hello.hostname, platform: hello.platform, roots, sandbox: hello.sandbox, lastSeenAt: at };
     void this.records.put(updated);
     const live: LiveLink = {
+      claim,
       connectedAt: at,
       lastSeenAt: at,
       link: new GatewayLink(socket, () => (live.lastSeenAt = this.options.now().toISOString()), this.options.heartbeatMs),
     };
     this.links.set(machineId, live);
-    this.records.linked?.(machineId, at);
     live.link.onClosed(() => this.detach(machineId, live));
+    this.markLinked(machineId, live, at);
     live.link.send({ type: "welcome", machineId, name: updated.name, roots });
     this.options.log(`machine ${updated.name} connected from ${hello.hostname} (${hello.platform}), roots ${roots.join(", ") || "(none)"}`);
     if (hello.protocol !== LINK_PROTOCOL) this.options.log(`machine ${updated.name} speaks link protocol ${hello.protocol}, this gateway ${LINK_PROTOCOL}`);
     this.options.publish(this.view(updated));
     for (const listener of this.linkedListeners) listener(machineId);
+    return true;
+  }
+
+  /** A cluster: the link is marked as this node's; a claim no longer this node's (a newer dial, another node) cuts it, so it is never held twice. */
+  private markLinked(machineId: string, live: LiveLink, at: string): void {
+    void this.records.markLinked?.(machineId, live.claim, at).then((held) => {
+      if (held || !live.link.isOpen) return;
+      this.options.log(`machine ${this.nameOf(machineId)}: its link was claimed again meanwhile, this one is cut`);
+      live.link.cut(1013, "this machine's link was claimed again meanwhile; redial");
+    });
   }
 
   /** Cuts every link (the gateway is stopping); the machines redial. */
@@ -299,7 +317,7 @@ export class MachineRegistry implements MachinePort {
   private detach(machineId: string, live: LiveLink): void {
     if (this.links.get(machineId) !== live) return;
     this.links.delete(machineId);
-    this.records.linked?.(machineId, null);
+    this.records.letGo?.(machineId, live.claim);
     const stored = this.records.get(machineId);
     if (!stored) return;
     const updated = { ...stored, lastSeenAt: live.lastSeenAt };

@@ -54,22 +54,33 @@ function admitMachine(
   }
   // A cluster: the database decides between dials of one token to two nodes at the same instant.
   machines.claimLink(machine.id).then(
-    (elsewhere) => {
-      if (elsewhere) {
-        refuse(socket, 409, "machine_connected", `machine ${machine.name} is already connected with this token, to node ${elsewhere} of the cluster`);
+    (claim) => {
+      if ("removed" in claim) {
+        refuse(socket, 401, "unauthorized", "this machine token is not known to this gateway (revoked, or made by another gateway)");
         return;
       }
-      // A claimed dial that never becomes this node's link (closed first, refused at its hello) lets the claim go.
-      if (socket.destroyed) return machines.unclaimLink(machine.id);
-      socket.once("close", () => machines.unclaimLink(machine.id));
+      if ("heldBy" in claim) {
+        refuse(socket, 409, "machine_connected", `machine ${machine.name} is already connected with this token, to node ${claim.heldBy} of the cluster`);
+        return;
+      }
+      // A claimed dial that never becomes this node's link (closed first, refused at its hello) lets its own claim go;
+      // once it is the link, the link's end lets it go.
+      if (socket.destroyed) return machines.unclaimLink(machine.id, claim.claimed);
+      let attached = false;
+      socket.once("close", () => {
+        if (!attached) machines.unclaimLink(machine.id, claim.claimed);
+      });
       server.handleUpgrade(request, socket, head, (webSocket) => {
         waitForHello(webSocket).then(
-          (hello) => machines.attach(machine.id, webSocket, hello),
+          (hello) => (attached = machines.attach(machine.id, webSocket, hello, claim.claimed)),
           () => webSocket.terminate(),
         );
       });
     },
-    (error: unknown) => refuse(socket, 503, "node_unavailable", `this node could not record the machine's link in the cluster's database (${String(error)}); retry`),
+    (error: unknown) => {
+      machines.log(`machine ${machine.name}: its link could not be claimed in the cluster's database: ${String(error)}`);
+      refuse(socket, 503, "node_unavailable", "this node could not record the machine's link in the cluster's database; retry");
+    },
   );
 }
 

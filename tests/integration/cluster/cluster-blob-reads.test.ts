@@ -48,6 +48,62 @@ const holder = async (conversationId: string) =>
   (await database.pool.query("SELECT node_id FROM atrium_leases WHERE conversation_id = $1 AND expires_at > clock_timestamp()", [conversationId])).rows[0]?.node_id ?? null;
 
 describe("attachments and artifacts are read from the database on any node", () => {
+  it("a conversation deleted on its holder: another node answers 404 for its files at once, while their bytes are still in the database", async () => {
+    const notes = await upload(a, "deleted.txt", Buffer.from("soon gone\n"));
+    const conversation = await created(a, { text: "a conversation to delete", attachments: [notes.id] });
+    const url = `/api/conversations/${conversation.id}/attachments/${notes.id}`;
+    await pollUntil(async () => (await b.api(url)).status === 200, { what: "B to serve the attachment" });
+    // The blobs' removal (after the tombstone) is held on a row lock: the bytes are still in the database,
+    // so only the conversation's deletion itself can make B answer 404.
+    const lock = await database.pool.connect();
+    let deleted: Promise<Response> | undefined;
+    try {
+      await lock.query("BEGIN");
+      await lock.query("SELECT 1 FROM atrium_blob_heads WHERE owner = $1 FOR UPDATE", [conversation.id]);
+      deleted = a.api(`/api/conversations/${conversation.id}`, { method: "DELETE" });
+      await pollUntil(
+        async () => ((await database.pool.query("SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE 'DELETE FROM atrium_blob_heads WHERE owner%'")).rowCount ?? 0) > 0,
+        { what: "A's removal of the blobs to wait on the lock (the tombstone written)" },
+      );
+      const gone = await b.api(url);
+      expect(gone.status).toBe(404);
+      expect(((await gone.json()) as { error: { code: string } }).error.code).toBe("not_found");
+      await lock.query("COMMIT");
+    } finally {
+      await lock.query("ROLLBACK").catch(() => undefined);
+      lock.release();
+    }
+    expect((await deleted!).status).toBe(204);
+  }, 60_000);
+
+  it("an attachment id that is not an id (% and _ would match anything) is refused with 400, before any query", async () => {
+    const conversation = await created(a, { text: "ids are checked" });
+    for (const id of ["%25", "_", "..%2Fconfig.json"]) {
+      const answer = await b.api(`/api/conversations/${conversation.id}/attachments/${id}`);
+      expect(answer.status, id).toBe(400);
+      expect(((await answer.json()) as { error: { code: string } }).error.code).toBe("bad_request");
+    }
+  }, 60_000);
+
+  it("a database error on another node's read of the files answers 503 node_unavailable, never 500", async () => {
+    const notes = await upload(a, "unreadable.txt", Buffer.from("in the database\n"));
+    const conversation = await created(a, { text: "files on a database that fails", attachments: [notes.id] });
+    const url = `/api/conversations/${conversation.id}/attachments/${notes.id}`;
+    await pollUntil(async () => (await b.api(url)).status === 200, { what: "B to serve the attachment" });
+    // A real PostgreSQL error on the blob read: its table is not there for a moment.
+    await database.pool.query("ALTER TABLE atrium_blob_heads RENAME TO atrium_blob_heads_away");
+    try {
+      const answer = await b.api(url);
+      expect(answer.status).toBe(503);
+      const { error } = (await answer.json()) as { error: { code: string; message: string } };
+      expect(error.code).toBe("node_unavailable");
+      expect(error.message).toMatch(/database/);
+    } finally {
+      await database.pool.query("ALTER TABLE atrium_blob_heads_away RENAME TO atrium_blob_heads");
+    }
+    expect((await b.api(url)).status).toBe(200);
+  }, 60_000);
+
   it("kill -9 of the holder: another node serves the attachment and the artifact at once, with the same bytes, and keeps the access rules", async () => {
     const bytes = Buffer.from("the notes, byte for byte: ünïcødé\n".repeat(2_500));
     const notes = await upload(a, "notes.txt", bytes);
@@ -57,7 +113,7 @@ describe("attachments and artifacts are read from the database on any node", () 
     const artifactId = items.items.find((item) => item.kind === "tool_call")!.artifactId!;
     expect(artifactId).toBeTruthy();
     const artifactOnA = await (await a.api(`/api/conversations/${conversation.id}/artifacts/${artifactId}?page=2`)).json();
-    // B's index has the message naming the attachment.
+    // B knows the conversation (its items, read through the holder A, are answered).
     await pollUntil(async () => (await b.api(`/api/conversations/${conversation.id}/items`)).ok, { what: "B to read the conversation" });
     expect(await holder(conversation.id)).toBe(a.nodeId);
 

@@ -46,6 +46,26 @@ async function errorOf(response: Response): Promise<{ status: number; code: stri
 }
 
 describe("the built-in machine's snapshots on a cluster", () => {
+  it("on the node that took the snapshots, a working directory deleted since is not 'snapshots elsewhere': the turn shows no changes, as on a single server", async () => {
+    const cwd = path.join(fs.realpathSync(temp.home), "gone-later");
+    fs.mkdirSync(cwd);
+    const created = await b.api("/api/conversations", {
+      method: "POST",
+      body: JSON.stringify({ text: `[[tool:write_file ${JSON.stringify({ path: "made.txt", content: "made on B\n" })}]]`, cwd }),
+    });
+    expect(created.status).toBe(201);
+    const { turn } = (await created.json()) as { turn: { id: string } };
+    expect(await ended(b, turn.id)).toBe("completed");
+    const before = await b.api(`/api/turns/${turn.id}/changes`);
+    expect(before.status).toBe(200);
+    expect(((await before.json()) as { files: Array<{ path: string }> }).files.map((file) => file.path)).toEqual(["made.txt"]);
+
+    fs.rmSync(cwd, { recursive: true, force: true });
+    // The snapshots are still in B's store: reading them fails for another reason, which is not a 409.
+    const after = await b.api(`/api/turns/${turn.id}/changes`);
+    expect(after.status, await after.clone().text()).toBe(200);
+  }, 60_000);
+
   it("after the conversation moved to another node, its turn's changes and a restart with files are refused with 409 snapshots_elsewhere", async () => {
     const cwd = fs.realpathSync(temp.home);
     const created = await a.api("/api/conversations", {

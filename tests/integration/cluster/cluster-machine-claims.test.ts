@@ -41,10 +41,18 @@ interface Dial {
   outcome: Promise<"linked" | "closed" | number>;
   body: Promise<string>;
   socket: WebSocket;
+  /** Resolves once the upgrade is done (the link claimed), before any hello. */
+  opened: Promise<void>;
+  /** With `hello: false`: says the hello now. */
+  sayHello(): void;
 }
 
-/** A machine's dial as `atrium machine connect` makes it: the upgrade with the token, then its hello. */
-function dial(server: ClusterServer, token: string): Dial {
+function helloFrame(): string {
+  return JSON.stringify({ type: "hello", protocol: LINK_PROTOCOL, name: null, hostname: "twin", platform: "linux-x64", roots: ["/tmp"], sandbox: "off" });
+}
+
+/** A machine's dial as `atrium machine connect` makes it: the upgrade with the token, then its hello (held back with `hello: false`). */
+function dial(server: ClusterServer, token: string, { hello = true } = {}): Dial {
   const socket = new WebSocket(`${server.url.replace(/^http/, "ws")}${MACHINE_CONNECT_PATH}`, { headers: { authorization: `Bearer ${token}` } });
   let body: (text: string) => void = () => undefined;
   const bodyText = new Promise<string>((resolve) => (body = resolve));
@@ -56,7 +64,7 @@ function dial(server: ClusterServer, token: string): Dial {
       resolve(response.statusCode ?? 0);
     });
     socket.on("open", () => {
-      socket.send(JSON.stringify({ type: "hello", protocol: LINK_PROTOCOL, name: null, hostname: "twin", platform: "linux-x64", roots: ["/tmp"], sandbox: "off" }));
+      if (hello) socket.send(helloFrame());
     });
     socket.on("message", (data) => {
       if ((JSON.parse(data.toString()) as { type: string }).type === "welcome") resolve("linked");
@@ -64,7 +72,15 @@ function dial(server: ClusterServer, token: string): Dial {
     socket.on("close", () => resolve("closed"));
     socket.on("error", () => undefined);
   });
-  return { outcome, body: bodyText, socket };
+  const opened = new Promise<void>((resolve) => socket.once("open", () => resolve()));
+  return { outcome, body: bodyText, socket, opened, sayHello: () => socket.send(helloFrame()) };
+}
+
+function closed(socket: WebSocket): Promise<void> {
+  return new Promise((resolve) => {
+    if (socket.readyState === WebSocket.CLOSED) resolve();
+    else socket.once("close", () => resolve());
+  });
 }
 
 async function linkedNode(machineId: string): Promise<string | null> {
@@ -98,6 +114,94 @@ describe("a machine's link across the nodes of a cluster", () => {
       await pollUntil(async () => (await linkedNode(machine.id)) === null, { what: `round ${round}: the link to be let go` });
     }
   }, 60_000);
+
+  it("an older dial's end never lets go of a newer dial's claim: a dial to the other node is refused and the newer dial links, so the machine has one link", async () => {
+    const machine = await addMachine(a, "older-dial");
+    await pollUntil(async () => (await b.api(`/api/machines/${machine.id}`)).status === 200, { what: "B to know the machine" });
+    const older = dial(a, machine.token, { hello: false });
+    await older.opened;
+    const newer = dial(a, machine.token, { hello: false });
+    await newer.opened;
+    expect(await linkedNode(machine.id)).toBe(a.nodeId);
+    older.socket.close();
+    await closed(older.socket);
+    // Queued behind whatever A wrote when the older dial ended (A's writes go out in order).
+    await addMachine(a, "older-dial-barrier");
+    const elsewhere = dial(b, machine.token);
+    expect(await elsewhere.outcome).toBe(409);
+    expect(JSON.parse(await elsewhere.body).error.code).toBe("machine_connected");
+    newer.sayHello();
+    expect(await newer.outcome).toBe("linked");
+    expect(await linkedNode(machine.id)).toBe(a.nodeId);
+    newer.socket.close();
+    await pollUntil(async () => (await linkedNode(machine.id)) === null, { what: "the newer dial's link to be let go" });
+  }, 60_000);
+
+  it("a claim taken over by another node before the hello (this node was not seen for a lease): the link is cut at its mark, never held on two nodes", async () => {
+    const machine = await addMachine(a, "taken-over");
+    const late = dial(a, machine.token, { hello: false });
+    await late.opened;
+    expect(await linkedNode(machine.id)).toBe(a.nodeId);
+    // What B's claim does once A's lease ran out: the row names B.
+    await database.pool.query("UPDATE atrium_machines SET linked_node = $2 WHERE id = $1", [machine.id, b.nodeId]);
+    const cut = new Promise<number>((resolve) => late.socket.once("close", (code) => resolve(code)));
+    late.sayHello();
+    expect(await cut).toBe(1013);
+    expect(await linkedNode(machine.id)).not.toBe(a.nodeId);
+  }, 30_000);
+
+  it("a machine revoked while its dial is being claimed gets 401, as a revoked token does (the machine stops redialling), not 409", async () => {
+    const machine = await addMachine(a, "revoked-during-claim");
+    // Gone from the database, while A's copy (no notice sent) still knows the token: A's claim finds no row.
+    await database.pool.query("DELETE FROM atrium_machines WHERE id = $1", [machine.id]);
+    const refused = dial(a, machine.token);
+    expect(await refused.outcome).toBe(401);
+    expect(JSON.parse(await refused.body).error.code).toBe("unauthorized");
+  });
+
+  it("a dial closed before its hello, and one refused at its hello, let their claims go", async () => {
+    const machine = await addMachine(a, "released-claims");
+    const quiet = dial(a, machine.token, { hello: false });
+    await quiet.opened;
+    expect(await linkedNode(machine.id)).toBe(a.nodeId);
+    quiet.socket.close();
+    await pollUntil(async () => (await linkedNode(machine.id)) === null, { what: "the quiet dial's claim to be let go" });
+
+    const rude = dial(a, machine.token, { hello: false });
+    await rude.opened;
+    rude.socket.send(JSON.stringify({ type: "not-a-hello" }));
+    expect(await rude.outcome).toBe("closed");
+    await pollUntil(async () => (await linkedNode(machine.id)) === null, { what: "the refused dial's claim to be let go" });
+  });
+
+  it("a claim a running node left behind (its let-go failed) is freed by that node, so the other node takes the machine", async () => {
+    const machine = await addMachine(a, "left-behind");
+    await pollUntil(async () => (await b.api(`/api/machines/${machine.id}`)).status === 200, { what: "B to know the machine" });
+    await database.pool.query("UPDATE atrium_machines SET linked_node = $2, linked_at = now() WHERE id = $1", [machine.id, a.nodeId]);
+    await pollUntil(async () => (await linkedNode(machine.id)) === null, { what: "A to free the claim it has no dial for" });
+    const onB = dial(b, machine.token);
+    expect(await onB.outcome).toBe("linked");
+    onB.socket.close();
+    await pollUntil(async () => (await linkedNode(machine.id)) === null, { what: "B's link to be let go" });
+  }, 30_000);
+
+  it("a node that stops cleanly hands back every link marked as its own, a stale claim too, before it exits", async () => {
+    const c = await startClusterServer(database.postgres.url, 55471);
+    try {
+      const linked = await addMachine(c, "linked-to-stopping-node");
+      const stale = await addMachine(c, "stale-claim");
+      const live = dial(c, linked.token);
+      expect(await live.outcome).toBe("linked");
+      // A let-go that failed earlier: the row still names C though C has no link to the machine.
+      await database.pool.query("UPDATE atrium_machines SET linked_node = $2 WHERE id = $1", [stale.id, c.nodeId]);
+      expect(await linkedNode(linked.id)).toBe(c.nodeId);
+      await c.stop();
+      expect(await linkedNode(linked.id)).toBeNull();
+      expect(await linkedNode(stale.id)).toBeNull();
+    } finally {
+      await c.cleanup();
+    }
+  }, 90_000);
 
   it("connectedAt of a machine linked to another node is the real one, on every node", async () => {
     const machine = await addMachine(a, "connected-at");

@@ -49,7 +49,8 @@ function tool(name: string, input: Record<string, unknown>): string {
 async function linkTo(server: ClusterServer): Promise<void> {
   await laptop?.stop();
   laptop = startMachineProcess({ url: server.url, token: machine.token, home: machine.home, roots: [machine.root] });
-  await pollUntil(async () => (await database.pool.query("SELECT linked_node FROM atrium_machines WHERE id = $1", [machine.id])).rows[0]?.linked_node === server.nodeId, {
+  // Linked, not only claimed: linked_at is marked once the machine's hello made it the node's link.
+  await pollUntil(async () => (await database.pool.query("SELECT linked_node FROM atrium_machines WHERE id = $1 AND linked_at IS NOT NULL", [machine.id])).rows[0]?.linked_node === server.nodeId, {
     what: `the machine's link held by ${server.nodeId}`,
     timeoutMs: 30_000,
   });
