@@ -70,8 +70,12 @@ describe("GitHub webhooks wake listening objectives", () => {
     expect(woken.status).toBe(202);
     expect(await woken.json()).toEqual({ matched: 1 });
     await pollUntil(async () => (await objective(id)).slices > slicesBefore, { what: "a new slice" });
-    const items = (await (await server.api(`/api/conversations/${id}/items?limit=500`)).json()).items;
-    const slice = items.filter((item: { origin?: string }) => item.origin === "objective").at(-1);
+    // The slice's input message (the objective's status notices carry origin "objective" too), once it is listed.
+    type Listed = { kind: string; origin?: string; text?: string };
+    const sliceMessages = async () =>
+      ((await (await server.api(`/api/conversations/${id}/items?limit=500`)).json()).items as Listed[]).filter((item) => item.kind === "user_message" && item.origin === "objective");
+    await pollUntil(async () => (await sliceMessages()).length > slicesBefore, { what: "the new slice's message" });
+    const slice = (await sliceMessages()).at(-1)!;
     expect(slice.text).toContain("Event: GitHub pull_request (closed)");
     expect(slice.text).toContain("Matched: event=pull_request, action=closed.");
   });
