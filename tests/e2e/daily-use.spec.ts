@@ -5,10 +5,16 @@ import { DEVICES, PHONE_VIEWPORT } from "./support/environment";
 
 const SHELL = '[[tool:shell {"command":"echo hi"}]]';
 
+/** Where the element is, once it is laid out (after a navigation, e.g. a fork, the new page's may still be on its way). */
 async function box(locator: Locator) {
-  const found = await locator.boundingBox();
-  if (!found) throw new Error("not laid out");
-  return found;
+  let found: Awaited<ReturnType<Locator["boundingBox"]>> = null;
+  await expect
+    .poll(async () => {
+      found = await locator.boundingBox({ timeout: 1000 }).catch(() => null);
+      return found !== null;
+    }, { message: "the element to be laid out" })
+    .toBe(true);
+  return found!;
 }
 
 const overlaps = (a: { x: number; y: number; width: number; height: number }, b: typeof a) =>
