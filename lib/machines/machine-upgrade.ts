@@ -39,7 +39,7 @@ function admitMachine(
   { request, socket, head }: { request: IncomingMessage; socket: Duplex; head: Buffer },
 ): void {
   if (!machine) {
-    refuse(socket, 401, "unauthorized", "this machine token is not known to this gateway (revoked, or made by another gateway)");
+    refuseUnknownToken(socket);
     return;
   }
   if (machines.isLinked(machine.id)) {
@@ -49,18 +49,18 @@ function admitMachine(
   // A cluster: one link per machine across every node; the machine retries once that link is gone.
   const holder = machines.linkHolder(machine.id);
   if (holder) {
-    refuse(socket, 409, "machine_connected", `machine ${machine.name} is already connected with this token, to node ${holder.nodeId} of the cluster`);
+    refuseHeldElsewhere(socket, machine.name, holder.nodeId);
     return;
   }
   // A cluster: the database decides between dials of one token to two nodes at the same instant.
   machines.claimLink(machine.id).then(
     (claim) => {
       if ("removed" in claim) {
-        refuse(socket, 401, "unauthorized", "this machine token is not known to this gateway (revoked, or made by another gateway)");
+        refuseUnknownToken(socket);
         return;
       }
       if ("heldBy" in claim) {
-        refuse(socket, 409, "machine_connected", `machine ${machine.name} is already connected with this token, to node ${claim.heldBy} of the cluster`);
+        refuseHeldElsewhere(socket, machine.name, claim.heldBy);
         return;
       }
       // A claimed dial that never becomes this node's link (closed first, refused at its hello) lets its own claim go;
@@ -116,6 +116,15 @@ export function routeMachineUpgrades(server: Server, registry: () => MachineRegi
       for (const socket of sockets) socket.destroy();
     },
   };
+}
+
+function refuseUnknownToken(socket: Duplex): void {
+  refuse(socket, 401, "unauthorized", "this machine token is not known to this gateway (revoked, or made by another gateway)");
+}
+
+/** One link per machine across the cluster: this dial loses to the one another node holds. */
+function refuseHeldElsewhere(socket: Duplex, machineName: string, nodeId: string): void {
+  refuse(socket, 409, "machine_connected", `machine ${machineName} is already connected with this token, to node ${nodeId} of the cluster`);
 }
 
 function refuse(socket: Duplex, status: number, code: string, message: string): void {

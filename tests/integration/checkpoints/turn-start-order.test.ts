@@ -3,7 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { startFakeOpenAIServer, type FakeOpenAIServer } from "../../support/fake-openai";
-import { FaultyStorageFs } from "@/lib/store/storage-fs";
+import { FaultyStorageFs, type StorageFs } from "@/lib/store/storage-fs";
 import { HeldWritesFs } from "../../support/held-writes-fs";
 import { fakeModelConfig, startHarness, type Harness } from "../../support/runtime-harness";
 import { waitUntil } from "../../support/wait-until";
@@ -36,17 +36,27 @@ function lines(file: string): Array<{ type: string; [key: string]: unknown }> {
     .map((line) => JSON.parse(line) as { type: string });
 }
 
+/**
+ * A Runtime on `disk` with the fake model, and a conversation in a fresh folder holding notes.txt
+ * whose first turn has ended: the turn after it is the one each test watches start.
+ */
+async function idleConversationInFolder(disk: StorageFs, config: object = {}) {
+  cwd = fs.mkdtempSync(path.join(os.tmpdir(), "atrium-cwd-"));
+  fs.writeFileSync(path.join(cwd, "notes.txt"), "some notes\n");
+  fake = await startFakeOpenAIServer();
+  const started = await startHarness({ ...fakeModelConfig(fake.url), ...config }, undefined, { fs: disk });
+  harness = started;
+  const created = await started.runtime.createConversation({ text: "first", cwd });
+  expect((await started.turnEnded(created.conversation.id, created.turn.id)).status).toBe("completed");
+  return { harness: started, fake, conversation: created.conversation };
+}
+
 describe("the turn-start checkpoint", () => {
   it("lets the model request go out while its record's write is still held, and the record lands before the turn's answer and end", async () => {
-    cwd = fs.mkdtempSync(path.join(os.tmpdir(), "atrium-cwd-"));
-    fs.writeFileSync(path.join(cwd, "notes.txt"), "some notes\n");
-    fake = await startFakeOpenAIServer();
     const writes = new HeldWritesFs();
     faults = writes;
-    harness = await startHarness(fakeModelConfig(fake.url), undefined, { fs: writes });
-    const created = await harness.runtime.createConversation({ text: "first", cwd });
-    expect((await harness.turnEnded(created.conversation.id, created.turn.id)).status).toBe("completed");
-    const id = created.conversation.id;
+    const { harness, fake, conversation } = await idleConversationInFolder(writes);
+    const id = conversation.id;
     const metadata = path.join(harness.home, "conversations", id, "metadata.jsonl");
     expect(fs.existsSync(metadata)).toBe(true);
 
@@ -69,7 +79,7 @@ describe("the turn-start checkpoint", () => {
     expect(last).toMatchObject({ type: "checkpoint", reason: "turn_start", turnId, cwd });
     // …and the model request went out while it was held.
     await waitUntil(() => fake!.requests.some((request) => request.headers["x-atrium-turn-id"] === turnId), "the turn's model request while the checkpoint record is held", 5000);
-    const sessionLog = path.join(harness.home, "conversations", id, `${created.conversation.rootSessionId}.jsonl`);
+    const sessionLog = path.join(harness.home, "conversations", id, `${conversation.rootSessionId}.jsonl`);
     const answerOf = (records: Array<{ type: string; item?: { turnId?: string; kind?: string } }>) =>
       records.findIndex((record) => record.type === "item.created" && record.item?.turnId === turnId && record.item?.kind === "assistant_message");
     // The answer arrives and is handed to the owner while the record is still held…
@@ -88,15 +98,10 @@ describe("the turn-start checkpoint", () => {
   });
 
   it("holds back a tool that would change a file until the record of the files before it is on disk", async () => {
-    cwd = fs.mkdtempSync(path.join(os.tmpdir(), "atrium-cwd-"));
-    fs.writeFileSync(path.join(cwd, "notes.txt"), "some notes\n");
-    fake = await startFakeOpenAIServer();
     const writes = new HeldWritesFs();
     faults = writes;
-    harness = await startHarness({ ...fakeModelConfig(fake.url), approvals: { write_file: "auto" } }, undefined, { fs: writes });
-    const created = await harness.runtime.createConversation({ text: "first", cwd });
-    expect((await harness.turnEnded(created.conversation.id, created.turn.id)).status).toBe("completed");
-    const id = created.conversation.id;
+    const { harness, fake, conversation } = await idleConversationInFolder(writes, { approvals: { write_file: "auto" } });
+    const id = conversation.id;
     fake.enqueue({ type: "tool_call", name: "write_file", arguments: { path: "notes.txt", content: "rewritten\n" } }, { type: "text", text: "done" });
 
     let held: Promise<void> | null = null;
@@ -127,14 +132,9 @@ describe("the turn-start checkpoint", () => {
   });
 
   it("ends the turn failed with storage_full when the disk refuses the record, and no tool runs without it", async () => {
-    cwd = fs.mkdtempSync(path.join(os.tmpdir(), "atrium-cwd-"));
-    fs.writeFileSync(path.join(cwd, "notes.txt"), "some notes\n");
-    fake = await startFakeOpenAIServer();
     const disk = new FaultyStorageFs();
-    harness = await startHarness({ ...fakeModelConfig(fake.url), approvals: { write_file: "auto" } }, undefined, { fs: disk });
-    const created = await harness.runtime.createConversation({ text: "first", cwd });
-    expect((await harness.turnEnded(created.conversation.id, created.turn.id)).status).toBe("completed");
-    const id = created.conversation.id;
+    const { harness, fake, conversation } = await idleConversationInFolder(disk, { approvals: { write_file: "auto" } });
+    const id = conversation.id;
     fake.enqueue({ type: "tool_call", name: "write_file", arguments: { path: "notes.txt", content: "rewritten\n" } }, { type: "text", text: "done" });
     // The turn's start is on record; the next write of the metadata log (its checkpoint) meets a full disk.
     const unsubscribe = harness.runtime.bus.subscribe(id, ({ event }) => {
