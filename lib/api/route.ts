@@ -35,9 +35,9 @@ export function apiRoute<P extends Params = Params>(handler: (context: RouteCont
         if (!options.namedIds?.includes(value)) assertId(value, name);
       }
       const runtime = getRuntime();
-      const forwarded = await forwardToHolder(request, runtime);
-      if (forwarded) return forwarded;
-      return await handler({ request, params, runtime });
+      const routed = await forwardToHolder(request, runtime);
+      if (routed instanceof Response) return routed;
+      return await handler({ request: routed ?? request, params, runtime });
     } catch (error) {
       if (!isAtriumError(error) && isClientHangUp(error, request)) {
         quietRejectionsOf(getRuntime()).count("client_hung_up");

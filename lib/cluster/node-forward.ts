@@ -12,6 +12,11 @@ const CARRIED_ANSWER = ["content-type", "cache-control", "location", "x-accel-bu
 
 /** How long the holder has to start its answer (an event stream then runs as long as it runs). */
 const ANSWER_WITHIN_MS = 10_000;
+/**
+ * How long a call waits for the lease of a holder that is not listening: a clean stop closes its
+ * port first and hands its leases back a moment later; a dead holder's lease runs out later (503).
+ */
+const HOLDER_GONE_PATIENCE_MS = 3_000;
 
 /** Routes whose first id names (or leads to) one conversation: their commands run on its lease holder. */
 const ROUTED = /^\/api\/(conversations|turns|approvals|questions)\/([0-9A-HJKMNP-TV-Z]{26})(\/|$)/;
@@ -39,9 +44,10 @@ export function isForwardedPath(pathname: string): boolean {
  * the node holding its lease. Here when this node holds it or takes it (nobody did); otherwise the
  * request is forwarded whole to the holder, signed with ATRIUM_CLUSTER_SECRET, and its answer
  * (an event stream included, with the holder's event ids) streamed back. Null: answer here (a
- * conversation no node has is answered here too, as a single node answers it).
+ * conversation no node has is answered here too, as a single node answers it); a Request: answer
+ * this one here (the lease came here after the call's body was read to forward it).
  */
-export async function forwardToHolder(request: Request, runtime: Runtime): Promise<Response | null> {
+export async function forwardToHolder(request: Request, runtime: Runtime): Promise<Response | Request | null> {
   const cluster = getCluster();
   if (!cluster || !runtime.cluster) return null;
   const url = new URL(request.url);
@@ -56,13 +62,28 @@ export async function forwardToHolder(request: Request, runtime: Runtime): Promi
   const conversationId = match[1] === "conversations" ? match[2]! : conversationOf(runtime, match[1]!, match[2]!);
   if (!conversationId) return null;
   // A call that has hopped once is answered here: it goes nowhere else, even after its machine.
-  const placement = await runtime.locate(conversationId, { follow: !hopped });
+  let placement = await runtime.locate(conversationId, { follow: !hopped });
   // Missing: answered here as on a single node (its input checked first, then 404 not_found).
   if (placement.kind === "here" || placement.kind === "missing") return null;
   if (hopped) throw new AtriumError("node_unavailable", `conversation ${conversationId} moved to another node; retry the request`);
-  if (!placement.url) throw new AtriumError("node_unavailable", `node ${placement.nodeId} holds conversation ${conversationId} but gave no ATRIUM_NODE_URL`);
-  const answer = await forward(cluster, request, `${url.pathname}${url.search}`, placement.url, forwarded);
-  return indexedBeforeAnswer(runtime, request, answer, conversationId);
+  const body = await commandBody(request);
+  const pathAndQuery = `${url.pathname}${url.search}`;
+  // A holder not listening (stopping cleanly, or dead) never saw the call, so it is sent again
+  // where the lease is once it is handed back (at once after a clean stop) or taken here.
+  const waitUntil = Date.now() + HOLDER_GONE_PATIENCE_MS;
+  for (let attempt = 0; ; attempt += 1) {
+    if (!placement.url) throw new AtriumError("node_unavailable", `node ${placement.nodeId} holds conversation ${conversationId} but gave no ATRIUM_NODE_URL`);
+    try {
+      const answer = await forward(cluster, request, pathAndQuery, placement.url, forwarded, body);
+      return indexedBeforeAnswer(runtime, request, answer, conversationId);
+    } catch (error) {
+      if (!(error instanceof HolderNotListening) || Date.now() >= waitUntil || request.signal.aborted) throw error;
+      if (attempt === 0) runtime.context.log(`node ${placement.nodeId} holds conversation ${conversationId} but is not listening; waiting for its lease`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, Math.min(50 * 2 ** attempt, 400)));
+    placement = await runtime.locate(conversationId, { follow: true, fresh: true });
+    if (placement.kind === "here" || placement.kind === "missing") return withBody(request, body);
+  }
 }
 
 /**
@@ -106,7 +127,8 @@ async function createOnMachineNode(cluster: RegisteredCluster, request: Request,
   const holder = machineId && !runtime.machines.isLocal(machineId) ? runtime.machines.linkHolder(machineId) : null;
   if (!holder?.url) return null;
   const url = new URL(request.url);
-  return indexedBeforeAnswer(runtime, request, await forward(cluster, request, `${url.pathname}${url.search}`, holder.url, false), null);
+  const forwarded = await forward(cluster, request, `${url.pathname}${url.search}`, holder.url, false, await commandBody(request));
+  return indexedBeforeAnswer(runtime, request, forwarded, null);
 }
 
 /**
@@ -133,10 +155,34 @@ async function peekBody(request: Request): Promise<Buffer | null> {
   }
 }
 
-async function forward(cluster: RegisteredCluster, request: Request, pathAndQuery: string, target: string, hop: boolean): Promise<Response> {
+/** The body a routed call carries on. Every routed command takes a JSON body: one past its limit is refused here, never held whole. */
+async function commandBody(request: Request): Promise<Buffer<ArrayBuffer>> {
   const method = request.method.toUpperCase();
-  // Every routed command takes a JSON body: one past its limit is refused here, never held whole.
-  const body = method === "GET" || method === "HEAD" ? Buffer.alloc(0) : Buffer.from(await readBodyLimited(request, JSON_BODY_LIMIT, `JSON bodies are limited to ${JSON_BODY_LIMIT} bytes`));
+  if (method === "GET" || method === "HEAD") return Buffer.alloc(0);
+  return Buffer.from(await readBodyLimited(request, JSON_BODY_LIMIT, `JSON bodies are limited to ${JSON_BODY_LIMIT} bytes`));
+}
+
+/** The call again, with the body already read from it. */
+function withBody(request: Request, body: Buffer<ArrayBuffer>): Request {
+  const method = request.method.toUpperCase();
+  const hasBody = method !== "GET" && method !== "HEAD";
+  return new Request(request.url, { method, headers: request.headers, body: hasBody ? body : undefined, signal: request.signal });
+}
+
+/** The holder's address refused the connection: nothing listens there, so the call never reached it. */
+class HolderNotListening extends AtriumError {
+  constructor(target: string, cause: unknown) {
+    super("node_unavailable", `the node holding this conversation (${target}) cannot be reached; retry the request`, { cause });
+  }
+}
+
+function refused(error: unknown): boolean {
+  const cause = (error as { cause?: { code?: unknown; errors?: Array<{ code?: unknown }> } } | null)?.cause;
+  return cause?.code === "ECONNREFUSED" || ((cause?.errors?.length ?? 0) > 0 && cause!.errors!.every((each) => each.code === "ECONNREFUSED"));
+}
+
+async function forward(cluster: RegisteredCluster, request: Request, pathAndQuery: string, target: string, hop: boolean, body: Buffer<ArrayBuffer>): Promise<Response> {
+  const method = request.method.toUpperCase();
   const headers: Record<string, string> = cluster.signatures.sign(cluster.nodeId, { method, path: pathAndQuery, body });
   if (hop) headers[HOP_HEADER] = "1";
   for (const name of CARRIED_REQUEST) {
@@ -151,6 +197,7 @@ async function forward(cluster: RegisteredCluster, request: Request, pathAndQuer
     const signal = AbortSignal.any([request.signal, patience.signal]);
     answer = await fetch(`${target}${pathAndQuery}`, { method, headers, body: body.length > 0 ? body : undefined, redirect: "manual", signal });
   } catch (error) {
+    if (refused(error) && !patience.signal.aborted) throw new HolderNotListening(target, error);
     throw new AtriumError("node_unavailable", `the node holding this conversation (${target}) cannot be reached; retry the request`, { cause: error });
   } finally {
     clearTimeout(timer);

@@ -34,9 +34,10 @@ export class ClusterOwners {
    * `follow` (the default): a conversation whose machine is linked to another node goes to that
    * node (DESIGN §10c: a tool call reaches its machine through the node holding the link). One
    * held here moves once it is idle: its lease is handed back and its watchers here follow it;
-   * a running turn finishes here first.
+   * a running turn finishes here first. `fresh`: ask the database, not a moment-old answer
+   * (a call that hopped already, or a holder found not listening).
    */
-  async locate(conversationId: string, { follow = true }: { follow?: boolean } = {}): Promise<Placement> {
+  async locate(conversationId: string, { follow = true, fresh = !follow }: { follow?: boolean; fresh?: boolean } = {}): Promise<Placement> {
     // Placed once its hand-over is done: while the lease is being handed back, the machine's node
     // cannot take it yet, and this node would take it back.
     await this.handing.get(conversationId);
@@ -49,8 +50,7 @@ export class ClusterOwners {
       if (owner && !owner.idle) return { kind: "here", taken: false };
       await this.handOver(conversationId, machineNode.nodeId);
     }
-    // A call that hopped already (follow false) asks the database, not a moment-old answer.
-    const placement = await this.placement.place(conversationId, machineNode ?? undefined, !follow);
+    const placement = await this.placement.place(conversationId, machineNode ?? undefined, fresh);
     if (placement.kind !== "here") return placement;
     if (placement.taken) {
       this.context.log(`conversation ${conversationId}: lease taken by node ${this.nodeId}`);

@@ -182,7 +182,7 @@ export class Runtime {
   }
 
   /** Where the conversation's owner runs; always here on a single node. */
-  locate(conversationId: string, options?: { follow?: boolean }): Promise<Placement> {
+  locate(conversationId: string, options?: { follow?: boolean; fresh?: boolean }): Promise<Placement> {
     return this.cluster ? this.cluster.locate(conversationId, options) : Promise.resolve({ kind: "here", taken: false });
   }
 
