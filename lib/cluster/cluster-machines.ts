@@ -2,7 +2,7 @@ import type pg from "pg";
 import { z } from "zod";
 import { AtriumError } from "../errors";
 import { byCreation, machineByToken, storedMachineSchema, tokenHash, type MachineBook, type StoredMachine } from "../machines/machine-records";
-import type { LinkClaim } from "../machines/machine-records";
+import type { LinkClaim, LinkMark } from "../machines/machine-records";
 import type { RecordFeed } from "../store/postgres/record-feed";
 import { MACHINE_CHANNEL } from "../store/postgres/schema";
 
@@ -187,22 +187,23 @@ export class ClusterMachines implements MachineBook {
    * marked; false when the claim is no longer this node's (a newer dial here, or another node took
    * it while this one was not seen): the caller cuts the link, so it is never held twice.
    */
-  async markLinked(id: string, claim: number, connectedAt: string): Promise<boolean> {
-    if (this.claims.get(id) !== claim) return false;
+  async markLinked(id: string, claim: number, connectedAt: string): Promise<LinkMark> {
+    if (this.claims.get(id) !== claim) return "claimed_again";
     const marked = await this.write(
       `WITH marked AS (UPDATE atrium_machines SET linked_at = $3 WHERE id = $1 AND linked_node = $2 RETURNING id)
        SELECT pg_notify('${MACHINE_CHANNEL}', json_build_object('op', 'put', 'id', id)::text) FROM marked`,
       [id, this.nodeId, connectedAt],
     ).catch(() => null);
-    // The database refused the write (logged): the claim already stands, the link stays.
-    if (marked === null) return true;
+    // The database refused the write (logged): no other node would see the link, so it is cut
+    // (its close lets the claim go) and the machine redials.
+    if (marked === null) return "refused";
     if (marked === 0) {
       if (this.claims.get(id) === claim) this.claims.delete(id);
-      return false;
+      return "claimed_again";
     }
     this.linkedOn.set(id, this.nodeId);
     this.linkedAt.set(id, connectedAt);
-    return true;
+    return "linked";
   }
 
   /** The dial of `claim` let its link go (closed, refused, or cut): unless a newer dial here claimed it since. A failure is logged. */

@@ -36,6 +36,9 @@ export type LinkClaim = { claimed: number } | { heldBy: string } | { removed: tr
  * Where the linked machines' records are kept: the file on a single server, a cluster's database
  * (lib/cluster/cluster-machines.ts) on a node of a cluster. Reads are synchronous (kept in memory).
  */
+/** What became of a link's mark in a cluster (see MachineBook.markLinked). */
+export type LinkMark = "linked" | "claimed_again" | "refused";
+
 export interface MachineBook {
   all(): StoredMachine[];
   get(id: string): StoredMachine | undefined;
@@ -52,8 +55,12 @@ export interface MachineBook {
   onRemoved?(listener: (id: string, machine: StoredMachine) => void): void;
   /** Another node changed a machine's record or link (a cluster): its view here changed too. */
   onChanged?(listener: (id: string) => void): void;
-  /** The dial of `claim` became this node's link since `connectedAt` (a cluster): false when the claim is no longer this node's. */
-  markLinked?(id: string, claim: number, connectedAt: string): Promise<boolean>;
+  /**
+   * The dial of `claim` became this node's link since `connectedAt` (a cluster). "claimed_again":
+   * the claim is no longer this node's; "refused": the database refused the mark (no other node
+   * would see the link).
+   */
+  markLinked?(id: string, claim: number, connectedAt: string): Promise<LinkMark>;
   /** The dial of `claim` let the link go (a cluster): nothing changes if a newer dial claimed it since. */
   letGo?(id: string, claim: number): void;
   /** The other node holding the machine's link, if any (a cluster). */

@@ -197,12 +197,17 @@ export class MachineRegistry implements MachinePort {
     return true;
   }
 
-  /** A cluster: the link is marked as this node's; a claim no longer this node's (a newer dial, another node) cuts it, so it is never held twice. */
+  /**
+   * A cluster: the link is marked as this node's. A claim no longer this node's (a newer dial,
+   * another node) cuts it, so it is never held twice; so does a mark the database refused (no
+   * other node would see the machine online): the machine redials.
+   */
   private markLinked(machineId: string, live: LiveLink, at: string): void {
-    void this.records.markLinked?.(machineId, live.claim, at).then((held) => {
-      if (held || !live.link.isOpen) return;
-      this.options.log(`machine ${this.nameOf(machineId)}: its link was claimed again meanwhile, this one is cut`);
-      live.link.cut(1013, "this machine's link was claimed again meanwhile; redial");
+    void this.records.markLinked?.(machineId, live.claim, at).then((mark) => {
+      if (mark === "linked" || !live.link.isOpen) return;
+      const why = mark === "refused" ? "the database refused to record its link" : "its link was claimed again meanwhile";
+      this.options.log(`machine ${this.nameOf(machineId)}: ${why}, this one is cut`);
+      live.link.cut(1013, `${why}; redial`);
     });
   }
 

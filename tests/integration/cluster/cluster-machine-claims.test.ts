@@ -228,6 +228,31 @@ describe("a machine's link across the nodes of a cluster", () => {
     }
   });
 
+  it("a link whose mark the database refuses is cut (1013) so the machine redials, never left linked where no other node sees it", async () => {
+    const machine = await addMachine(a, "unmarked-link");
+    await database.pool.query(`
+      CREATE FUNCTION atrium_test_refuse_mark() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN
+        IF NEW.id = '${machine.id}' AND NEW.linked_at IS NOT NULL AND OLD.linked_at IS NULL THEN RAISE EXCEPTION 'mark refused by the test'; END IF;
+        RETURN NEW;
+      END $$;
+      CREATE TRIGGER atrium_test_refuse_mark BEFORE UPDATE ON atrium_machines FOR EACH ROW EXECUTE FUNCTION atrium_test_refuse_mark();`);
+    try {
+      const refused = dial(a, machine.token);
+      const cut = new Promise<number>((resolve) => refused.socket.once("close", (code) => resolve(code)));
+      expect(await refused.outcome).toBe("linked");
+      expect(await cut).toBe(1013);
+      await pollUntil(async () => (await linkedNode(machine.id)) === null, { what: "the cut link's claim to be let go" });
+    } finally {
+      await database.pool.query("DROP TRIGGER IF EXISTS atrium_test_refuse_mark ON atrium_machines; DROP FUNCTION IF EXISTS atrium_test_refuse_mark()");
+    }
+    // Its redial, once the database takes the mark, links and is seen on the other node.
+    const redial = dial(a, machine.token);
+    expect(await redial.outcome).toBe("linked");
+    await pollUntil(async () => (await database.pool.query("SELECT linked_at FROM atrium_machines WHERE id = $1", [machine.id])).rows[0]?.linked_at !== null, { what: "the redial's mark" });
+    await pollUntil(async () => ((await (await b.api(`/api/machines/${machine.id}`)).json()) as { machine: { status: string } }).machine.status === "online", { what: "B to see the machine online" });
+    redial.socket.close();
+  }, 30_000);
+
   it("a machine write the database refuses fails only that write: the next add of another machine is stored and answered 201", async () => {
     const doomed = await addMachine(a, "doomed-hello");
     const root = fs.realpathSync(temp.home);
