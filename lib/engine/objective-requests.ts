@@ -22,7 +22,12 @@ export function openObjectiveRequest(
       assertUsable();
       return actor.execute({ type: "open_objective", text, keyed });
     },
-    () => objectiveAsItStands(actor),
+    // The opening was recorded but what follows it may not have been (a storage fault answered
+    // the first request): an open objective with nothing running or waiting gets its first slice now.
+    async () => {
+      await actor.execute({ type: "continue_objective" });
+      return objectiveAsItStands(actor);
+    },
   );
 }
 

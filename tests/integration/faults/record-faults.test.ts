@@ -107,6 +107,22 @@ describe.each(FAULTS)("$code on $operation", (fault) => {
     await afterFault(id);
   });
 
+  it("objective.opened, then its notice: opening answers with the fault; the keyed retry starts the first slice the fault stopped", async () => {
+    await start();
+    const { id, rootSessionId } = await idleConversation();
+    // The first slice completes the objective, so the slice having run shows.
+    const text = 'ship it [[tool:objective_update {"status":"completed","note":"shipped"}]]';
+    inject(fault, rootSessionId, 1);
+    await expectStorageAnswer(harness.runtime.openObjective(id, text, "open-1"), fault);
+    // The opening itself was recorded (metadata); what follows it in the session file was not.
+    expect(harness.runtime.getConversation(id).objective).toMatchObject({ status: "open", slices: 0 });
+    faults.clear();
+    expect(await harness.runtime.openObjective(id, text, "open-1")).toMatchObject({ status: "open", slices: 1 });
+    await waitUntil(() => harness.runtime.getConversation(id).objective?.status === "completed", "the first slice to complete the objective");
+    await waitUntil(() => harness.runtime.getConversation(id).status === "idle", "the conversation to be idle");
+    await afterFault(id);
+  });
+
   it("compaction: manual compaction answers with the fault and records no summary", async () => {
     await start(SMALL);
     const { id, rootSessionId } = await idleConversation("first [[stream:400]]");
