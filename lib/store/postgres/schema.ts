@@ -1,4 +1,5 @@
 import type { Pool } from "pg";
+import { migratePostgresIndex } from "./index-migrations";
 
 /** The LISTEN/NOTIFY channel of record notices ({c: conversation, s: stream, q: seq}; RecordFeed). */
 export const RECORD_CHANNEL = "atrium_records";
@@ -163,13 +164,17 @@ END $$;
 /** SQLSTATE of a write whose lease is not the writer's (stale epoch, another node's, expired). */
 export const LEASE_REFUSED = "AT001";
 
-/** Creates the tables and functions if absent; safe to run on every node's start (one at a time, under an advisory lock). */
+/**
+ * Creates the tables and functions if absent, and applies the index tables' migrations
+ * (index-migrations.ts); safe to run on every node's start (one at a time, under an advisory lock).
+ */
 export async function ensurePostgresSchema(pool: Pool): Promise<void> {
   const client = await pool.connect();
   try {
     await client.query("SELECT pg_advisory_lock(hashtext('atrium_schema'))");
     try {
       await client.query(POSTGRES_SCHEMA);
+      await migratePostgresIndex(client);
     } finally {
       await client.query("SELECT pg_advisory_unlock(hashtext('atrium_schema'))");
     }
