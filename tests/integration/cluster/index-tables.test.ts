@@ -1,10 +1,12 @@
+import fs from "node:fs";
 import path from "node:path";
 import { asc } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/node-postgres";
+import pg_ from "pg";
 import { afterEach, beforeEach, describe, expect, expectTypeOf, it } from "vitest";
 import { openIndex } from "@/lib/store/database";
 import * as sqlite from "@/lib/store/schema";
-import { PG_INDEX_MIGRATIONS_TABLE } from "@/lib/store/postgres/index-migrations";
+import { migratePostgresIndex, PG_INDEX_MIGRATIONS_TABLE } from "@/lib/store/postgres/index-migrations";
 import * as pg from "@/lib/store/postgres/index-tables";
 import { ensurePostgresSchema } from "@/lib/store/postgres/schema";
 import { usePostgresPerFile } from "../../support/embedded-postgres";
@@ -129,6 +131,46 @@ describe("the cluster's index tables in PostgreSQL", () => {
       expect(read[0]).toEqual({ ...row("c2", "Banana"), effort: null, archived: false, protected: false, status: "idle", forkedFromConversationId: null, forkedFromItemId: null, restartOfItemId: null, metadataBytes: 0 });
     } finally {
       await db.delete(pg.conversations);
+    }
+  });
+
+  it("are created by a role that may create tables in its schema but not schemas in the database", async () => {
+    await database.pool.query("CREATE DATABASE atrium_narrow");
+    await database.pool.query("CREATE ROLE atrium_narrow LOGIN PASSWORD 'narrow'");
+    const owner = new pg_.Pool({ connectionString: database.postgres.url.replace(/\/postgres$/, "/atrium_narrow") });
+    await owner.query("REVOKE CREATE ON DATABASE atrium_narrow FROM PUBLIC; GRANT USAGE, CREATE ON SCHEMA public TO atrium_narrow");
+    await owner.end();
+    const narrow = new pg_.Pool({ connectionString: database.postgres.url.replace("postgres:atrium@", "atrium_narrow:narrow@").replace(/\/postgres$/, "/atrium_narrow") });
+    try {
+      await ensurePostgresSchema(narrow);
+      const tables = await narrow.query<{ name: string }>("SELECT tablename AS name FROM pg_tables WHERE tablename LIKE 'atrium_index_%' ORDER BY tablename");
+      expect(tables.rows.map((row) => row.name)).toContain(`${pg.PG_INDEX_PREFIX}conversations`);
+      expect(tables.rows).toHaveLength(11);
+    } finally {
+      await narrow.end();
+    }
+  });
+
+  it("apply a migration added later on the next start, once", async () => {
+    const folder = path.join(temp.home, "drizzle-postgres");
+    fs.cpSync(path.resolve(import.meta.dirname, "..", "..", "..", "drizzle-postgres"), folder, { recursive: true });
+    const journalPath = path.join(folder, "meta", "_journal.json");
+    const journal = JSON.parse(fs.readFileSync(journalPath, "utf8")) as { entries: Array<{ idx: number; when: number; tag: string }> };
+    const last = journal.entries.at(-1)!;
+    const tag = `${String(last.idx + 1).padStart(4, "0")}_test-extra`;
+    journal.entries.push({ ...last, idx: last.idx + 1, when: last.when + 1000, tag });
+    fs.writeFileSync(journalPath, JSON.stringify(journal));
+    fs.writeFileSync(path.join(folder, `${tag}.sql`), `CREATE TABLE "${pg.PG_INDEX_PREFIX}test_extra" ("id" text PRIMARY KEY);`);
+    const client = await database.pool.connect();
+    try {
+      await migratePostgresIndex(client, folder);
+      await migratePostgresIndex(client, folder);
+      const applied = await client.query<{ count: string }>(`SELECT count(*) FROM ${PG_INDEX_MIGRATIONS_TABLE}`);
+      expect(Number(applied.rows[0]!.count)).toBe(2);
+      expect((await client.query(`SELECT to_regclass('${pg.PG_INDEX_PREFIX}test_extra') AS found`)).rows[0]!.found).not.toBeNull();
+    } finally {
+      await client.query(`DROP TABLE IF EXISTS ${pg.PG_INDEX_PREFIX}test_extra; DELETE FROM ${PG_INDEX_MIGRATIONS_TABLE} WHERE created_at = ${last.when + 1000}`);
+      client.release();
     }
   });
 });
