@@ -8,16 +8,22 @@ const FLUSH_CHARACTERS = 64 * 1024;
 export const MAX_BEHIND_BYTES = 4 * 1024 * 1024;
 export const MAX_BEHIND_MS = 30_000;
 
-/** Each delivered event's frame, serialized once however many streams send it (the bus hands every subscriber the same object). */
-const frames = new WeakMap<object, string>();
+/**
+ * Each delivered event's frame, serialized once however many streams send it: the bus hands
+ * every subscriber the same object, one subscriber after another, so the last frame made is
+ * the one asked for again. Only the last is kept: a cache per event (a WeakMap) would keep every
+ * frame alive as long as the bus's replay window holds its event, so each streamed delta's text
+ * would survive the young-generation GC three times over and be copied into the old one.
+ */
+let lastDelivered: object | null = null;
+let lastFrame = "";
 
 export function frameOf(delivered: Delivered<{ type: string }>): string {
-  let frame = frames.get(delivered);
-  if (frame === undefined) {
-    frame = `id: ${delivered.id}\nevent: ${delivered.event.type}\ndata: ${JSON.stringify(delivered.event)}\n\n`;
-    frames.set(delivered, frame);
+  if (delivered !== lastDelivered) {
+    lastFrame = `id: ${delivered.id}\nevent: ${delivered.event.type}\ndata: ${JSON.stringify(delivered.event)}\n\n`;
+    lastDelivered = delivered;
   }
-  return frame;
+  return lastFrame;
 }
 
 /**
