@@ -22,15 +22,15 @@ function streams(): Map<string, OpenStream> {
 
 const nextStreamId = createIdGenerator();
 
-/** Each event's JSON, made once however many subscriptions carry it. */
-const eventJson = new WeakMap<object, string>();
+/** Each event's JSON, made once however many subscriptions carry it; only the last is kept (see frameOf in ./sse). */
+let lastDelivered: object | null = null;
+let lastJson = "";
 function jsonOf(delivered: Delivered<{ type: string }>): string {
-  let text = eventJson.get(delivered);
-  if (text === undefined) {
-    text = JSON.stringify(delivered.event);
-    eventJson.set(delivered, text);
+  if (delivered !== lastDelivered) {
+    lastJson = JSON.stringify(delivered.event);
+    lastDelivered = delivered;
   }
-  return text;
+  return lastJson;
 }
 
 function frame(type: string, data: string): string {

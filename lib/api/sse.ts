@@ -8,16 +8,22 @@ const FLUSH_CHARACTERS = 64 * 1024;
 export const MAX_BEHIND_BYTES = 4 * 1024 * 1024;
 export const MAX_BEHIND_MS = 30_000;
 
-/** Each delivered event's frame, serialized once however many streams send it (the bus hands every subscriber the same object). */
-const frames = new WeakMap<object, string>();
+/**
+ * Each delivered event's frame, serialized once however many streams send it: the bus hands
+ * every subscriber the same object, one subscriber after another, so the last frame made is
+ * the one asked for again. Only the last is kept: a cache per event (a WeakMap) would keep every
+ * frame alive as long as the bus's replay window holds its event, so each streamed delta's text
+ * would survive the young-generation GC three times over and be copied into the old one.
+ */
+let lastDelivered: object | null = null;
+let lastFrame = "";
 
 export function frameOf(delivered: Delivered<{ type: string }>): string {
-  let frame = frames.get(delivered);
-  if (frame === undefined) {
-    frame = `id: ${delivered.id}\nevent: ${delivered.event.type}\ndata: ${JSON.stringify(delivered.event)}\n\n`;
-    frames.set(delivered, frame);
+  if (delivered !== lastDelivered) {
+    lastFrame = `id: ${delivered.id}\nevent: ${delivered.event.type}\ndata: ${JSON.stringify(delivered.event)}\n\n`;
+    lastDelivered = delivered;
   }
-  return frame;
+  return lastFrame;
 }
 
 /**
@@ -50,7 +56,6 @@ export interface SseWriter {
  */
 export function sseStream(request: Request, start: (writer: SseWriter) => () => void): Response {
   const releaseSlot = streamSlots().acquire(streamClient(request));
-  const encoder = new TextEncoder();
   let cleanup = () => {};
   let behindSince: number | null = null;
   const stream = new ReadableStream<Uint8Array>(
@@ -62,7 +67,9 @@ export function sseStream(request: Request, start: (writer: SseWriter) => () => 
         let gathering: NodeJS.Immediate | null = null;
         const enqueue = (text: string) => {
           try {
-            controller.enqueue(encoder.encode(text));
+            // A Buffer (a Uint8Array) from Node's pool: no ArrayBuffer of its own per write, and the
+            // response writes it as it is (TextEncoder's answer gets a Buffer made around it there).
+            controller.enqueue(Buffer.from(text, "utf8"));
           } catch {
             close();
             return;
