@@ -71,9 +71,9 @@ export function indexTemplateName(fingerprint: number): string {
 function startFromTemplate(filePath: string, template: string): void {
   if (fs.existsSync(filePath) || !fs.existsSync(template)) return;
   const copy = `${filePath}.template.tmp`;
-  fs.rmSync(copy, { force: true });
-  fs.copyFileSync(template, copy);
   try {
+    fs.rmSync(copy, { force: true });
+    fs.copyFileSync(template, copy);
     const descriptor = fs.openSync(copy, "r+");
     try {
       fs.fsyncSync(descriptor);
@@ -81,10 +81,14 @@ function startFromTemplate(filePath: string, template: string): void {
       fs.closeSync(descriptor);
     }
     fs.linkSync(copy, filePath);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
-  } finally {
+  } catch {
+    // Only a speed-up: a file that appeared meanwhile (EEXIST) is kept, and where the copy
+    // cannot be made (no hard links on this file system, a full disk) the migrations run as always.
+  }
+  try {
     fs.rmSync(copy, { force: true });
+  } catch {
+    // Left for the next new index to replace; it is never read.
   }
 }
 

@@ -110,6 +110,18 @@ describe("index migrations at open", () => {
     expect(names).not.toContain("template_mark");
   });
 
+  it("where the template cannot be copied into place, a new index is migrated as always", () => {
+    const folder = path.join(temp.home, "templates");
+    markedTemplate(folder);
+    const file = path.join(temp.home, "metadata.db");
+    // The copy's own name is taken by a folder that cannot be removed without recursion.
+    fs.mkdirSync(path.join(temp.home, "metadata.db.template.tmp", "inside"), { recursive: true });
+    openIndex(file, { templateFolder: folder }).$client.close();
+    const names = tables(file).names;
+    expect(names).toContain("conversations");
+    expect(names).not.toContain("template_mark");
+  });
+
   it("an index whose migrations were applied without the fingerprint (an older Atrium) gets it", () => {
     const file = path.join(temp.home, "metadata.db");
     const first = tables(file);
