@@ -1,8 +1,10 @@
 import { spawn } from "node:child_process";
+import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 // @ts-expect-error -- plain JavaScript (it runs before tsx is loaded), without type declarations
 import { bundle } from "../../../bin/bundle.mjs";
+import { indexTemplateName, openIndex } from "@/lib/store/database";
 import { makeTempHome } from "../../support/temp-home";
 import { waitUntil } from "../../support/wait-until";
 
@@ -30,6 +32,21 @@ describe("the bundled atrium (dist/)", () => {
         stdout: fromSource.stdout,
         stderr: fromSource.stderr,
       });
+    }
+  });
+
+  it("leaves beside it the empty migrated index a new data directory's index is copied from", () => {
+    const dist = path.dirname(BUNDLED);
+    const templates = fs.readdirSync(dist).filter((name) => name.startsWith("index-template-"));
+    expect(templates).toHaveLength(1);
+    const home = makeTempHome("atrium-bundle-index-");
+    try {
+      const index = openIndex(path.join(home.home, "metadata.db"), { templateFolder: dist });
+      const version = index.$client.pragma("user_version", { simple: true }) as number;
+      index.$client.close();
+      expect(templates[0]).toBe(indexTemplateName(version));
+    } finally {
+      home.cleanup();
     }
   });
 

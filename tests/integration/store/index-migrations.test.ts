@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { openIndex } from "@/lib/store/database";
+import { openIndex, writeIndexTemplate } from "@/lib/store/database";
 import { makeTempHome } from "../../support/temp-home";
 
 const MIGRATIONS = path.resolve(import.meta.dirname, "..", "..", "..", "drizzle");
@@ -46,6 +46,80 @@ describe("index migrations at open", () => {
     expect(next.names).toContain("test_extra");
     expect(next.applied).toBe(first.applied + 1);
     expect(next.version).not.toBe(first.version);
+  });
+
+  /** Everything an index is made of, as SQLite and drizzle see it. */
+  const shape = (file: string) => {
+    const index = openIndex(file, { templateFolder: null });
+    try {
+      const client = index.$client;
+      return {
+        schema: client.prepare("SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY name").all(),
+        migrations: client.prepare("SELECT hash, created_at FROM __drizzle_migrations ORDER BY id").all(),
+        version: client.pragma("user_version", { simple: true }),
+        journal: client.pragma("journal_mode", { simple: true }),
+      };
+    } finally {
+      index.$client.close();
+    }
+  };
+
+  /** The template with a mark in it, so a copy of it can be told from a migrated index. */
+  const markedTemplate = (folder: string) => {
+    fs.mkdirSync(folder, { recursive: true });
+    const template = writeIndexTemplate(folder, MIGRATIONS);
+    const client = openIndex(template, { templateFolder: null }).$client;
+    client.exec("CREATE TABLE template_mark (id INTEGER)");
+    client.pragma("wal_checkpoint(TRUNCATE)");
+    client.close();
+    return template;
+  };
+
+  it("a new index begins as a copy of the template for its migrations, the same as a migrated one, private to its owner", () => {
+    const folder = path.join(temp.home, "templates");
+    const migrated = path.join(temp.home, "migrated.db");
+    openIndex(migrated, { templateFolder: null }).$client.close();
+    writeIndexTemplate(folder, MIGRATIONS);
+    const copied = path.join(temp.home, "copied.db");
+    openIndex(copied, { templateFolder: folder }).$client.close();
+    expect(shape(copied)).toEqual(shape(migrated));
+    expect(shape(copied).journal).toBe("wal");
+    expect(fs.statSync(copied).mode & 0o777).toBe(0o600);
+    expect(fs.readdirSync(temp.home).filter((name) => name.includes("template.tmp"))).toEqual([]);
+
+    markedTemplate(folder);
+    const fromMarked = path.join(temp.home, "from-marked.db");
+    openIndex(fromMarked, { templateFolder: folder }).$client.close();
+    expect(tables(fromMarked).names).toEqual(expect.arrayContaining(["template_mark", "conversations"]));
+  });
+
+  it("a template is used only for a new index and only for the migrations it was made with", () => {
+    const folder = path.join(temp.home, "templates");
+    markedTemplate(folder);
+    const existing = path.join(temp.home, "existing.db");
+    openIndex(existing, { templateFolder: null }).$client.close();
+    const reopened = openIndex(existing, { templateFolder: folder });
+    reopened.$client.close();
+    expect(tables(existing).names).not.toContain("template_mark");
+
+    const next = path.join(temp.home, "next.db");
+    const nextFolder = migrationsWithOneMore(path.join(temp.home, "drizzle-next"));
+    openIndex(next, { migrationsFolder: nextFolder, templateFolder: folder }).$client.close();
+    const names = tables(next, nextFolder).names;
+    expect(names).toContain("test_extra");
+    expect(names).not.toContain("template_mark");
+  });
+
+  it("where the template cannot be copied into place, a new index is migrated as always", () => {
+    const folder = path.join(temp.home, "templates");
+    markedTemplate(folder);
+    const file = path.join(temp.home, "metadata.db");
+    // The copy's own name is taken by a folder that cannot be removed without recursion.
+    fs.mkdirSync(path.join(temp.home, "metadata.db.template.tmp", "inside"), { recursive: true });
+    openIndex(file, { templateFolder: folder }).$client.close();
+    const names = tables(file).names;
+    expect(names).toContain("conversations");
+    expect(names).not.toContain("template_mark");
   });
 
   it("an index whose migrations were applied without the fingerprint (an older Atrium) gets it", () => {
