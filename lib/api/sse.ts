@@ -56,6 +56,7 @@ export interface SseWriter {
  */
 export function sseStream(request: Request, start: (writer: SseWriter) => () => void): Response {
   const releaseSlot = streamSlots().acquire(streamClient(request));
+  const encoder = new TextEncoder();
   let cleanup = () => {};
   let behindSince: number | null = null;
   const stream = new ReadableStream<Uint8Array>(
@@ -67,9 +68,7 @@ export function sseStream(request: Request, start: (writer: SseWriter) => () => 
         let gathering: NodeJS.Immediate | null = null;
         const enqueue = (text: string) => {
           try {
-            // A Buffer (a Uint8Array) from Node's pool: no ArrayBuffer of its own per write, and the
-            // response writes it as it is (TextEncoder's answer gets a Buffer made around it there).
-            controller.enqueue(Buffer.from(text, "utf8"));
+            controller.enqueue(encoder.encode(text));
           } catch {
             close();
             return;
