@@ -32,12 +32,13 @@ export function newMachineToken(): string {
 /** A dial's claim of a machine's link (DESIGN §10c): taken (its number), held by another live node, or the machine is gone. */
 export type LinkClaim = { claimed: number } | { heldBy: string } | { removed: true };
 
+/** What became of a link's mark in a cluster (see MachineBook.markLinked). */
+export type LinkMark = "linked" | "claimed_again" | "refused";
+
 /**
  * Where the linked machines' records are kept: the file on a single server, a cluster's database
  * (lib/cluster/cluster-machines.ts) on a node of a cluster. Reads are synchronous (kept in memory).
  */
-/** What became of a link's mark in a cluster (see MachineBook.markLinked). */
-export type LinkMark = "linked" | "claimed_again" | "refused";
 
 export interface MachineBook {
   all(): StoredMachine[];
