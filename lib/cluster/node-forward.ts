@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import { readBodyLimited } from "../api/body";
 import { JSON_BODY_LIMIT } from "../api/request";
 import { NODE_HEADER, SIGNATURE_HEADER } from "../auth/cluster-signature";
@@ -80,7 +81,7 @@ export async function forwardToHolder(request: Request, runtime: Runtime): Promi
       if (!(error instanceof HolderNotListening) || Date.now() >= waitUntil || request.signal.aborted) throw error;
       if (attempt === 0) runtime.context.log(`node ${placement.nodeId} holds conversation ${conversationId} but is not listening; waiting for its lease`);
     }
-    await abortablePause(Math.min(50 * 2 ** attempt, 400), request.signal);
+    await sleep(Math.min(50 * 2 ** attempt, 400), undefined, { signal: request.signal });
     placement = await runtime.locate(conversationId, { follow: true, fresh: true });
     // A client gone meanwhile is not answered here: nothing runs for it.
     request.signal.throwIfAborted();
@@ -162,23 +163,6 @@ async function commandBody(request: Request): Promise<Buffer<ArrayBuffer>> {
   const method = request.method.toUpperCase();
   if (method === "GET" || method === "HEAD") return Buffer.alloc(0);
   return Buffer.from(await readBodyLimited(request, JSON_BODY_LIMIT, `JSON bodies are limited to ${JSON_BODY_LIMIT} bytes`));
-}
-
-/** Waits `ms`, or rejects at once with the abort's reason. */
-function abortablePause(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason);
-    const done = () => {
-      signal.removeEventListener("abort", aborted);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    const aborted = () => {
-      clearTimeout(timer);
-      reject(signal.reason);
-    };
-    signal.addEventListener("abort", aborted, { once: true });
-  });
 }
 
 /** The call again, with the body already read from it. */
