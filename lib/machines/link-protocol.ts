@@ -9,6 +9,12 @@ export const LINK_PROTOCOL = 1;
 export const MACHINE_CONNECT_PATH = "/api/machines/connect";
 /** The close code a revoked machine's link is cut with: the machine stops instead of redialling. */
 export const REVOKED_CLOSE_CODE = 4403;
+/**
+ * The close code of a link the gateway could not keep (a cluster node whose database refused its
+ * mark, or whose claim was taken meanwhile): the machine redials, but with growing backoff, as if
+ * it had never been welcomed, so a refusal that persists is not a redial every second.
+ */
+export const TRY_AGAIN_CLOSE_CODE = 1013;
 
 const toolResultSchema = z.object({
   status: z.enum(["completed", "failed", "interrupted"]),

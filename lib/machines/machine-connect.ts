@@ -3,7 +3,7 @@ import WebSocket from "ws";
 import type { ToolSandbox } from "../sandbox/sandbox-policy";
 import type { SnapshotStore } from "../checkpoints/snapshot-store";
 import { sandboxBackend } from "../sandbox/sandbox-policy";
-import { gatewayMessageSchema, LINK_PROTOCOL, MACHINE_CONNECT_PATH, parseFrame, REVOKED_CLOSE_CODE, type MachineMessage } from "./link-protocol";
+import { gatewayMessageSchema, LINK_PROTOCOL, MACHINE_CONNECT_PATH, parseFrame, REVOKED_CLOSE_CODE, TRY_AGAIN_CLOSE_CODE, type MachineMessage } from "./link-protocol";
 import type { MachineRoots } from "./machine-paths";
 import { MachineWorker } from "./machine-worker";
 
@@ -24,7 +24,7 @@ export interface ConnectOptions {
 }
 
 /** Why a link ended: dial again after a pause, or stop for good. */
-type LinkEnd = { kind: "retry"; reason: string; linked: boolean } | { kind: "stop"; reason: string };
+export type LinkEnd = { kind: "retry"; reason: string; linked: boolean } | { kind: "stop"; reason: string };
 
 /** Backoff before dial attempt n (from 0): 1, 2, 4 … 30 s, each cut to a random 50–100 % so machines do not redial in step. */
 export function backoffMs(attempt: number, random: () => number = Math.random): number {
@@ -98,12 +98,15 @@ function linkOnce(options: ConnectOptions): Promise<LinkEnd> {
       }
       worker.handle(message);
     });
-    socket.on("close", (code, reason) => {
-      if (code === REVOKED_CLOSE_CODE) end({ kind: "stop", reason: `the gateway revoked this machine (${reason.toString() || "revoked"})` });
-      else end({ kind: "retry", reason: `the link closed (${code}${reason.length ? ` ${reason.toString()}` : ""})`, linked });
-    });
+    socket.on("close", (code, reason) => end(closedLink(code, reason.toString(), linked)));
     socket.on("error", (error) => end({ kind: "retry", reason: `cannot reach ${options.url}: ${error.message}`, linked }));
   });
+}
+
+/** How a link closed by the gateway ends: revoked stops; a link it could not keep counts as never linked (the backoff grows). */
+export function closedLink(code: number, reason: string, linked: boolean): LinkEnd {
+  if (code === REVOKED_CLOSE_CODE) return { kind: "stop", reason: `the gateway revoked this machine (${reason || "revoked"})` };
+  return { kind: "retry", reason: `the link closed (${code}${reason ? ` ${reason}` : ""})`, linked: linked && code !== TRY_AGAIN_CLOSE_CODE };
 }
 
 function hello(options: ConnectOptions): MachineMessage {

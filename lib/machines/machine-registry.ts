@@ -15,7 +15,7 @@ import {
 } from "../ports/machine-port";
 import type { ToolResult } from "../tools/tool";
 import { GatewayLink } from "./gateway-link";
-import { LINK_PROTOCOL, REVOKED_CLOSE_CODE, type MachineMessage } from "./link-protocol";
+import { LINK_PROTOCOL, REVOKED_CLOSE_CODE, TRY_AGAIN_CLOSE_CODE, type MachineMessage } from "./link-protocol";
 import { MachineRecords, newMachineToken, tokenHash, type LinkClaim, type MachineBook, type StoredMachine } from "./machine-records";
 import { LOCAL_MACHINE_ID, type Machine } from "./machine-schema";
 import { isWithinLexically, normalizeRoots } from "./roots";
@@ -207,7 +207,7 @@ export class MachineRegistry implements MachinePort {
       if (mark === "linked" || !live.link.isOpen) return;
       const why = mark === "refused" ? "the database refused to record its link" : "its link was claimed again meanwhile";
       this.options.log(`machine ${this.nameOf(machineId)}: ${why}, this one is cut`);
-      live.link.cut(1013, `${why}; redial`);
+      live.link.cut(TRY_AGAIN_CLOSE_CODE, `${why}; redial`);
     });
   }
 

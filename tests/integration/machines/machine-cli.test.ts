@@ -1,7 +1,7 @@
 import { spawnSync } from "node:child_process";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { backoffMs } from "@/lib/machines/machine-connect";
+import { backoffMs, closedLink } from "@/lib/machines/machine-connect";
 
 const BIN = path.resolve(import.meta.dirname, "..", "..", "..", "bin", "atrium.mjs");
 
@@ -32,5 +32,12 @@ describe("atrium machine (DESIGN §11)", () => {
     expect([0, 1, 2, 3, 4, 5, 6, 10].map((attempt) => backoffMs(attempt, () => 1))).toEqual([1000, 2000, 4000, 8000, 16000, 30000, 30000, 30000]);
     expect(backoffMs(0, () => 0)).toBe(500);
     expect(backoffMs(8, () => 0)).toBe(15000);
+  });
+
+  it("a welcomed link the gateway could not keep (1013) does not reset the backoff; any other close of a welcomed link does; a revoke stops", () => {
+    expect(closedLink(1013, "the database refused to record its link; redial", true)).toMatchObject({ kind: "retry", linked: false });
+    expect(closedLink(1001, "the gateway is stopping", true)).toMatchObject({ kind: "retry", linked: true });
+    expect(closedLink(1006, "", false)).toEqual({ kind: "retry", reason: "the link closed (1006)", linked: false });
+    expect(closedLink(4403, "revoked", true)).toMatchObject({ kind: "stop" });
   });
 });
