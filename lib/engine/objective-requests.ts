@@ -23,9 +23,15 @@ export function openObjectiveRequest(
       return actor.execute({ type: "open_objective", text, keyed });
     },
     // The opening was recorded but what follows it may not have been (a storage fault answered
-    // the first request): an open objective with nothing running or waiting gets its first slice now.
-    async () => {
-      await actor.execute({ type: "continue_objective" });
+    // the first request): the objective this key opened, still open with nothing running or
+    // waiting, gets its first slice now, on the terms the first request had (a conversation no
+    // longer usable here answers as it would have then). One opened since is not this key's to run.
+    async (reference) => {
+      const current = actor.conversation().objective;
+      if (current && current.id === reference.objectiveId && current.status === "open") {
+        assertUsable();
+        await actor.execute({ type: "continue_objective" });
+      }
       return objectiveAsItStands(actor);
     },
   );

@@ -123,6 +123,26 @@ describe.each(FAULTS)("$code on $operation", (fault) => {
     await afterFault(id);
   });
 
+  it("objective.opened, then its notice: the keyed retry while the working directory is gone answers missing_cwd and runs nothing; once it is back, the retry starts the slice", async () => {
+    await start();
+    const cwd = fs.mkdtempSync(path.join(harness.home, "project-"));
+    const created = await harness.runtime.createConversation({ text: "hello", cwd });
+    await harness.turnEnded(created.conversation.id, created.turn.id);
+    const id = created.conversation.id;
+    const text = 'ship it [[tool:objective_update {"status":"completed","note":"shipped"}]]';
+    inject(fault, created.conversation.rootSessionId, 1);
+    await expectStorageAnswer(harness.runtime.openObjective(id, text, "open-1"), fault);
+    faults.clear();
+    fs.rmSync(cwd, { recursive: true });
+    await expect(harness.runtime.openObjective(id, text, "open-1")).rejects.toMatchObject({ code: "missing_cwd" });
+    expect(harness.runtime.getConversation(id).objective).toMatchObject({ status: "open", slices: 0 });
+    expect(harness.runtime.listTurns(id)).toHaveLength(1);
+    fs.mkdirSync(cwd);
+    expect(await harness.runtime.openObjective(id, text, "open-1")).toMatchObject({ status: "open", slices: 1 });
+    await waitUntil(() => harness.runtime.getConversation(id).objective?.status === "completed", "the first slice to complete the objective");
+    await waitUntil(() => harness.runtime.getConversation(id).status === "idle", "the conversation to be idle");
+  });
+
   it("compaction: manual compaction answers with the fault and records no summary", async () => {
     await start(SMALL);
     const { id, rootSessionId } = await idleConversation("first [[stream:400]]");
