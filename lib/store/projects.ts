@@ -28,7 +28,7 @@ export function recentProjects(db: IndexDatabase, filter: { machine?: string; ag
     .from(tables.conversations)
     .where(conditions.length === 0 ? sql`1 = 1` : and(...conditions))
     .groupBy(tables.conversations.executor, tables.conversations.cwd)
-    .orderBy(desc(lastUsedAt), tables.conversations.cwd)
+    .orderBy(desc(lastUsedAt), tables.conversations.cwd, tables.conversations.executor)
     .limit(filter.limit ?? RECENT_PROJECTS_LIMIT);
   return query.all().map(toProject);
 }

@@ -350,6 +350,6 @@ export function getQuestion(db: IndexDatabase, questionId: string): Question | n
 export function listQuestions(db: IndexDatabase, filter: DecisionFilter): Question[] {
   const { questions } = tables;
   const { key, where } = decisionQuery("listQuestions", questions, filter);
-  const query = prepared(db, key, () => db.select().from(questions).where(where).orderBy(asc(questions.createdAt)).prepare());
+  const query = prepared(db, key, () => db.select().from(questions).where(where).orderBy(asc(questions.createdAt), asc(questions.id)).prepare());
   return query.all(filter).map(toQuestion);
 }
