@@ -18,5 +18,9 @@ export function restartsOf(db: IndexDatabase, conversationId: string): RestartLi
     .where(and(eq(tables.conversations.forkedFromConversationId, conversationId), isNotNull(tables.conversations.restartOfItemId)))
     .orderBy(asc(tables.conversations.createdAt), asc(tables.conversations.id))
     .all();
-  return rows.map((row) => ({ id: row.id, title: row.title, restartOf: row.restartOf ?? "", createdAt: row.createdAt }));
+  return rows.map(toRestartLink);
+}
+
+export function toRestartLink(row: { id: string; title: string; restartOf: string | null; createdAt: string }): RestartLink {
+  return { id: row.id, title: row.title, restartOf: row.restartOf ?? "", createdAt: row.createdAt };
 }

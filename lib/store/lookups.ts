@@ -27,7 +27,9 @@ export function latestCompaction(db: IndexDatabase, sessionId: string): { itemId
   return row ? { itemId: row.itemId, firstKeptItemId: row.firstKeptItemId } : null;
 }
 
-export function lastCompactionOf(db: IndexDatabase, sessionId: string) {
+export type CompactionRow = typeof tables.compactions.$inferSelect;
+
+export function lastCompactionOf(db: IndexDatabase, sessionId: string): CompactionRow | null {
   return (
     prepared(db, "lastCompactionOf", () =>
       db

@@ -28,9 +28,13 @@ export function recentProjects(db: IndexDatabase, filter: { machine?: string; ag
     .from(tables.conversations)
     .where(conditions.length === 0 ? sql`1 = 1` : and(...conditions))
     .groupBy(tables.conversations.executor, tables.conversations.cwd)
-    .orderBy(desc(lastUsedAt), tables.conversations.cwd)
+    .orderBy(desc(lastUsedAt), tables.conversations.cwd, tables.conversations.executor)
     .limit(filter.limit ?? RECENT_PROJECTS_LIMIT);
-  return query.all().map((row) => ({ machine: row.machine, path: row.path, name: path.basename(row.path) || row.path, lastUsedAt: row.lastUsedAt ?? "" }));
+  return query.all().map(toProject);
+}
+
+export function toProject(row: { machine: string; path: string; lastUsedAt: string | null }): Project {
+  return { machine: row.machine, path: row.path, name: path.basename(row.path) || row.path, lastUsedAt: row.lastUsedAt ?? "" };
 }
 
 /**

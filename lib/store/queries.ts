@@ -108,7 +108,10 @@ export function objectiveFor(db: IndexDatabase, conversationId: string): Objecti
       .orderBy(desc(tables.objectives.createdAt), desc(tables.objectives.id))
       .prepare(),
   ).get({ id: conversationId });
-  if (!row) return null;
+  return row ? toObjective(row) : null;
+}
+
+export function toObjective(row: typeof tables.objectives.$inferSelect): Objective {
   return {
     id: row.id,
     text: row.text,
@@ -229,24 +232,41 @@ export function openTurns(db: IndexDatabase): Turn[] {
     .map(toTurn);
 }
 
-export function listWaiting(
-  db: IndexDatabase,
-  conversationId: string,
-): Array<Waiting & { fromSessionId?: string; attachments?: Array<{ id: string; name: string; mediaType: string; bytes: number }> }> {
+/** A waiting message as the index keeps it: who sent it and what it carries, beside the API's Waiting. */
+export type IndexedWaiting = Waiting & { fromSessionId?: string; attachments?: Array<{ id: string; name: string; mediaType: string; bytes: number }> };
+
+export function toWaiting(row: typeof tables.waiting.$inferSelect): IndexedWaiting {
+  return {
+    id: row.id,
+    text: row.text,
+    mode: row.mode as Waiting["mode"],
+    createdAt: row.createdAt,
+    sessionId: row.sessionId,
+    origin: row.origin,
+    ...(row.fromSessionId ? { fromSessionId: row.fromSessionId } : {}),
+    ...(row.attachments ? { attachments: JSON.parse(row.attachments) } : {}),
+  };
+}
+
+export function listWaiting(db: IndexDatabase, conversationId: string): IndexedWaiting[] {
   return prepared(db, "listWaiting", () =>
     db.select().from(tables.waiting).where(eq(tables.waiting.conversationId, id)).orderBy(asc(tables.waiting.position)).prepare(),
   )
     .all({ id: conversationId })
-    .map((row) => ({
-      id: row.id,
-      text: row.text,
-      mode: row.mode as Waiting["mode"],
-      createdAt: row.createdAt,
-      sessionId: row.sessionId,
-      origin: row.origin,
-      ...(row.fromSessionId ? { fromSessionId: row.fromSessionId } : {}),
-      ...(row.attachments ? { attachments: JSON.parse(row.attachments) } : {}),
-    }));
+    .map(toWaiting);
+}
+
+export function toSession(row: typeof tables.sessions.$inferSelect): Session {
+  return {
+    id: row.id,
+    conversationId: row.conversationId,
+    parentSessionId: row.parentSessionId,
+    agent: row.agent,
+    model: row.model,
+    status: row.status as Session["status"],
+    depth: row.depth,
+    createdAt: row.createdAt,
+  };
 }
 
 export function listSessions(db: IndexDatabase, conversationId: string): Session[] {
@@ -259,16 +279,7 @@ export function listSessions(db: IndexDatabase, conversationId: string): Session
       .prepare(),
   )
     .all({ id: conversationId })
-    .map((row) => ({
-      id: row.id,
-      conversationId: row.conversationId,
-      parentSessionId: row.parentSessionId,
-      agent: row.agent,
-      model: row.model,
-      status: row.status as Session["status"],
-      depth: row.depth,
-      createdAt: row.createdAt,
-    }));
+    .map(toSession);
 }
 
 type ApprovalRow = typeof tables.approvals.$inferSelect;
@@ -315,7 +326,7 @@ export function getApproval(db: IndexDatabase, approvalId: string): Approval | n
 
 type QuestionRow = typeof tables.questions.$inferSelect;
 
-function toQuestion(row: QuestionRow): Question {
+export function toQuestion(row: QuestionRow): Question {
   return {
     id: row.id,
     conversationId: row.conversationId,
@@ -339,6 +350,6 @@ export function getQuestion(db: IndexDatabase, questionId: string): Question | n
 export function listQuestions(db: IndexDatabase, filter: DecisionFilter): Question[] {
   const { questions } = tables;
   const { key, where } = decisionQuery("listQuestions", questions, filter);
-  const query = prepared(db, key, () => db.select().from(questions).where(where).orderBy(asc(questions.createdAt)).prepare());
+  const query = prepared(db, key, () => db.select().from(questions).where(where).orderBy(asc(questions.createdAt), asc(questions.id)).prepare());
   return query.all(filter).map(toQuestion);
 }

@@ -60,7 +60,7 @@ export function fakeModelConfig(baseURL: string): Record<string, unknown> {
 export async function startHarness(
   configJson: Record<string, unknown> = {},
   existingHome?: string,
-  options: { fs?: StorageFs; maxLoadedOwners?: number } = {},
+  options: { fs?: StorageFs; maxLoadedOwners?: number; now?: () => Date } = {},
 ): Promise<Harness> {
   const temp = existingHome ? { home: existingHome, cleanup: () => {} } : makeTempHome();
   // The tools' cwd is a folder of its own: the sandbox hides the rest of $ATRIUM_HOME from them.
@@ -70,7 +70,7 @@ export async function startHarness(
   const log: Array<Delivered<ConversationEvent>> = [];
   const logListeners = new Set<() => void>();
   const make = async () => {
-    const runtime = new Runtime({ store: new Store(temp.home, { log: () => {}, fs: options.fs }), config, log: () => {}, maxLoadedOwners: options.maxLoadedOwners });
+    const runtime = new Runtime({ store: new Store(temp.home, { log: () => {}, fs: options.fs, now: options.now }), config, log: () => {}, maxLoadedOwners: options.maxLoadedOwners });
     // Tapped before start() so the events of crash recovery are recorded too.
     const publish = runtime.bus.publish.bind(runtime.bus);
     runtime.bus.publish = (event) => {
