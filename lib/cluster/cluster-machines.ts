@@ -5,6 +5,7 @@ import { byCreation, machineByToken, storedMachineSchema, tokenHash, type Machin
 import type { LinkClaim, LinkMark } from "../machines/machine-records";
 import type { RecordFeed } from "../store/postgres/record-feed";
 import { MACHINE_CHANNEL } from "../store/postgres/schema";
+import { databaseJson } from "../store/postgres/database-json";
 
 const noticeSchema = z.object({ op: z.enum(["put", "del"]), id: z.string().min(1) });
 
@@ -131,7 +132,7 @@ export class ClusterMachines implements MachineBook {
     return settled(this.write(
       `WITH saved AS (${saved})
        SELECT pg_notify('${MACHINE_CHANNEL}', json_build_object('op', 'put', 'id', id)::text) FROM saved`,
-      [machine.id, JSON.stringify(machine)],
+      [machine.id, databaseJson(machine)],
       known ? undefined : machine.id,
     ));
   }

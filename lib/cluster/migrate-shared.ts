@@ -2,6 +2,7 @@ import type pg from "pg";
 import { SessionStore } from "../auth/session-store";
 import { MachineRecords } from "../machines/machine-records";
 import { MACHINE_CHANNEL, SESSION_CHANNEL } from "../store/postgres/schema";
+import { databaseJson } from "../store/postgres/database-json";
 
 export interface SharedStateReport {
   machines: { copied: string[]; alreadyThere: string[]; refused: Array<{ name: string; reason: string }> };
@@ -35,7 +36,7 @@ export async function migrateSharedState(paths: { machines: string; sessions: st
       await pool.query(
         `WITH saved AS (INSERT INTO atrium_machines (id, record) VALUES ($1, $2) ON CONFLICT (id) DO NOTHING RETURNING id)
          SELECT pg_notify('${MACHINE_CHANNEL}', json_build_object('op', 'put', 'id', id)::text) FROM saved`,
-        [machine.id, JSON.stringify(machine)],
+        [machine.id, databaseJson(machine)],
       );
       report.machines.copied.push(machine.name);
     }

@@ -10,6 +10,7 @@ import { LeaseHeldError, Leases, type Lease } from "./leases";
 import { readSourceConversation, type SourceConversation, type SourceFile, type SourceStream } from "./migration-source";
 import { lineOrder } from "./postgres-record-store";
 import { inTransaction } from "./transaction";
+import { databaseJson } from "./database-json";
 
 /** At most this many records in one atrium_append_records call. */
 const BATCH = 500;
@@ -204,7 +205,7 @@ async function appendBatch(client: PoolClient, lease: Lease, stream: string, rec
     lease.conversationId,
     lease.nodeId,
     lease.epoch,
-    JSON.stringify(batch),
+    databaseJson(batch),
   ]);
   const written = result.rows[0]!.records;
   written.forEach((record, index) => {

@@ -13,6 +13,7 @@ import { claimCreationKey } from "./creation-keys";
 import type { Lease } from "./leases";
 import { LEASE_REFUSED } from "./schema";
 import { inTransaction } from "./transaction";
+import { databaseJson } from "./database-json";
 
 /** The database refused a write: the writer's lease is stale (another node took it), expired or not held. */
 export class LeaseLostError extends Error {
@@ -198,7 +199,7 @@ export class PostgresRecordStore implements RecordStore {
     try {
       const result = await db.query<{ records: Array<Record<string, unknown>> }>(
         "SELECT atrium_append_records($1, $2, $3, $4::jsonb) AS records",
-        [conversationId, lease.nodeId, lease.epoch, JSON.stringify(pending.map(({ stream, at, body }) => ({ stream, at, body })))],
+        [conversationId, lease.nodeId, lease.epoch, databaseJson(pending.map(({ stream, at, body }) => ({ stream, at, body })))],
       );
       return result.rows[0]!.records;
     } catch (error) {

@@ -2,6 +2,7 @@ import pg from "pg";
 import { z } from "zod";
 import { lineOrder } from "./postgres-record-store";
 import { RECORD_CHANNEL } from "./schema";
+import { DATABASE_TYPES } from "./database-json";
 
 /** What atrium_append_records announces on RECORD_CHANNEL: which record exists now, never the record itself. */
 export interface RecordNotice {
@@ -140,7 +141,7 @@ export class RecordFeed {
   }
 
   private async listen(): Promise<void> {
-    const client = new pg.Client({ connectionString: this.options.connectionString });
+    const client = new pg.Client({ connectionString: this.options.connectionString, types: DATABASE_TYPES });
     client.on("notification", (message) => {
       if (message.channel === RECORD_CHANNEL) return this.heard(message.payload);
       for (const listener of this.channels.get(message.channel) ?? []) listener(message.payload ?? "");

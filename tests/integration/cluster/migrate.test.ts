@@ -6,6 +6,7 @@ import { BlobStore } from "@/lib/store/postgres/blob-store";
 import { Leases } from "@/lib/store/postgres/leases";
 import { lineOrder } from "@/lib/store/postgres/postgres-record-store";
 import { Store } from "@/lib/store/store";
+import { parseDatabaseJson } from "@/lib/store/postgres/database-json";
 import { usePostgresPerFile } from "../../support/embedded-postgres";
 import { makeTempHome } from "../../support/temp-home";
 import { runAtrium } from "../cli/run-atrium";
@@ -41,12 +42,15 @@ function fileStreams(home: string, conversationId: string): Map<string, string[]
 
 /** The same, read from the cluster's atrium_records. */
 async function clusterStreams(conversationId: string): Promise<Map<string, string[]>> {
-  const rows = await cluster.pool.query<{ stream: string; record: Record<string, unknown> }>(
-    "SELECT stream, record FROM atrium_records WHERE conversation_id = $1 ORDER BY stream, seq",
+  const rows = await cluster.pool.query<{ stream: string; record: string }>(
+    "SELECT stream, record::text AS record FROM atrium_records WHERE conversation_id = $1 ORDER BY stream, seq",
     [conversationId],
   );
   const streams = new Map<string, string[]>();
-  for (const row of rows.rows) streams.set(row.stream, [...(streams.get(row.stream) ?? []), canonicalJson(lineOrder(row.record))]);
+  for (const row of rows.rows) {
+    const record = parseDatabaseJson(row.record) as Record<string, unknown>;
+    streams.set(row.stream, [...(streams.get(row.stream) ?? []), canonicalJson(lineOrder(record))]);
+  }
   return streams;
 }
 
@@ -181,15 +185,27 @@ describe("atrium migrate --to", () => {
     expect(await clusterStreams(fine.conversationId)).toEqual(fileStreams(home, fine.conversationId));
   });
 
-  it("a conversation the database refuses goes in not at all, the others still go, and the run exits 1", async () => {
-    const broken = await createConversation(store, { title: "Broken", texts: ["fine", "a NUL \u0000 here"] });
-    const fine = await createConversation(store, { title: "Fine" });
-    const run = await migrate();
-    expect(run.status).toBe(1);
-    expect(run.stdout).toContain(`Failed ${broken.conversationId} "Broken"`);
-    expect(run.stdout).toContain(`Copied ${fine.conversationId}`);
+  it("a conversation the database refuses goes in not at all, the others still go (NUL and lone surrogates included), and the run exits 1", async () => {
+    const broken = await createConversation(store, { title: "Broken", texts: ["fine", "the database refuses this one"] });
+    const fine = await createConversation(store, { title: "Fine", texts: ["a NUL \u0000 here, a lone \ud800 there, \uffff0 too"] });
+    await cluster.pool.query(`
+      CREATE FUNCTION atrium_test_refuse() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        IF NEW.record::text LIKE '%the database refuses this one%' THEN RAISE EXCEPTION 'refused by the test'; END IF;
+        RETURN NEW;
+      END $$;
+      CREATE TRIGGER atrium_test_refuse BEFORE INSERT ON atrium_records FOR EACH ROW EXECUTE FUNCTION atrium_test_refuse();`);
+    try {
+      const run = await migrate();
+      expect(run.status).toBe(1);
+      expect(run.stdout).toContain(`Failed ${broken.conversationId} "Broken"`);
+      expect(run.stdout).toContain(`Copied ${fine.conversationId}`);
+    } finally {
+      await cluster.pool.query("DROP TRIGGER IF EXISTS atrium_test_refuse ON atrium_records; DROP FUNCTION IF EXISTS atrium_test_refuse()");
+    }
     // One transaction per conversation: none of its records, not the ones before the bad one.
     expect((await clusterStreams(broken.conversationId)).size).toBe(0);
+    expect(await clusterStreams(fine.conversationId)).toEqual(fileStreams(home, fine.conversationId));
   });
 
   it("exits 2 without a postgres URL, 3 while a server holds the data directory, 1 when the database is unreachable (password not shown)", async () => {

@@ -1,0 +1,33 @@
+import pg from "pg";
+
+/**
+ * JSON as PostgreSQL's jsonb can hold it. jsonb refuses U+0000 and lone surrogates
+ * ("unsupported Unicode escape sequence"), which Atrium's records may carry: a message as typed,
+ * a tool's output. In the database each such `\uXXXX` escape is written as U+FFFF and its four hex
+ * digits, and a U+FFFF as two; reading undoes it. Every jsonb value is written through
+ * `databaseJson` and read through a pool made with `DATABASE_TYPES`, so the two always pair.
+ */
+const ESCAPE = "\uffff";
+const UNSTORABLE = /\uffff|\\(?:u(?:0000|d[89a-f][0-9a-f]{2})|[^])/g;
+const ESCAPED = /\uffff(\uffff|[0-9a-f]{4})/g;
+
+/** `JSON.stringify(value)` in the form jsonb takes. */
+export function databaseJson(value: unknown): string {
+  const text = JSON.stringify(value);
+  if (!text.includes("\\u") && !text.includes(ESCAPE)) return text;
+  return text.replace(UNSTORABLE, (match) => (match === ESCAPE ? ESCAPE + ESCAPE : match.length === 6 ? ESCAPE + match.slice(2) : match));
+}
+
+/** A jsonb (or json) value as PostgreSQL prints it, parsed back to what `databaseJson` was given. */
+export function parseDatabaseJson(text: string): unknown {
+  if (!text.includes(ESCAPE)) return JSON.parse(text);
+  return JSON.parse(text.replace(ESCAPED, (_match, next: string) => (next === ESCAPE ? ESCAPE : `\\u${next}`)));
+}
+
+const JSON_TYPES = new Set<number>([pg.types.builtins.JSON, pg.types.builtins.JSONB]);
+
+/** The `types` of every pool and client of the cluster's database: json and jsonb read through parseDatabaseJson. */
+export const DATABASE_TYPES = {
+  getTypeParser: ((oid: number, format?: "text" | "binary") =>
+    JSON_TYPES.has(oid) && format !== "binary" ? parseDatabaseJson : pg.types.getTypeParser(oid, format ?? "text")) as typeof pg.types.getTypeParser,
+};
