@@ -1,5 +1,6 @@
 import type { Pool, PoolClient } from "pg";
 import { CreationKeyClaimedError } from "../store-cluster";
+import { databaseText } from "./database-json";
 
 /** What a lookup hears of records being written (RecordFeed's notices; not imported, which would make an import circle). */
 export interface RecordNotices {
@@ -31,11 +32,11 @@ export async function claimCreationKey(client: PoolClient, conversationId: strin
         SET conversation_id = EXCLUDED.conversation_id, request_hash = EXCLUDED.request_hash, claimed_at = clock_timestamp()
         WHERE k.conversation_id IS NULL
       RETURNING k.conversation_id`,
-    [key, conversationId, hash],
+    [databaseText(key), conversationId, hash],
   );
   if (claimed.rowCount) return;
   // A new statement sees the winner's committed claim (the insert above waited for it).
-  const holder = await client.query<{ conversation_id: string | null }>("SELECT conversation_id FROM atrium_creation_keys WHERE request_key = $1", [key]);
+  const holder = await client.query<{ conversation_id: string | null }>("SELECT conversation_id FROM atrium_creation_keys WHERE request_key = $1", [databaseText(key)]);
   throw new CreationKeyClaimedError(key, holder.rows[0]?.conversation_id ?? null);
 }
 
@@ -62,7 +63,7 @@ export async function findKeyedCreation(pool: Pool, feed: RecordNotices, key: st
      (SELECT false, conversation_id, record->>'requestHash' FROM atrium_records
        WHERE stream = 'metadata' AND seq = 1 AND record->>'requestKey' = $1
        ORDER BY record->>'at' LIMIT 1)`,
-    [key],
+    [databaseText(key)],
   );
   const claim = rows.rows.find((row) => row.claimed);
   if (claim) {

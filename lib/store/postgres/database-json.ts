@@ -24,6 +24,16 @@ export function parseDatabaseJson(text: string): unknown {
   return JSON.parse(text.replace(ESCAPED, (_match, next: string) => (next === ESCAPE ? ESCAPE : `\\u${next}`)));
 }
 
+const UNSTORABLE_TEXT = /[\u0000\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+
+/**
+ * A string for a text column or parameter, escaped as `databaseJson` escapes it inside jsonb, so
+ * it also compares equal to a jsonb string read with `->>` (a requestKey holding NUL, say).
+ */
+export function databaseText(text: string): string {
+  return text.replace(UNSTORABLE_TEXT, (char) => (char === ESCAPE ? ESCAPE + ESCAPE : ESCAPE + char.charCodeAt(0).toString(16).padStart(4, "0")));
+}
+
 const JSON_TYPES = new Set<number>([pg.types.builtins.JSON, pg.types.builtins.JSONB]);
 
 /** The `types` of every pool and client of the cluster's database: json and jsonb read through parseDatabaseJson. */

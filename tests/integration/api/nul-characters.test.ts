@@ -36,4 +36,20 @@ describe("NUL characters", () => {
     expect(tool, JSON.stringify(tool)).toMatchObject({ status: "completed" });
     expect(tool.output).toContain("before\u0000after");
   });
+
+  it("a requestKey holding NUL keys a creation and a message like any other key", async () => {
+    const body = JSON.stringify({ text: "keyed", requestKey: "key\u0000one" });
+    const first = await server.api("/api/conversations", { method: "POST", body });
+    expect(first.status, await first.clone().text()).toBe(201);
+    const again = await server.api("/api/conversations", { method: "POST", body });
+    expect(again.status).toBe(201);
+    const { conversation } = await first.json();
+    expect((await again.json()).conversation.id).toBe(conversation.id);
+    await pollUntil(async () => (await (await server.api(`/api/conversations/${conversation.id}`)).json()).conversation.status === "idle", { what: "the turn to end" });
+    const message = JSON.stringify({ text: "again", requestKey: "\u0000" });
+    const sent = await server.api(`/api/conversations/${conversation.id}/messages`, { method: "POST", body: message });
+    expect(sent.status, await sent.clone().text()).toBe(202);
+    const resent = await server.api(`/api/conversations/${conversation.id}/messages`, { method: "POST", body: message });
+    expect((await resent.json()).message.id).toBe((await sent.json()).message.id);
+  });
 });

@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DATABASE_TYPES, databaseJson } from "@/lib/store/postgres/database-json";
+import { DATABASE_TYPES, databaseJson, databaseText } from "@/lib/store/postgres/database-json";
 import { usePostgresPerFile } from "../../support/embedded-postgres";
 
 const database = usePostgresPerFile();
@@ -44,6 +44,16 @@ describe("JSON in jsonb", () => {
     await fc.assert(
       fc.asyncProperty(fc.dictionary(awkward, fc.oneof(awkward, fc.array(awkward, { maxLength: 3 }))), async (value) => {
         expect(await roundTrip(value)).toEqual(value);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it("a string escaped for a text column equals the same string inside jsonb read with ->> (so a key holding NUL is found)", async () => {
+    await fc.assert(
+      fc.asyncProperty(awkward, async (text) => {
+        const { rows } = await pool.query<{ same: boolean }>("SELECT ($1::jsonb ->> 'key') = $2 AS same", [databaseJson({ key: text }), databaseText(text)]);
+        expect(rows[0]!.same).toBe(true);
       }),
       { numRuns: 300 },
     );
