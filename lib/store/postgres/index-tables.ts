@@ -19,7 +19,8 @@ import * as sqlite from "../schema";
 /**
  * The index tables of a cluster (DESIGN §10c, issue 24), derived from the one declaration in
  * lib/store/schema.ts: same tables, columns, keys, defaults and indexes, in PostgreSQL's types.
- * Nothing reads or writes them yet; a node still keeps its index as a SQLite replica.
+ * PostgresIndexReads reads them (answering as SqliteIndexReads does: index-reads-contract.test.ts),
+ * but no node writes them yet; a node still keeps its index as a SQLite replica.
  *
  * - Names carry PG_INDEX_PREFIX: the cluster shares the database's namespace (and already has an
  *   `atrium_sessions` table of browser sessions), and PostgreSQL's index names share it too.
@@ -27,7 +28,10 @@ import * as sqlite from "../schema";
  * - Text is `COLLATE "C"`: ordered by bytes as SQLite's BINARY collation orders it, so a list
  *   sorted by title or model (and any cursor) comes out in the same order on both backends,
  *   whatever the database's locale.
- * The full-text tables (drizzle has no type for them) are not here: see docs/pg-index-plan.md.
+ * - Text holds no U+0000 or lone surrogate in PostgreSQL: a writer stores such strings through
+ *   databaseText (database-json.ts), as every jsonb value goes through databaseJson.
+ * The full-text tables (drizzle has no type for them) are not here: search on PostgreSQL will be
+ * its own step (Atrium's normalization, `to_tsvector('simple', …)` and a GIN index).
  */
 export const PG_INDEX_PREFIX = "atrium_index_";
 
