@@ -191,7 +191,7 @@ describe("NodeRequest", () => {
   });
 });
 
-it("an API-only client (list, live stream, a refused body, unknown path) never loads undici in the server", async () => {
+it("an API-only client (list, live stream, a refused body, unknown path) never loads undici, nor TLS (no https model call yet), in the server", async () => {
   home = makeTempHome("atrium-lean-");
   const loaded = path.join(home.home, "loaded-modules.txt");
   const preload = path.join(home.home, "report-modules.cjs");
@@ -216,4 +216,5 @@ it("an API-only client (list, live stream, a refused body, unknown path) never l
   const modules = fs.readFileSync(loaded, "utf8").split("\n");
   expect(modules).toContain("NativeModule http");
   expect(modules.filter((name) => name.includes("undici"))).toEqual([]);
+  expect(modules.filter((name) => /^NativeModule (tls|https)$/.test(name))).toEqual([]);
 });
