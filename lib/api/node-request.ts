@@ -1,4 +1,5 @@
 import type http from "node:http";
+import { readWhole } from "./body";
 import { PlainHeaders } from "./plain-headers";
 
 type Body = ReadableStream<Uint8Array<ArrayBuffer>>;
@@ -55,22 +56,7 @@ export class NodeRequest implements Request {
     const body = this.body;
     if (body === null) return new Uint8Array(0);
     if (body.locked) throw new TypeError("Body is unusable: Body has already been read");
-    const chunks: Uint8Array[] = [];
-    let total = 0;
-    const reader = body.getReader();
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      chunks.push(value);
-      total += value.byteLength;
-    }
-    const whole = new Uint8Array(total);
-    let offset = 0;
-    for (const chunk of chunks) {
-      whole.set(chunk, offset);
-      offset += chunk.byteLength;
-    }
-    return whole;
+    return readWhole(body);
   }
 
   async arrayBuffer(): Promise<ArrayBuffer> {

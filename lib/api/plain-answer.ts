@@ -1,3 +1,4 @@
+import { readWhole } from "./body";
 import { PlainHeaders } from "./plain-headers";
 
 type Content = string | ReadableStream<Uint8Array<ArrayBuffer>> | null;
@@ -59,22 +60,7 @@ export class PlainAnswer implements Response {
     const content = this.content;
     if (content === null) return new Uint8Array(0);
     if (typeof content === "string") return encoder.encode(content);
-    const chunks: Uint8Array[] = [];
-    let total = 0;
-    const reader = content.getReader();
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      chunks.push(value);
-      total += value.byteLength;
-    }
-    const whole = new Uint8Array(total);
-    let offset = 0;
-    for (const chunk of chunks) {
-      whole.set(chunk, offset);
-      offset += chunk.byteLength;
-    }
-    return whole;
+    return readWhole(content);
   }
 
   async arrayBuffer(): Promise<ArrayBuffer> {

@@ -9,7 +9,7 @@ export class PlainHeaders implements Headers {
   private readonly lists = new Map<string, string[]>();
 
   constructor(init: Record<string, string> | Iterable<readonly [string, string]> = {}) {
-    const pairs = Symbol.iterator in init ? (init as Iterable<readonly [string, string]>) : Object.entries(init);
+    const pairs = isIterable(init) ? init : Object.entries(init);
     for (const [name, value] of pairs) this.append(name, value);
   }
 
@@ -83,4 +83,8 @@ export class PlainHeaders implements Headers {
 /** The standard's value normalization: leading and trailing HTTP whitespace removed (not all of what trim() removes). */
 function normalized(value: string): string {
   return value.replace(/^[\t\n\r ]+|[\t\n\r ]+$/g, "");
+}
+
+function isIterable(init: Record<string, string> | Iterable<readonly [string, string]>): init is Iterable<readonly [string, string]> {
+  return Symbol.iterator in init;
 }
