@@ -29,6 +29,23 @@ export async function readBodyLimited(request: Request, limit: number, message: 
     }
     chunks.push(value);
   }
+  return joined(chunks, total);
+}
+
+/** All of a body the API made or has already limited (lib/api/node-request.ts, plain-answer.ts), in one array. */
+export async function readWhole(body: ReadableStream<Uint8Array>): Promise<Uint8Array<ArrayBuffer>> {
+  const reader = body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return joined(chunks, total);
+    chunks.push(value);
+    total += value.byteLength;
+  }
+}
+
+function joined(chunks: Uint8Array[], total: number): Uint8Array<ArrayBuffer> {
   const body = new Uint8Array(total);
   let offset = 0;
   for (const chunk of chunks) {

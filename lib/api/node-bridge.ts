@@ -2,12 +2,16 @@ import type http from "node:http";
 import type net from "node:net";
 import type { ApiResolution, RouteHandler } from "./api-router";
 import { LINGER_MS } from "./body";
+import { NodeRequest } from "./node-request";
+import { PlainAnswer } from "./plain-answer";
 
 /**
  * Runs a web route handler (Request in, Response out) on Node's request and response, as
  * Next does for app/api: the body streams in, the answer streams out chunk by chunk (event
  * streams flush per chunk), and `request.signal` aborts when the client goes away, so an SSE
- * route drops its subscriber (a turn is never stopped by it).
+ * route drops its subscriber (a turn is never stopped by it). The request is a NodeRequest and
+ * the API's own answers PlainAnswers, so an API client never loads undici; a real Response (a
+ * forwarded call's) is written the same way.
  */
 export async function serveWebHandler(
   request: http.IncomingMessage,
@@ -18,22 +22,11 @@ export async function serveWebHandler(
   response.once("close", () => {
     if (!response.writableFinished) aborter.abort();
   });
-  const method = (request.method ?? "GET").toUpperCase();
-  const headers = new Headers();
-  const raw = request.rawHeaders;
-  for (let index = 0; index + 1 < raw.length; index += 2) headers.append(raw[index], raw[index + 1]);
-  const hasBody = method !== "GET" && method !== "HEAD";
-  const webRequest = new Request(target.url, {
-    method,
-    headers,
-    body: hasBody ? lazyBody(request, response) : undefined,
-    signal: aborter.signal,
-    // @ts-expect-error Node's fetch needs `duplex` for a streamed body; the DOM types lack it.
-    duplex: "half",
-  });
+  const routeRequest = new NodeRequest(request, response, { url: target.url, signal: aborter.signal });
+  const hasBody = routeRequest.method !== "GET" && routeRequest.method !== "HEAD";
   let answer: Response;
   try {
-    answer = await target.handler(webRequest, { params: Promise.resolve(target.params) });
+    answer = await target.handler(routeRequest, { params: Promise.resolve(target.params) });
   } catch (error) {
     console.error("unexpected error in request", error);
     answer = jsonAnswer(500, "internal_error", "Something went wrong inside Atrium; see the server log.");
@@ -63,68 +56,18 @@ function lingerBeforeClose(socket: net.Socket): void {
   };
 }
 
-/**
- * The request body as a web stream that reads nothing until the handler reads it. A body left
- * unread (a 413 refused by its declared length, a route that takes none) is then drained by
- * Node when the answer is done and the connection is kept; a stream that had already pulled
- * from the socket would leave the rest of the body to be parsed as the next request. A body
- * refused part way (cancelled: over its limit) is read on and dropped until the answer has gone
- * out on a connection that is then closed: cutting the socket at once could reach the client
- * before the answer did.
- */
-function lazyBody(request: http.IncomingMessage, response: http.ServerResponse): ReadableStream<Uint8Array> {
-  return new ReadableStream<Uint8Array>(
-    {
-      pull(controller) {
-        return new Promise<void>((resolve, reject) => {
-          const done = () => {
-            request.off("readable", next);
-            request.off("end", onEnd);
-            request.off("error", onError);
-            resolve();
-          };
-          const next = () => {
-            const chunk = request.read() as Buffer | null;
-            if (chunk !== null) {
-              controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
-              done();
-            } else if (request.readableEnded) onEnd();
-          };
-          const onEnd = () => {
-            controller.close();
-            done();
-          };
-          const onError = (error: Error) => {
-            done();
-            reject(error);
-          };
-          request.on("readable", next);
-          request.once("end", onEnd);
-          request.once("error", onError);
-          next();
-        });
-      },
-      cancel() {
-        if (!response.headersSent) response.setHeader("connection", "close");
-        request.resume();
-      },
-    },
-    { highWaterMark: 0 },
-  );
-}
-
 /** The router's own answers: 404 for a path no route has, OPTIONS, 405. */
-export function routerAnswer(resolution: Exclude<ApiResolution, { kind: "handler" }>, method: string, pathname: string): Response {
+export function routerAnswer(resolution: Exclude<ApiResolution, { kind: "handler" }>, method: string, pathname: string): PlainAnswer {
   if (resolution.kind === "not_found") return jsonAnswer(404, "not_found", `no API route at ${pathname}`);
   const allow = resolution.allow.join(", ");
-  if (resolution.kind === "options") return new Response(null, { status: 204, headers: { allow } });
+  if (resolution.kind === "options") return new PlainAnswer(null, { status: 204, headers: { allow } });
   const refused = jsonAnswer(405, "bad_request", `${pathname} does not take ${method}; it takes ${allow}`);
   refused.headers.set("allow", allow);
   return refused;
 }
 
-function jsonAnswer(status: number, code: string, message: string): Response {
-  return new Response(JSON.stringify({ error: { code, message } }), {
+function jsonAnswer(status: number, code: string, message: string): PlainAnswer {
+  return new PlainAnswer(JSON.stringify({ error: { code, message } }), {
     status,
     headers: { "content-type": "application/json; charset=utf-8", "cache-control": "no-store" },
   });
@@ -141,6 +84,15 @@ export async function writeAnswer(response: http.ServerResponse, answer: Respons
   }
   const cookies = answer.headers.getSetCookie();
   if (cookies.length > 0) response.setHeader("set-cookie", cookies);
+  const whole = answer instanceof PlainAnswer ? answer.wholeText() : null;
+  if (whole !== null) {
+    // A text answer goes out with its length in one write, as answeredWhole below sends a short one.
+    if (withoutBody) return void response.end();
+    const body = Buffer.from(whole);
+    if (!response.hasHeader("content-length")) response.setHeader("content-length", body.byteLength);
+    response.end(body);
+    return;
+  }
   if (!answer.body || withoutBody) {
     await answer.body?.cancel().catch(() => undefined);
     response.end();

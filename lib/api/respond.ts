@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { isAtriumError, type ErrorCode } from "../errors";
+import { PlainAnswer } from "./plain-answer";
 
 const STATUS: Record<ErrorCode, number> = {
   bad_request: 400,
@@ -28,15 +29,16 @@ const STATUS: Record<ErrorCode, number> = {
   node_unavailable: 503,
 };
 
+/** Answers are PlainAnswers (lib/api/plain-answer.ts): writing one needs none of undici. */
 export function json(body: object, status = 200, headers: Record<string, string> = {}): Response {
-  return new Response(JSON.stringify(body), {
+  return new PlainAnswer(JSON.stringify(body), {
     status,
     headers: { "content-type": "application/json; charset=utf-8", "cache-control": "no-store", ...headers },
   });
 }
 
 export function noContent(): Response {
-  return new Response(null, { status: 204 });
+  return new PlainAnswer(null, { status: 204 });
 }
 
 /** The one place errors become HTTP answers: typed errors keep their code, anything else is a 500. */

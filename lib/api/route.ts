@@ -36,8 +36,10 @@ export function apiRoute<P extends Params = Params>(handler: (context: RouteCont
       }
       const runtime = getRuntime();
       const routed = await forwardToHolder(request, runtime);
+      // Null first: naming Response at all would load undici, which a single node never needs.
+      if (routed === null) return await handler({ request, params, runtime });
       if (routed instanceof Response) return routed;
-      return await handler({ request: routed ?? request, params, runtime });
+      return await handler({ request: routed, params, runtime });
     } catch (error) {
       if (!isAtriumError(error) && isClientHangUp(error, request)) {
         quietRejectionsOf(getRuntime()).count("client_hung_up");

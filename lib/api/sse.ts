@@ -1,4 +1,5 @@
 import type { Delivered } from "../events/events";
+import { PlainAnswer } from "./plain-answer";
 import { streamClient, streamSlots } from "./stream-slots";
 
 const HEARTBEAT_MS = 15_000;
@@ -59,7 +60,7 @@ export function sseStream(request: Request, start: (writer: SseWriter) => () => 
   const encoder = new TextEncoder();
   let cleanup = () => {};
   let behindSince: number | null = null;
-  const stream = new ReadableStream<Uint8Array>(
+  const stream = new ReadableStream<Uint8Array<ArrayBuffer>>(
     {
       start(controller) {
         let open = true;
@@ -135,7 +136,7 @@ export function sseStream(request: Request, start: (writer: SseWriter) => () => 
     },
     { highWaterMark: 0, size: (chunk) => chunk.byteLength },
   );
-  return new Response(stream, {
+  return new PlainAnswer(stream, {
     headers: {
       "content-type": "text/event-stream; charset=utf-8",
       "cache-control": "no-cache, no-transform",

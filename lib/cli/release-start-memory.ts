@@ -1,6 +1,3 @@
-import v8 from "node:v8";
-import vm from "node:vm";
-
 /** How long after the start the collection runs: off the path of the first requests (it takes ~80 ms of CPU on Node 24). */
 export const START_QUIET_MS = 500;
 
@@ -17,6 +14,9 @@ type GarbageCollect = (options: { type: "major"; execution: "sync"; flavor: "las
  * For the process entries only (`atrium serve`, `node server.ts`), never a library caller.
  */
 export function releaseStartMemory(): void {
+  // Taken here, not imported: nothing else of a server's start needs them.
+  const v8 = process.getBuiltinModule("node:v8");
+  const vm = process.getBuiltinModule("node:vm");
   // The gc function exists only in contexts created while --expose-gc is on: one is made for it.
   v8.setFlagsFromString("--expose-gc");
   try {

@@ -1,10 +1,15 @@
-import { parseArgs } from "node:util";
 import { ensureHome, UsageError, type CliContext } from "./cli-context";
 import { EXIT_DONE } from "./exit-status";
 import { buildIfMissing } from "./next-build";
 import { releaseStartMemory, START_QUIET_MS } from "./release-start-memory";
 import { runServeStop } from "./serve-stop";
 import { loadStartServer } from "./server-entry";
+
+/**
+ * node:util taken without an ESM import: an import builds its namespace from every export, and
+ * the lazy ones load worker_threads, assert's diff and more, which a server never uses.
+ */
+const { parseArgs } = process.getBuiltinModule("node:util");
 
 /** `atrium serve [--host H] [--port P] [--build-if-missing]` and `atrium serve stop`. */
 export async function runServe(args: string[], context: CliContext): Promise<number> {

@@ -1,4 +1,4 @@
-import type { IncomingMessage } from "node:http";
+import type { Agent, IncomingMessage } from "node:http";
 
 /**
  * A `fetch` for the AI SDK's `postJsonToApi` made on node:http: a success answers a Response
@@ -13,12 +13,29 @@ import type { IncomingMessage } from "node:http";
  * and its lazy WebSocket getters load undici and http2 (~35-55 ms on Node 24).
  */
 const http = process.getBuiltinModule("node:http");
-const https = process.getBuiltinModule("node:https");
 
-const agents = {
-  "http:": new http.Agent({ keepAlive: true }),
-  "https:": new https.Agent({ keepAlive: true }),
-};
+interface Transport {
+  request: typeof http.request;
+  agent: Agent;
+}
+
+const transports = new Map<string, Transport>();
+
+/**
+ * A scheme's module and keep-alive agent, made at its first call: node:https brings TLS with it
+ * (about 2.7 MiB of a Node 24 server's RSS), which a server that talks only to a model on plain
+ * http never needs. Null for a scheme fetch does not take.
+ */
+function transportFor(protocol: string): Transport | null {
+  if (protocol !== "http:" && protocol !== "https:") return null;
+  let transport = transports.get(protocol);
+  if (!transport) {
+    const module = protocol === "https:" ? process.getBuiltinModule("node:https") : http;
+    transport = { request: module.request, agent: new module.Agent({ keepAlive: true }) };
+    transports.set(protocol, transport);
+  }
+  return transport;
+}
 
 const bodies = new WeakMap<Response, IncomingMessage>();
 
@@ -72,9 +89,8 @@ export function fetchWithIdleTimeout(input: string | URL | Request, init: Reques
   const signal = init?.signal ?? undefined;
   return new Promise<Response>((resolve, reject) => {
     if (signal?.aborted) return reject(abortReason(signal));
-    const agent = agents[url.protocol as keyof typeof agents];
-    if (!agent) return reject(new TypeError("fetch failed", { cause: new Error(`unsupported protocol ${url.protocol}`) }));
-    const transport = url.protocol === "https:" ? https : http;
+    const transport = transportFor(url.protocol);
+    if (!transport) return reject(new TypeError("fetch failed", { cause: new Error(`unsupported protocol ${url.protocol}`) }));
     let message: IncomingMessage | null = null;
     const onAbort = () => {
       const reason = abortReason(signal!);
@@ -82,7 +98,7 @@ export function fetchWithIdleTimeout(input: string | URL | Request, init: Reques
       if (message) message.destroy(reason as Error);
       else request.destroy(reason as Error);
     };
-    const request = transport.request(url, { method: init?.method ?? "GET", headers: requestHeaders(init, body), agent }, (answer) => {
+    const request = transport.request(url, { method: init?.method ?? "GET", headers: requestHeaders(init, body), agent: transport.agent }, (answer) => {
       message = answer;
       answer.once("close", () => signal?.removeEventListener("abort", onAbort));
       const status = answer.statusCode ?? 0;

@@ -1,5 +1,10 @@
+import { execFileSync } from "node:child_process";
+import fs from "node:fs";
 import http from "node:http";
+import https from "node:https";
 import type { AddressInfo } from "node:net";
+import os from "node:os";
+import path from "node:path";
 import { APICallError } from "@ai-sdk/provider";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bodyReadError } from "@/lib/models/openai-compatible/network-error";
@@ -45,5 +50,44 @@ describe("nodeFetch's idle limits (undici's headersTimeout and bodyTimeout)", ()
     expect(error).toMatchObject({ code: "UND_ERR_BODY_TIMEOUT" });
     const mapped = bodyReadError(error, { url, requestBodyValues: {}, statusCode: 200, responseHeaders: {} });
     expect(APICallError.isInstance(mapped) && mapped.isRetryable).toBe(true);
+  });
+});
+
+function hasOpenssl(): boolean {
+  try {
+    execFileSync("openssl", ["version"], { stdio: "ignore" });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** node:https is taken at the first https call (lib/models/openai-compatible/node-fetch.ts): such a call still speaks TLS. */
+describe.skipIf(!hasOpenssl())("nodeFetch to an https provider", () => {
+  const temp = fs.mkdtempSync(path.join(os.tmpdir(), "atrium-node-fetch-tls-"));
+  let server: https.Server;
+  let url = "";
+  beforeAll(async () => {
+    const key = path.join(temp, "key.pem");
+    const cert = path.join(temp, "cert.pem");
+    execFileSync("openssl", ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", cert, "-days", "1", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"], { stdio: "ignore" });
+    server = https.createServer({ key: fs.readFileSync(key), cert: fs.readFileSync(cert) }, (_, response) => response.end("{}"));
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    url = `https://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+    fs.rmSync(temp, { recursive: true, force: true });
+  });
+
+  it("connects over TLS and refuses a certificate nobody vouches for, as fetch does", async () => {
+    const failure = await fetchWithIdleTimeout(`${url}/v1/chat/completions`, { method: "POST", body: "{}" }, 5_000).then(
+      () => null,
+      (error: unknown) => error,
+    );
+    expect(failure).toBeInstanceOf(TypeError);
+    expect((failure as TypeError).message).toBe("fetch failed");
+    expect((failure as TypeError).cause).toMatchObject({ code: "DEPTH_ZERO_SELF_SIGNED_CERT" });
   });
 });
