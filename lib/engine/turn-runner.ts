@@ -41,6 +41,7 @@ export class TurnRunner implements TurnHandle {
   readonly finished = new Promise<void>((resolve) => (this.settled = resolve));
   private settleRecorded!: (recorded: boolean) => void;
   readonly recorded = new Promise<boolean>((resolve) => (this.settleRecorded = resolve));
+  onRecord = false;
   private readonly progress: TurnProgress;
 
   /** `recorded`: whether the turn's `turn.started` is already on disk (a resumed turn); else the start command says so. */
@@ -51,7 +52,7 @@ export class TurnRunner implements TurnHandle {
     recorded: boolean,
   ) {
     this.progress = new TurnProgress(actor, session, turn);
-    if (recorded) this.settleRecorded(true);
+    if (recorded) this.confirmRecorded();
   }
 
   get signal(): AbortSignal {
@@ -82,6 +83,7 @@ export class TurnRunner implements TurnHandle {
 
   /** The turn's `turn.started` is on disk: what the turn writes may follow it. */
   confirmRecorded(): void {
+    this.onRecord = true;
     this.settleRecorded(true);
   }
 

@@ -103,8 +103,10 @@ describe("a turn's start record", () => {
     // …and the model request for that turn went out while it was held.
     await waitUntil(() => requestedTurn(fake, requestsBefore) !== null, "the new turn's model request while turn.started is held", 5000);
     const turnId = requestedTurn(fake, requestsBefore)!;
-    // Nothing of the turn is answered, written or told yet.
+    // Nothing of the turn is answered, written or told yet, nor shown to a reader or a new live client.
     expect(answered).toBe(false);
+    expect(harness.runtime.actor(id).runningTurns()).toEqual([]);
+    expect(harness.runtime.actor(id).liveItems()).toEqual([]);
     expect(harness.events(id, "turn.started").some((event) => event.turnId === turnId)).toBe(false);
     expect(lines(sessionLog).some((record) => record.type === "item.created" && record.item?.turnId === turnId && record.item.kind === "assistant_message")).toBe(false);
 
