@@ -70,7 +70,15 @@ export async function compactSession(
 export async function ensureRoom(
   actor: ConversationOwner,
   session: SessionState,
-  options: { turnId: string; modelId: string; signal: AbortSignal; inputIds: readonly string[]; force: boolean },
+  options: {
+    turnId: string;
+    modelId: string;
+    signal: AbortSignal;
+    inputIds: readonly string[];
+    force: boolean;
+    /** Awaited before the compaction writes anything (a turn's start may still be on its way to disk). */
+    beforeCompacting?: () => Promise<void>;
+  },
 ): Promise<void> {
   let usage = measureUsage(actor, session, options.modelId);
   assertInputFits(actor, session, usage, options.inputIds);
@@ -78,6 +86,7 @@ export async function ensureRoom(
   // Right after a compaction nothing new can be summarized; compacting again would loop.
   if (lastItem?.kind === "compaction_summary") return;
   if (!options.force && usage.usedTokens < usage.threshold) return;
+  await options.beforeCompacting?.();
   await compactSession(actor, session, { turnId: options.turnId, modelId: options.modelId, signal: options.signal });
   usage = measureUsage(actor, session, options.modelId);
   if (usage.usedTokens > usage.contextWindow - usage.maxOutputTokens) {

@@ -1,15 +1,23 @@
 import type { EngineOwner } from "./engine-owner";
 import type { Turn } from "../events/entities";
-import type { MessageOrigin, TurnError } from "../store/records";
+import type { MessageOrigin, MetadataRecord, TurnError } from "../store/records";
 import { SERVER_STOPPED_NOTICE } from "./crash-closing";
 import type { InterruptReason, SessionState, TurnHandle, TurnInput, WaitingEntry } from "../ports/owner-port";
 import { settleParked } from "./parked-decisions";
 
 export const OWNER_INTERRUPT_NOTICE = "The previous turn was interrupted by the owner.";
 
+/** A turn whose inputs are on disk and whose `turn.started` is on its way there. */
+export interface TurnStartRecording {
+  turn: Turn;
+  /** Settles once `turn.started` is flushed (and indexed), or with the storage error that refused it. */
+  started: Promise<MetadataRecord>;
+}
+
 /**
  * The records that start a turn, written inside the owner's start command; the owner then
- * changes its state. Returns the turn as recorded.
+ * changes its state. The inputs are flushed before this answers; `turn.started` is only queued
+ * (its record comes back in `started`), so the turn's model request need not wait for its flush.
  */
 export async function recordTurnStart(
   owner: EngineOwner,
@@ -17,7 +25,7 @@ export async function recordTurnStart(
   inputs: TurnInput[],
   request: { requestKey?: string; requestHash?: string } | undefined,
   existingTurnId: string | undefined,
-): Promise<Turn> {
+): Promise<TurnStartRecording> {
   const store = owner.context.store;
   const conversation = owner.conversation();
   const turnId = existingTurnId ?? store.newId();
@@ -41,7 +49,7 @@ export async function recordTurnStart(
   }
   const model = session.id === owner.rootSessionId ? conversation.model : session.model;
   const effort = session.id === owner.rootSessionId ? conversation.effort : null;
-  const record = await owner.records.append({
+  const started = owner.records.append({
     type: "turn.started",
     turnId,
     sessionId: session.id,
@@ -52,19 +60,21 @@ export async function recordTurnStart(
     requestKey: request?.requestKey,
     requestHash: request?.requestHash,
   });
-  return {
+  const turn: Turn = {
     id: turnId,
     conversationId: owner.id,
     sessionId: session.id,
     status: "running",
     model,
     effort,
-    startedAt: record.at,
+    // The record's own time replaces this once it is on disk, before anyone is told of the turn.
+    startedAt: store.now().toISOString(),
     endedAt: null,
     error: null,
     usage: { inputTokens: 0, outputTokens: 0 },
     inputMessageIds: inputs.map((input) => input.id),
   };
+  return { turn, started };
 }
 
 /**

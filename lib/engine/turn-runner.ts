@@ -39,14 +39,20 @@ export class TurnRunner implements TurnHandle {
   private parkedWake: (() => void) | null = null;
   private settled!: () => void;
   readonly finished = new Promise<void>((resolve) => (this.settled = resolve));
+  private settleRecorded!: (recorded: boolean) => void;
+  readonly recorded = new Promise<boolean>((resolve) => (this.settleRecorded = resolve));
+  onRecord = false;
   private readonly progress: TurnProgress;
 
+  /** `recorded`: whether the turn's `turn.started` is already on disk (a resumed turn); else the start command says so. */
   constructor(
     readonly actor: EngineOwner,
     readonly session: SessionState,
     readonly turn: Turn,
+    recorded: boolean,
   ) {
     this.progress = new TurnProgress(actor, session, turn);
+    if (recorded) this.confirmRecorded();
   }
 
   get signal(): AbortSignal {
@@ -73,6 +79,24 @@ export class TurnRunner implements TurnHandle {
     this.storageFailure ??= error;
     if (!this.controller.signal.aborted) this.controller.abort(new Error(error.message));
     this.parkedWake?.();
+  }
+
+  /** The turn's `turn.started` is on disk: what the turn writes may follow it. */
+  confirmRecorded(): void {
+    this.onRecord = true;
+    this.settleRecorded(true);
+  }
+
+  /** The disk refused the turn's `turn.started`: the turn stops, and nothing of it is written. */
+  discard(): void {
+    if (!this.controller.signal.aborted) this.controller.abort(new Error("the turn's start could not be recorded"));
+    this.settleRecorded(false);
+    this.parkedWake?.();
+  }
+
+  /** Before the turn's first write of its own: its start is on disk, or the turn was dropped. */
+  private async untilRecorded(): Promise<void> {
+    if (!(await this.recorded)) throw this.signal.reason;
   }
 
   settle(): void {
@@ -142,6 +166,8 @@ export class TurnRunner implements TurnHandle {
     } finally {
       clearInterval(checkpoints);
     }
+    // A start the disk refused: the turn never was, so it has no end to record.
+    if (!(await this.recorded)) return this.settle();
     if (this.signal.aborted && !this.storageFailure) {
       status = "interrupted";
       error = this.reason?.code === "server_stopped" ? { code: "server_stopped", message: this.reason.message } : null;
@@ -203,6 +229,7 @@ export class TurnRunner implements TurnHandle {
       signal: this.signal,
       inputIds: this.turn.inputMessageIds,
       force: this.compactRequested,
+      beforeCompacting: () => this.untilRecorded(),
     });
     this.compactRequested = false;
     const modelConfig = context.models.get(this.turn.model);
@@ -211,6 +238,7 @@ export class TurnRunner implements TurnHandle {
     let streaming: Item | null = null;
     let reasoning: Item | null = null;
     const create = async (fields: ItemFields) => {
+      await this.untilRecorded();
       const item = await this.actor.createItem(this.session, fields);
       attemptItems.push(item);
       return item;
@@ -261,6 +289,7 @@ export class TurnRunner implements TurnHandle {
         },
       },
     );
+    await this.untilRecorded();
     const applied = step.providerMetadata?.openai?.reasoningContext;
     this.actor.report({
       type: "model_usage",

@@ -21,8 +21,11 @@ async function loadTurnRunner(): Promise<TurnRunnerClass> {
 }
 
 /**
- * The owner's command that starts a turn: its records first, then the session takes the runner,
- * then clients are told; the turn loop itself runs outside the queue.
+ * The owner's command that starts a turn: its inputs' records first, then the session takes the
+ * runner, then clients are told once `turn.started` is on disk; the turn loop itself runs outside
+ * the queue. The loop starts while `turn.started` is being flushed, so the model request does not
+ * wait for that write: everything the turn writes goes through the owner's queue, behind this
+ * command, and a start the disk refuses drops the runner before it has written anything.
  */
 export async function startTurn(
   owner: EngineOwner,
@@ -32,13 +35,23 @@ export async function startTurn(
   existingTurnId?: string,
 ): Promise<Turn> {
   const TurnRunner = turnRunnerClass ?? (await loadTurnRunner());
-  const turn = await recordTurnStart(owner, session, inputs, request, existingTurnId);
-  owner.forgetWaiting(new Set(inputs.map((input) => input.id)));
-  const runner = new TurnRunner(owner, session, turn);
+  const { turn, started } = await recordTurnStart(owner, session, inputs, request, existingTurnId);
+  const runner = new TurnRunner(owner, session, turn, false);
   session.runner = runner;
+  runner.start();
+  let record;
+  try {
+    record = await started;
+  } catch (error) {
+    if (session.runner === runner) session.runner = null;
+    runner.discard();
+    throw error;
+  }
+  turn.startedAt = record.at;
+  runner.confirmRecorded();
+  owner.forgetWaiting(new Set(inputs.map((input) => input.id)));
   owner.publish({ type: "turn.started", sessionId: session.id, turnId: turn.id, turn: cloneTurn(turn) });
   owner.publishConversation();
-  runner.start();
   return cloneTurn(turn);
 }
 
@@ -60,7 +73,7 @@ export async function resumeParkedTurn(owner: EngineOwner, session: SessionState
   // The index knows the usage turn.started wrote; the park's own record knows the calls before it.
   const usage = usageWhenParked(owner, turn.id);
   if (usage) turn.usage = { ...usage };
-  const runner = new TurnRunner(owner, session, turn);
+  const runner = new TurnRunner(owner, session, turn, true);
   session.runner = runner;
   runner.start();
 }

@@ -127,6 +127,10 @@ export interface TurnHandle {
   readonly turn: Turn;
   readonly signal: AbortSignal;
   readonly finished: Promise<void>;
+  /** True once the turn's `turn.started` is on disk; false when the disk refused it (the turn writes nothing). */
+  readonly recorded: Promise<boolean>;
+  /** `turn.started` is on disk: until then the turn is not shown to readers (it may yet be refused). */
+  readonly onRecord: boolean;
   reason: InterruptReason | null;
   /** Set by the compact_context tool: compact before the next model call. */
   compactRequested: boolean;

@@ -1,0 +1,156 @@
+import fs from "node:fs";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { FaultyStorageFs } from "@/lib/store/storage-fs";
+import { startFakeOpenAIServer, type FakeOpenAIServer } from "../../support/fake-openai";
+import { fakeModelConfig, startHarness, type Harness } from "../../support/runtime-harness";
+import { waitUntil } from "../../support/wait-until";
+
+/**
+ * Issue 25: a new turn's model request goes out while its `turn.started` is being flushed, not
+ * after. The send is still answered only once that record is on disk, clients hear of the turn
+ * only then, and everything the turn writes (its answer, its end) lands after it. A start the
+ * disk refuses fails the send and leaves nothing of the turn behind, though its request went out.
+ */
+
+/** The next write of a file whose path contains `pathIncludes` waits for `release`, then writes and fails (ENOSPC) or succeeds. */
+class GatedWriteFs extends FaultyStorageFs {
+  private gate: { pathIncludes: string; opened: Promise<void>; arrived: () => void; refuse: boolean } | null = null;
+  private openGate: () => void = () => undefined;
+
+  /** Resolves once the gated write has arrived and waits. */
+  gateNext(pathIncludes: string, refuse: boolean): Promise<void> {
+    const opened = new Promise<void>((resolve) => (this.openGate = resolve));
+    return new Promise<void>((arrived) => (this.gate = { pathIncludes, opened, arrived, refuse }));
+  }
+
+  release(): void {
+    this.openGate();
+  }
+
+  override async write(handle: fs.promises.FileHandle, filePath: string, chunk: Buffer, offset: number, length: number): Promise<number> {
+    const gate = this.gate && filePath.includes(this.gate.pathIncludes) ? this.gate : null;
+    if (gate) {
+      this.gate = null;
+      gate.arrived();
+      await gate.opened;
+      if (gate.refuse) this.inject({ operation: "write", code: "ENOSPC", pathIncludes: gate.pathIncludes, times: 1 });
+    }
+    return super.write(handle, filePath, chunk, offset, length);
+  }
+}
+
+let harness: Harness | undefined;
+let fake: FakeOpenAIServer | undefined;
+let disk: GatedWriteFs | undefined;
+afterEach(async () => {
+  disk?.release();
+  disk = undefined;
+  await harness?.close();
+  await fake?.close();
+  harness = undefined;
+  fake = undefined;
+});
+
+function lines(file: string): Array<{ type: string; turnId?: string; item?: { turnId?: string; kind?: string } }> {
+  return fs
+    .readFileSync(file, "utf8")
+    .split("\n")
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as { type: string });
+}
+
+/** A conversation whose first turn has ended, on a disk whose writes the test can hold. */
+async function idleConversation() {
+  disk = new GatedWriteFs();
+  fake = await startFakeOpenAIServer();
+  harness = await startHarness(fakeModelConfig(fake.url), undefined, { fs: disk });
+  const created = await harness.runtime.createConversation({ text: "first" });
+  expect((await harness.turnEnded(created.conversation.id, created.turn.id)).status).toBe("completed");
+  const id = created.conversation.id;
+  const directory = path.join(harness.home, "conversations", id);
+  return {
+    id,
+    harness,
+    fake,
+    disk,
+    metadata: path.join(directory, "metadata.jsonl"),
+    sessionLog: path.join(directory, `${created.conversation.rootSessionId}.jsonl`),
+  };
+}
+
+/** The turn id the newest model request was made for. */
+function requestedTurn(fake: FakeOpenAIServer, after: number): string | null {
+  const request = fake.requests.slice(after).find((candidate) => candidate.headers["x-atrium-turn-id"]);
+  return request ? String(request.headers["x-atrium-turn-id"]) : null;
+}
+
+describe("a turn's start record", () => {
+  it("is flushed while the model request is out; the send, the turn's event, its answer and its end all wait for it", async () => {
+    const { id, harness, fake, disk, metadata, sessionLog } = await idleConversation();
+    const requestsBefore = fake.requests.length;
+    const arrived = disk.gateNext(path.join(id, "metadata.jsonl"), false);
+    let answered = false;
+    const sending = harness.runtime.sendMessage(id, { text: "second", mode: "auto" }).then((outcome) => {
+      answered = true;
+      return outcome;
+    });
+    const turnsBefore = lines(metadata).filter((record) => record.type === "turn.started").length;
+    await arrived;
+    // The held write is the turn's start (the message is on disk before it)…
+    expect(lines(sessionLog).some((record) => record.type === "item.created" && record.item?.kind === "user_message" && JSON.stringify(record).includes("second"))).toBe(true);
+    expect(lines(metadata).filter((record) => record.type === "turn.started")).toHaveLength(turnsBefore);
+    // …and the model request for that turn went out while it was held.
+    await waitUntil(() => requestedTurn(fake, requestsBefore) !== null, "the new turn's model request while turn.started is held", 5000);
+    const turnId = requestedTurn(fake, requestsBefore)!;
+    // Nothing of the turn is answered, written or told yet, nor shown to a reader or a new live client.
+    expect(answered).toBe(false);
+    expect(harness.runtime.actor(id).runningTurns()).toEqual([]);
+    expect(harness.runtime.actor(id).liveItems()).toEqual([]);
+    expect(harness.events(id, "turn.started").some((event) => event.turnId === turnId)).toBe(false);
+    expect(lines(sessionLog).some((record) => record.type === "item.created" && record.item?.turnId === turnId && record.item.kind === "assistant_message")).toBe(false);
+
+    disk.release();
+    const sent = await sending;
+    expect(sent).toMatchObject({ message: { status: "started" }, turn: { id: turnId, status: "running" } });
+    const started = harness.events(id, "turn.started").find((event) => event.turnId === turnId)!;
+    const records = lines(metadata);
+    const startRecord = records.find((record) => record.type === "turn.started" && record.turnId === turnId) as { at: string } | undefined;
+    // The turn as answered and told carries its record's own time.
+    expect(sent.turn!.startedAt).toBe(startRecord!.at);
+    expect(started.turn.startedAt).toBe(startRecord!.at);
+    expect((await harness.turnEnded(id, turnId)).status).toBe("completed");
+    expect(lines(sessionLog).some((record) => record.type === "item.created" && record.item?.turnId === turnId && record.item.kind === "assistant_message")).toBe(true);
+    const after = lines(metadata);
+    expect(after.findIndex((record) => record.type === "turn.ended" && record.turnId === turnId)).toBeGreaterThan(after.findIndex((record) => record.type === "turn.started" && record.turnId === turnId));
+  });
+
+  it("refused by the disk fails the send with storage_full; the turn whose model request already went out writes nothing, and the next message runs", async () => {
+    const { id, harness, fake, disk, metadata, sessionLog } = await idleConversation();
+    const requestsBefore = fake.requests.length;
+    const metadataBefore = fs.readFileSync(metadata, "utf8");
+    const arrived = disk.gateNext(path.join(id, "metadata.jsonl"), true);
+    const sending = harness.runtime.sendMessage(id, { text: "second", mode: "auto" });
+    const outcome = sending.then(
+      () => "answered",
+      (error: unknown) => error,
+    );
+    await arrived;
+    await waitUntil(() => requestedTurn(fake, requestsBefore) !== null, "the new turn's model request while turn.started is held", 5000);
+    const turnId = requestedTurn(fake, requestsBefore)!;
+
+    disk.release();
+    expect(await outcome).toMatchObject({ code: "storage_full" });
+    expect(disk.fired).toBe(1);
+    // Nothing of the turn is on disk or was told, and the conversation runs no turn.
+    expect(fs.readFileSync(metadata, "utf8")).toBe(metadataBefore);
+    await waitUntil(() => !harness.runtime.actor(id).hasOpenTurn(), "the dropped turn to leave the session", 5000);
+    // Only the message itself, flushed before the start was tried, carries the turn's id.
+    expect(lines(sessionLog).filter((record) => record.item?.turnId === turnId).map((record) => record.item?.kind)).toEqual(["user_message"]);
+    expect(harness.log.filter(({ event }) => "turnId" in event && event.turnId === turnId).map(({ event }) => event.type)).toEqual(["item.created"]);
+
+    const next = await harness.runtime.sendMessage(id, { text: "third", mode: "auto" });
+    expect(next.message.status).toBe("started");
+    expect((await harness.turnEnded(id, next.turn!.id)).status).toBe("completed");
+  });
+});
