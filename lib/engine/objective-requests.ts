@@ -25,10 +25,12 @@ export function openObjectiveRequest(
     // The opening was recorded but what follows it may not have been (a storage fault answered
     // the first request): the objective this key opened, still open with nothing running or
     // waiting, gets its first slice now, on the terms the first request had (a conversation no
-    // longer usable here answers as it would have then). One opened since is not this key's to run.
+    // longer usable here answers as it would have then). One opened since is not this key's to
+    // run; one whose slice runs or waits was whole, and is answered as it stands, whatever changed.
     async (reference) => {
       const current = actor.conversation().objective;
-      if (current && current.id === reference.objectiveId && current.status === "open") {
+      const idle = !actor.root.runner && !actor.waiting.some((entry) => entry.sessionId === actor.rootSessionId);
+      if (current && current.id === reference.objectiveId && current.status === "open" && idle) {
         assertUsable();
         await actor.execute({ type: "continue_objective" });
       }

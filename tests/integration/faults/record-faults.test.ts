@@ -143,6 +143,19 @@ describe.each(FAULTS)("$code on $operation", (fault) => {
     await waitUntil(() => harness.runtime.getConversation(id).status === "idle", "the conversation to be idle");
   });
 
+  it("objective opened whole: its keyed retry answers it as it stands even once the working directory is gone (its slice already runs)", async () => {
+    await start();
+    const cwd = fs.mkdtempSync(path.join(harness.home, "project-"));
+    const created = await harness.runtime.createConversation({ text: "hello", cwd });
+    await harness.turnEnded(created.conversation.id, created.turn.id);
+    const id = created.conversation.id;
+    const text = `slice [[tool:shell ${JSON.stringify({ command: "echo parked" })}]]`;
+    expect(await harness.runtime.openObjective(id, text, "open-1")).toMatchObject({ status: "open", slices: 1 });
+    await harness.waitForEvent(id, "approval.requested");
+    fs.rmSync(cwd, { recursive: true });
+    expect(await harness.runtime.openObjective(id, text, "open-1")).toMatchObject({ status: "open", slices: 1 });
+  });
+
   it("compaction: manual compaction answers with the fault and records no summary", async () => {
     await start(SMALL);
     const { id, rootSessionId } = await idleConversation("first [[stream:400]]");
