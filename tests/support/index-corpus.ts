@@ -117,6 +117,10 @@ export async function buildIndexCorpus(): Promise<Corpus> {
   await pollUntil(() => runtime.getConversation(objective).objective?.status === "paused", { what: "the second objective to pause" });
   await settled(objective);
 
+  // What PostgreSQL's text cannot hold as it is: NUL, a lone surrogate, and the escape's own U+FFFF.
+  const awkward = await converse("a NUL \u0000 here, a lone \ud800, \uffff0 and \uffff\uffff [[stream:2]]", { requestKey: "key \u0000 \uffff" });
+  await runtime.updateConversation(awkward, { title: "Title with \u0000 NUL" });
+
   const compacted = await converse("compact me [[stream:400]]", { model: "Zed" });
   for (let round = 0; round < 4; round += 1) await send(compacted, `more ${round} [[stream:400]]`);
   await runtime.compact(compacted);

@@ -15,6 +15,7 @@ import {
 } from "drizzle-orm/pg-core";
 import { getTableConfig, type SQLiteColumn, type SQLiteTable } from "drizzle-orm/sqlite-core";
 import * as sqlite from "../schema";
+import { databaseText, parseDatabaseText } from "./database-json";
 
 /**
  * The index tables of a cluster (DESIGN §10c, issue 24), derived from the one declaration in
@@ -28,8 +29,9 @@ import * as sqlite from "../schema";
  * - Text is `COLLATE "C"`: ordered by bytes as SQLite's BINARY collation orders it, so a list
  *   sorted by title or model (and any cursor) comes out in the same order on both backends,
  *   whatever the database's locale.
- * - Text holds no U+0000 or lone surrogate in PostgreSQL: a writer stores such strings through
- *   databaseText (database-json.ts), as every jsonb value goes through databaseJson.
+ * - Text holds no U+0000 or lone surrogate in PostgreSQL: the columns store such strings through
+ *   databaseText (database-json.ts) and read them back, as every jsonb value goes through
+ *   databaseJson. (Such a string then sorts after its prefix's other strings, not before.)
  * The full-text tables (drizzle has no type for them) are not here: search on PostgreSQL will be
  * its own step (Atrium's normalization, `to_tsvector('simple', …)` and a GIN index).
  */
@@ -37,8 +39,12 @@ export const PG_INDEX_PREFIX = "atrium_index_";
 
 const indexTable = pgTableCreator((name) => `${PG_INDEX_PREFIX}${name}`);
 
-/** `text COLLATE "C"`: see above. */
-const byteText = customType<{ data: string; driverData: string }>({ dataType: () => 'text COLLATE "C"' });
+/** `text COLLATE "C"`: see above; written and read through databaseText (NUL and lone surrogates kept). */
+const byteText = customType<{ data: string; driverData: string }>({
+  dataType: () => 'text COLLATE "C"',
+  toDriver: databaseText,
+  fromDriver: parseDatabaseText,
+});
 
 type ByteTextBuilder<Name extends string> = PgCustomColumnBuilder<{
   name: Name;

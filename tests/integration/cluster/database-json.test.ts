@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DATABASE_TYPES, databaseJson, databaseText } from "@/lib/store/postgres/database-json";
+import { DATABASE_TYPES, databaseJson, databaseText, parseDatabaseText } from "@/lib/store/postgres/database-json";
 import { usePostgresPerFile } from "../../support/embedded-postgres";
 
 const database = usePostgresPerFile();
@@ -54,6 +54,16 @@ describe("JSON in jsonb", () => {
       fc.asyncProperty(awkward, async (text) => {
         const { rows } = await pool.query<{ same: boolean }>("SELECT ($1::jsonb ->> 'key') = $2 AS same", [databaseJson({ key: text }), databaseText(text)]);
         expect(rows[0]!.same).toBe(true);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it("any string stored in a text column through databaseText reads back exactly through parseDatabaseText", async () => {
+    await fc.assert(
+      fc.asyncProperty(awkward, async (text) => {
+        const { rows } = await pool.query<{ value: string }>("SELECT $1::text AS value", [databaseText(text)]);
+        expect(parseDatabaseText(rows[0]!.value)).toBe(text);
       }),
       { numRuns: 300 },
     );
