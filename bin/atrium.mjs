@@ -38,11 +38,13 @@ function bundleIsFresh() {
  * links) the name is the file: such an import resolves to its URL directly. Node < 22.15 has no
  * registerHooks and resolves as before.
  */
+const CHUNK = /^\.\/[\w.-]+\.mjs$/;
+
 function resolveBundleChunksDirectly() {
   const distUrl = `${pathToFileURL(DIST).href}/`;
   module.registerHooks?.({
     resolve(specifier, context, nextResolve) {
-      if (specifier.startsWith("./") && context.parentURL?.startsWith(distUrl) && !context.parentURL.includes("/", distUrl.length)) {
+      if (CHUNK.test(specifier) && context.parentURL?.startsWith(distUrl) && !context.parentURL.includes("/", distUrl.length)) {
         return { url: new URL(specifier, context.parentURL).href, format: "module", shortCircuit: true };
       }
       return nextResolve(specifier, context);
