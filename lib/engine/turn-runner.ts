@@ -9,7 +9,7 @@ import { estimateRequest, nextRequest } from "../context/context-usage";
 import { tokenCounterFor } from "../context/tokens";
 import { checkpointTurnStart } from "../checkpoints/checkpoint-hooks";
 import { runModelStep, type StepResult } from "./model-step";
-import { abortableSleep, classifyModelError, retryDelay } from "./retry";
+import { callModelWithRetries } from "./model-retries";
 import { handleToolCall } from "../tools/tool-dispatch";
 import { TurnFailure } from "../context/turn-failure";
 import { TurnProgress } from "./turn-progress";
@@ -148,7 +148,7 @@ export class TurnRunner implements TurnHandle {
         if (this.signal.aborted) break;
         // Steers are read right before a model call, never while a tool call still waits (a parked turn).
         await this.actor.takeSteers(this.session, this.turn);
-        const step = await this.callModelWithRetries();
+        const step = await callModelWithRetries(this, (attemptItems) => this.callModel(attemptItems));
         if (step.aborted || this.signal.aborted) break;
         if (step.toolCalls === 0) break;
       }
@@ -173,44 +173,6 @@ export class TurnRunner implements TurnHandle {
       error = this.reason?.code === "server_stopped" ? { code: "server_stopped", message: this.reason.message } : null;
     }
     await this.actor.finishTurn(this, status, error, this.reason);
-  }
-
-  private async callModelWithRetries(): Promise<StepResult> {
-    const retry = this.actor.context.config.retry;
-    for (let attempt = 0; ; attempt += 1) {
-      const attemptItems: Item[] = [];
-      try {
-        return await this.callModel(attemptItems);
-      } catch (caught) {
-        if (this.signal.aborted) throw caught;
-        if (caught instanceof TurnFailure || isStorageError(caught)) throw caught;
-        const classified = classifyModelError(caught);
-        // What a failed attempt streamed stays visible, marked failed, and is not sent again.
-        for (const item of attemptItems) {
-          if (item.status === "streaming") await this.actor.completeItem(this.session, item, { status: "failed", text: item.text });
-        }
-        if (!classified.retryable || attempt >= retry.maxRetries) {
-          throw new TurnFailure({ code: classified.code, message: classified.message });
-        }
-        const delayMs = retryDelay(attempt + 1, retry, classified.retryAfterMs);
-        const now = new Date();
-        this.actor.context.noteTimeline(this.turn.id, {
-          kind: "retry",
-          startedAt: now.toISOString(),
-          endedAt: new Date(now.getTime() + delayMs).toISOString(),
-          status: `attempt ${attempt + 1}: ${classified.message}`,
-        });
-        this.actor.publish({
-          type: "turn.retrying",
-          sessionId: this.session.id,
-          turnId: this.turn.id,
-          attempt: attempt + 1,
-          delayMs,
-          error: { code: classified.code, message: classified.message },
-        });
-        await abortableSleep(delayMs, this.signal);
-      }
-    }
   }
 
   private async callModel(attemptItems: Item[]): Promise<StepResult> {
