@@ -36,9 +36,8 @@ export class NodeRequest implements Request {
   ) {
     this.method = (incoming.method ?? "GET").toUpperCase();
     this.url = target.url;
-    this.headers = PlainHeaders.fromRaw(incoming.rawHeaders);
     // A header the server took off the request (a proxy's forwarded headers it does not trust) is not the route's to see.
-    for (const name of [...this.headers.keys()]) if (!(name in incoming.headers)) this.headers.delete(name);
+    this.headers = PlainHeaders.fromRaw(incoming.rawHeaders, incoming.headers);
     this.signal = target.signal;
   }
 

@@ -13,10 +13,15 @@ export class PlainHeaders implements Headers {
     for (const [name, value] of pairs) this.append(name, value);
   }
 
-  /** Node's `rawHeaders` (name, value, name, value, …), as the client sent them. */
-  static fromRaw(raw: readonly string[]): PlainHeaders {
+  /**
+   * Node's `rawHeaders` (name, value, name, value, …), as the client sent them, of the names still
+   * in `kept` (Node's parsed `headers`: one the server deleted there is left out here too).
+   */
+  static fromRaw(raw: readonly string[], kept: Readonly<Record<string, unknown>>): PlainHeaders {
     const headers = new PlainHeaders();
-    for (let index = 0; index + 1 < raw.length; index += 2) headers.append(raw[index], raw[index + 1]);
+    for (let index = 0; index + 1 < raw.length; index += 2) {
+      if (raw[index].toLowerCase() in kept) headers.append(raw[index], raw[index + 1]);
+    }
     return headers;
   }
 

@@ -34,9 +34,8 @@ export async function runExport(args: string[], context: CliContext): Promise<nu
 
 /** A cluster node (ATRIUM_DATABASE_URL, DESIGN §10c) exports from the database: the same bundle. */
 async function exportFromDatabase(databaseUrl: string, conversationId: string, options: ExportOptions): Promise<ExportResult> {
-  const [pg, { exportFromCluster }, { DATABASE_TYPES }] = await Promise.all([import("pg"), import("../store/postgres/cluster-export"), import("../store/postgres/database-json")]);
-  const pool = new pg.default.Pool({ connectionString: databaseUrl, max: 2, types: DATABASE_TYPES });
-  pool.on("error", () => undefined);
+  const [{ exportFromCluster }, { databasePool }] = await Promise.all([import("../store/postgres/cluster-export"), import("../store/postgres/database-json")]);
+  const pool = databasePool(databaseUrl, 2, () => undefined);
   try {
     return await exportFromCluster(pool, conversationId, options);
   } finally {

@@ -1,5 +1,4 @@
 import { parseArgs } from "node:util";
-import pg from "pg";
 import { migrateSharedState, type SharedStateReport } from "../cluster/migrate-shared";
 import { acquireLock } from "../store/lock";
 import { migrateToCluster, type MigrationProgress, type MigrationReport } from "../store/postgres/migration";
@@ -7,7 +6,7 @@ import { ensurePostgresSchema } from "../store/postgres/schema";
 import { dataPaths } from "../store/paths";
 import { ensureHome, UsageError, type CliContext } from "./cli-context";
 import { EXIT_DONE, EXIT_FAILED, EXIT_REFUSED } from "./exit-status";
-import { DATABASE_TYPES } from "../store/postgres/database-json";
+import { databasePool } from "../store/postgres/database-json";
 
 /**
  * `atrium migrate --to postgres://…` (DESIGN §10c): copies this data directory's conversations into
@@ -21,8 +20,7 @@ export async function runMigrate(args: string[], context: CliContext): Promise<n
   const url = databaseUrl(values.to);
   ensureHome(context);
   const lock = acquireLock(dataPaths(context.home).lock, {}, context.warn);
-  const pool = new pg.Pool({ connectionString: url, max: 2, types: DATABASE_TYPES });
-  pool.on("error", (error) => context.warn(`a database connection failed: ${error.message}`));
+  const pool = databasePool(url, 2, (error) => context.warn(`a database connection failed: ${error.message}`));
   try {
     context.print(`Copying ${context.home} into ${redacted(url)}…`);
     await ensurePostgresSchema(pool).catch((error: unknown) => {

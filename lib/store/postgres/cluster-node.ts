@@ -1,5 +1,5 @@
 import type Database from "better-sqlite3";
-import pg from "pg";
+import type pg from "pg";
 import { createIdGenerator } from "../ids";
 import type { IndexWriter } from "../index-writer";
 import { clusterRecordKey } from "./cluster-settings";
@@ -10,7 +10,7 @@ import { Nodes } from "./nodes";
 import { PostgresRecordStore } from "./postgres-record-store";
 import { RecordFeed } from "./record-feed";
 import { ensurePostgresSchema } from "./schema";
-import { DATABASE_TYPES } from "./database-json";
+import { databasePool } from "./database-json";
 
 export interface ClusterNodeOptions {
   /** ATRIUM_DATABASE_URL or config database.url. */
@@ -66,9 +66,7 @@ export class ClusterNode {
 
   /** Connects, ensures the schema, registers the node and starts hearing the records of every node. */
   static async start(options: ClusterNodeOptions): Promise<ClusterNode> {
-    const pool = new pg.Pool({ connectionString: options.databaseUrl, max: options.poolSize ?? 10, types: DATABASE_TYPES });
-    // An idle connection the server drops must not end the process; the next query dials again.
-    pool.on("error", (error) => options.log?.(`a database connection failed: ${error.message}`));
+    const pool = databasePool(options.databaseUrl, options.poolSize ?? 10, (error) => options.log?.(`a database connection failed: ${error.message}`));
     try {
       await ensurePostgresSchema(pool);
       const recordKey = await clusterRecordKey(pool);

@@ -9,6 +9,7 @@ import pg from "pg";
  */
 const ESCAPE = "\uffff";
 const UNSTORABLE = /\uffff|\\(?:u(?:0000|d[89a-f][0-9a-f]{2})|[^])/g;
+/** An escape as written in the database, in either form: U+FFFF then U+FFFF or four hex digits. */
 const ESCAPED = /\uffff(\uffff|[0-9a-f]{4})/g;
 
 /** `JSON.stringify(value)` in the form jsonb takes. */
@@ -34,22 +35,30 @@ export function databaseText(text: string): string {
   return text.replace(UNSTORABLE_TEXT, (char) => (char === ESCAPE ? ESCAPE + ESCAPE : ESCAPE + char.charCodeAt(0).toString(16).padStart(4, "0")));
 }
 
-const ESCAPED_TEXT = /\uffff(\uffff|[0-9a-f]{4})/g;
-
 /** A text column's value back as it was before `databaseText`. */
 export function parseDatabaseText(text: string): string {
   if (!text.includes(ESCAPE)) return text;
-  return text.replace(ESCAPED_TEXT, (_match, next: string) => (next === ESCAPE ? ESCAPE : String.fromCharCode(Number.parseInt(next, 16))));
+  return text.replace(ESCAPED, (_match, next: string) => (next === ESCAPE ? ESCAPE : String.fromCharCode(Number.parseInt(next, 16))));
 }
 
 const JSON_TYPES = new Set<number>([pg.types.builtins.JSON, pg.types.builtins.JSONB]);
 
 /**
- * The `types` of every pool and client of the cluster's database: json and jsonb read through
- * parseDatabaseJson. drizzle's node-postgres session sets its own per query, so a json column read
+ * The `types` of every pool (databasePool) and client of the cluster's database: json and jsonb
+ * read through parseDatabaseJson. drizzle's node-postgres session sets its own per query, so a json column read
  * through drizzle would need a customType doing the same (the index tables have none).
  */
 export const DATABASE_TYPES = {
   getTypeParser: ((oid: number, format?: "text" | "binary") =>
     JSON_TYPES.has(oid) && format !== "binary" ? parseDatabaseJson : pg.types.getTypeParser(oid, format ?? "text")) as typeof pg.types.getTypeParser,
 };
+
+/**
+ * A pool on the cluster's database, reading json through DATABASE_TYPES. An idle connection the
+ * server drops must not end the process (`onError` hears it); the next query dials again.
+ */
+export function databasePool(connectionString: string, max: number, onError: (error: Error) => void): pg.Pool {
+  const pool = new pg.Pool({ connectionString, max, types: DATABASE_TYPES });
+  pool.on("error", onError);
+  return pool;
+}

@@ -24,8 +24,8 @@ async function start(config: Record<string, unknown> = {}): Promise<void> {
   harness = await startHarness(config, undefined, { fs: faults });
 }
 
-async function idleConversation(text = "hello"): Promise<{ id: string; rootSessionId: string }> {
-  const created = await harness.runtime.createConversation({ text });
+async function idleConversation(text = "hello", cwd?: string): Promise<{ id: string; rootSessionId: string }> {
+  const created = await harness.runtime.createConversation({ text, cwd });
   await harness.turnEnded(created.conversation.id, created.turn.id);
   return { id: created.conversation.id, rootSessionId: created.conversation.rootSessionId };
 }
@@ -126,11 +126,9 @@ describe.each(FAULTS)("$code on $operation", (fault) => {
   it("objective.opened, then its notice: the keyed retry while the working directory is gone answers missing_cwd and runs nothing; once it is back, the retry starts the slice", async () => {
     await start();
     const cwd = fs.mkdtempSync(path.join(harness.home, "project-"));
-    const created = await harness.runtime.createConversation({ text: "hello", cwd });
-    await harness.turnEnded(created.conversation.id, created.turn.id);
-    const id = created.conversation.id;
+    const { id, rootSessionId } = await idleConversation("hello", cwd);
     const text = 'ship it [[tool:objective_update {"status":"completed","note":"shipped"}]]';
-    inject(fault, created.conversation.rootSessionId, 1);
+    inject(fault, rootSessionId, 1);
     await expectStorageAnswer(harness.runtime.openObjective(id, text, "open-1"), fault);
     faults.clear();
     fs.rmSync(cwd, { recursive: true });
@@ -141,19 +139,6 @@ describe.each(FAULTS)("$code on $operation", (fault) => {
     expect(await harness.runtime.openObjective(id, text, "open-1")).toMatchObject({ status: "open", slices: 1 });
     await waitUntil(() => harness.runtime.getConversation(id).objective?.status === "completed", "the first slice to complete the objective");
     await waitUntil(() => harness.runtime.getConversation(id).status === "idle", "the conversation to be idle");
-  });
-
-  it("objective opened whole: its keyed retry answers it as it stands even once the working directory is gone (its slice already runs)", async () => {
-    await start();
-    const cwd = fs.mkdtempSync(path.join(harness.home, "project-"));
-    const created = await harness.runtime.createConversation({ text: "hello", cwd });
-    await harness.turnEnded(created.conversation.id, created.turn.id);
-    const id = created.conversation.id;
-    const text = `slice [[tool:shell ${JSON.stringify({ command: "echo parked" })}]]`;
-    expect(await harness.runtime.openObjective(id, text, "open-1")).toMatchObject({ status: "open", slices: 1 });
-    await harness.waitForEvent(id, "approval.requested");
-    fs.rmSync(cwd, { recursive: true });
-    expect(await harness.runtime.openObjective(id, text, "open-1")).toMatchObject({ status: "open", slices: 1 });
   });
 
   it("compaction: manual compaction answers with the fault and records no summary", async () => {
@@ -251,6 +236,19 @@ describe.each(FAULTS)("$code on $operation", (fault) => {
       await afterFault(id);
     });
   }
+});
+
+describe("objective opened whole", () => {
+  it("its keyed retry answers it as it stands even once the working directory is gone (its slice already runs)", async () => {
+    await start();
+    const cwd = fs.mkdtempSync(path.join(harness.home, "project-"));
+    const { id } = await idleConversation("hello", cwd);
+    const text = `slice [[tool:shell ${JSON.stringify({ command: "echo parked" })}]]`;
+    expect(await harness.runtime.openObjective(id, text, "open-1")).toMatchObject({ status: "open", slices: 1 });
+    await harness.waitForEvent(id, "approval.requested");
+    fs.rmSync(cwd, { recursive: true });
+    expect(await harness.runtime.openObjective(id, text, "open-1")).toMatchObject({ status: "open", slices: 1 });
+  });
 });
 
 describe("a disk that stays full under a running turn", () => {

@@ -1,10 +1,10 @@
-import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import net from "node:net";
 import path from "node:path";
 import tls from "node:tls";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startMachineProcess } from "../../support/machine-process";
+import { hasOpenssl, selfSignedCertificate } from "../../support/self-signed";
 import { addMachine, createOn, endedTurn, items, machineStatus, startGateway, toolCalls, type Scene } from "./machine-fixture";
 
 /**
@@ -12,15 +12,6 @@ import { addMachine, createOn, endedTurn, items, machineStatus, startGateway, to
  * reverse proxy) that speaks only TLS, with a certificate made for this test: a machine dialling
  * the https URL links only over TLS, and only to a certificate it trusts.
  */
-function hasOpenssl(): boolean {
-  try {
-    execFileSync("openssl", ["version"], { stdio: "ignore" });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 let scene: Scene;
 let terminator: tls.Server;
 let httpsUrl: string;
@@ -29,11 +20,10 @@ let certificate: string;
 beforeAll(async () => {
   if (!hasOpenssl()) return;
   scene = await startGateway();
-  const keyFile = path.join(scene.temp, "key.pem");
-  certificate = path.join(scene.temp, "cert.pem");
-  execFileSync("openssl", ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", keyFile, "-out", certificate, "-days", "1", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"], { stdio: "ignore" });
+  const made = selfSignedCertificate(scene.temp);
+  certificate = made.certFile;
   const gateway = new URL(scene.server.url);
-  terminator = tls.createServer({ key: fs.readFileSync(keyFile), cert: fs.readFileSync(certificate) }, (secure) => {
+  terminator = tls.createServer({ key: made.key, cert: made.cert }, (secure) => {
     const plain = net.connect(Number(gateway.port), gateway.hostname);
     secure.pipe(plain).pipe(secure);
     secure.on("error", () => plain.destroy());

@@ -1,4 +1,3 @@
-import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import http from "node:http";
 import https from "node:https";
@@ -9,6 +8,7 @@ import { APICallError } from "@ai-sdk/provider";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bodyReadError } from "@/lib/models/openai-compatible/network-error";
 import { fetchWithIdleTimeout, nodeBodyOf } from "@/lib/models/openai-compatible/node-fetch";
+import { hasOpenssl, selfSignedCertificate } from "../../support/self-signed";
 
 /** A provider that answers nothing (`/silent`), or its headers and one chunk and then nothing (`/stalls`). */
 describe("nodeFetch's idle limits (undici's headersTimeout and bodyTimeout)", () => {
@@ -53,25 +53,14 @@ describe("nodeFetch's idle limits (undici's headersTimeout and bodyTimeout)", ()
   });
 });
 
-function hasOpenssl(): boolean {
-  try {
-    execFileSync("openssl", ["version"], { stdio: "ignore" });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /** node:https is taken at the first https call (lib/models/openai-compatible/node-fetch.ts): such a call still speaks TLS. */
 describe.skipIf(!hasOpenssl())("nodeFetch to an https provider", () => {
   const temp = fs.mkdtempSync(path.join(os.tmpdir(), "atrium-node-fetch-tls-"));
   let server: https.Server;
   let url = "";
   beforeAll(async () => {
-    const key = path.join(temp, "key.pem");
-    const cert = path.join(temp, "cert.pem");
-    execFileSync("openssl", ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", cert, "-days", "1", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"], { stdio: "ignore" });
-    server = https.createServer({ key: fs.readFileSync(key), cert: fs.readFileSync(cert) }, (_, response) => response.end("{}"));
+    const { key, cert } = selfSignedCertificate(temp);
+    server = https.createServer({ key, cert }, (_, response) => response.end("{}"));
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     url = `https://127.0.0.1:${(server.address() as AddressInfo).port}`;
   });
