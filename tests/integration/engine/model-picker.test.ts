@@ -1,5 +1,3 @@
-import fs from "node:fs";
-import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { startFakeOpenAIServer, type FakeOpenAIServer } from "../../support/fake-openai";
 import { startHarness, type Harness } from "../../support/runtime-harness";
@@ -21,25 +19,27 @@ describe("changing the model picker while a turn runs", () => {
       defaultModel: "offline",
     });
     const { runtime } = harness;
-    fs.writeFileSync(path.join(harness.home, "x"), "hi\n");
-    // Two model steps: the picker changes during the first, the second must still go to "offline".
-    const created = await runtime.createConversation({ text: '[[delay:50]] [[tool:read_file {"path":"x"}]]' });
+    // Two model steps with the turn parked between them on an approval: the picker changes while it
+    // waits, and the second step must still go to "offline".
+    const created = await runtime.createConversation({ text: `[[tool:shell ${JSON.stringify({ command: "echo hi" })}]]` });
     const conversationId = created.conversation.id;
     expect(created.turn.model).toBe("offline");
+    const { approval } = await harness.waitForEvent(conversationId, "approval.requested");
 
     const updated = await runtime.updateConversation(conversationId, { model: "fake" });
     expect(updated.model).toBe("fake");
     expect(runtime.getTurn(created.turn.id).model).toBe("offline");
+    await runtime.decideApproval(approval.id, "approve");
 
     const first = await harness.turnEnded(conversationId, created.turn.id);
     // The change landed before the turn's second model call (which follows the tool run).
     const changedAt = harness.log.findIndex(({ event }) => event.type === "conversation.updated" && event.conversation.model === "fake");
-    const toolRanAt = harness.log.findIndex(({ event }) => event.type === "item.updated" && event.item.kind === "tool_call");
+    const toolRanAt = harness.log.findIndex(({ event }) => event.type === "item.completed" && event.item.kind === "tool_call");
     expect(changedAt).toBeGreaterThan(-1);
     expect(changedAt).toBeLessThan(toolRanAt);
     expect(first).toMatchObject({ status: "completed", model: "offline" });
     expect(server.requests).toHaveLength(0);
-    expect(harness.items(conversationId).at(-1)?.text).toMatch(/^Tool read_file returned: /);
+    expect(harness.items(conversationId).at(-1)?.text).toMatch(/^Tool shell returned: /);
 
     const next = await runtime.sendMessage(conversationId, { text: "and now?", mode: "auto" });
     expect(next.turn?.model).toBe("fake");
