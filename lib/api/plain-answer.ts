@@ -4,6 +4,8 @@ import { PlainHeaders } from "./plain-headers";
 type Content = string | ReadableStream<Uint8Array<ArrayBuffer>> | null;
 
 const encoder = new TextEncoder();
+/** Statuses the fetch standard gives no body (a Response refuses one with them). */
+const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
 
 /**
  * The API's own answers (a JSON document, an event stream, an empty 204) as a Response that
@@ -23,8 +25,12 @@ export class PlainAnswer implements Response {
   private used = false;
 
   constructor(content: Content, init: { status?: number; headers?: Record<string, string> | PlainHeaders } = {}) {
+    const status = init.status ?? 200;
+    // What the Response constructor refuses, refused alike: a status it cannot send, a body it must not.
+    if (status < 200 || status > 599) throw new RangeError(`PlainAnswer: status ${status} is outside 200-599`);
+    if (content !== null && NULL_BODY_STATUSES.has(status)) throw new TypeError(`PlainAnswer: a ${status} answer has no body`);
     this.content = content;
-    this.status = init.status ?? 200;
+    this.status = status;
     this.headers = init.headers instanceof PlainHeaders ? init.headers : new PlainHeaders(init.headers);
   }
 

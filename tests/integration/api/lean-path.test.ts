@@ -102,6 +102,18 @@ describe("PlainAnswer on the wire", () => {
     expect(await new Response(copy.body).text()).toBe('{"n":1}');
     expect(await new PlainAnswer("x").blob().then((blob) => blob.text())).toBe("x");
   });
+
+  it("refuses what a Response refuses: a body on 204 or 304, a status outside 200-599", () => {
+    for (const status of [204, 304]) {
+      expect(() => new Response("x", { status })).toThrow(TypeError);
+      expect(() => new PlainAnswer("x", { status })).toThrow(TypeError);
+      expect(new PlainAnswer(null, { status }).status).toBe(status);
+    }
+    for (const status of [0, 199, 600]) {
+      expect(() => new Response(null, { status })).toThrow(RangeError);
+      expect(() => new PlainAnswer(null, { status })).toThrow(RangeError);
+    }
+  });
 });
 
 describe("PlainHeaders", () => {
