@@ -1,5 +1,5 @@
 import { NewChat } from "@/components/new-chat/new-chat";
-import { projectsStillThere, recentProjects } from "@/lib/store/projects";
+import { projectsStillThere } from "@/lib/store/projects";
 import { checkProjectFolder } from "./new/actions";
 import { signedInRuntime } from "./workspace-data";
 
@@ -16,7 +16,7 @@ export default async function HomePage() {
       defaultModel={runtime.config.defaultModel}
       defaultCwd={runtime.config.defaultCwd}
       machines={runtime.machines.list()}
-      projects={projectsStillThere(recentProjects(runtime.store.index, {}))}
+      projects={projectsStillThere(await runtime.reads.recentProjects())}
       checkFolder={checkProjectFolder}
     />
   );

@@ -6,7 +6,7 @@ import type { Conversation, Item, Turn } from "@/lib/events/entities";
 import { getAuthContext, getRuntime } from "@/lib/engine/runtime-registry";
 import type { Runtime } from "@/lib/engine/runtime";
 import { isId } from "@/lib/store/ids";
-import { restartsOf, type RestartLink } from "@/lib/store/lineage";
+import type { RestartLink } from "@/lib/store/lineage";
 import type { Lineage } from "@/components/chat/lineage";
 
 /** Reads for the workspace pages (React Server Components and server actions), through the one Runtime. */
@@ -34,9 +34,11 @@ export async function signedInRuntime(): Promise<Runtime> {
 
 export async function loadSidebar() {
   const runtime = await signedInRuntime();
-  const { conversations } = runtime.listConversations({ archived: "false", offset: 0, limit: SIDEBAR_LIMIT, sort: "updated", direction: "desc" });
-  const pendingApprovals = runtime.listApprovals("pending").length;
-  return { conversations, pendingApprovals };
+  const [{ conversations }, pending] = await Promise.all([
+    runtime.listConversations({ archived: "false", offset: 0, limit: SIDEBAR_LIMIT, sort: "updated", direction: "desc" }),
+    runtime.listApprovals("pending"),
+  ]);
+  return { conversations, pendingApprovals: pending.length };
 }
 
 export function findConversation(runtime: Runtime, id: string): Conversation | null {
@@ -74,15 +76,11 @@ export function turnsFor(runtime: Runtime, conversation: Conversation, items: It
   return runtime.listTurns(conversation.id, { sessionId: conversation.rootSessionId, ids, recent: RECENT_TURNS });
 }
 
-export function loadConversationLive(runtime: Runtime, conversation: Conversation, afterSeq: number, shown?: Item[]) {
+export async function loadConversationLive(runtime: Runtime, conversation: Conversation, afterSeq: number, shown?: Item[]) {
   const items = shown ?? rootItemsAfter(runtime, conversation.id, afterSeq);
-  return {
-    conversation,
-    items,
-    turns: turnsFor(runtime, conversation, items),
-    approvals: runtime.listApprovals("pending").filter((approval) => approval.conversationId === conversation.id),
-    questions: runtime.listQuestions(conversation.id, "pending"),
-  };
+  const turns = turnsFor(runtime, conversation, items);
+  const [approvals, questions] = await Promise.all([runtime.listApprovals("pending"), runtime.listQuestions(conversation.id, "pending")]);
+  return { conversation, items, turns, approvals: approvals.filter((approval) => approval.conversationId === conversation.id), questions };
 }
 
 /** How many of the latest items a conversation page opens with; older ones are fetched as the reader scrolls up. */
@@ -95,7 +93,7 @@ export async function loadConversationPage(id: string) {
   const conversation = findConversation(runtime, id);
   if (!conversation) notFound();
   const latest = runtime.listItems(conversation.id, { tail: "true", limit: FIRST_PAGE });
-  const live = { ...loadConversationLive(runtime, conversation, 0, latest.items), hasOlder: latest.nextCursor !== null };
+  const live = { ...(await loadConversationLive(runtime, conversation, 0, latest.items)), hasOlder: latest.nextCursor !== null };
   let parent: { id: string; title: string } | null | undefined;
   if (conversation.forkedFrom) {
     const found = findConversation(runtime, conversation.forkedFrom.conversationId);
@@ -106,7 +104,7 @@ export async function loadConversationPage(id: string) {
     waiting: runtime.listWaiting(conversation.id).filter((entry) => entry.sessionId === conversation.rootSessionId),
     models: runtime.models.list(),
     parent,
-    lineage: loadLineage(runtime, conversation),
+    lineage: await loadLineage(runtime, conversation),
   };
 }
 
@@ -114,14 +112,14 @@ export async function loadConversationPage(id: string) {
  * Versions of a restarted message (‹ n/m ›): this conversation's messages that were restarted,
  * each with its restarts; and, for a restart, its place among the versions of the parent's message.
  */
-export function loadLineage(runtime: Runtime, conversation: Conversation): Lineage {
+export async function loadLineage(runtime: Runtime, conversation: Conversation): Promise<Lineage> {
   const versionsOf = (from: { id: string; title: string }, messageId: string, restarts: RestartLink[]) => [
     { id: from.id, title: from.title },
     ...restarts.filter((restart) => restart.restartOf === messageId).map((restart) => ({ id: restart.id, title: restart.title })),
   ];
-  const own = restartsOf(runtime.store.index, conversation.id);
+  const own = await runtime.reads.restartsOf(conversation.id);
   const restarted = Object.fromEntries([...new Set(own.map((restart) => restart.restartOf))].map((messageId) => [messageId, versionsOf(conversation, messageId, own)]));
   const parent = conversation.forkedFrom && conversation.restartOf ? findConversation(runtime, conversation.forkedFrom.conversationId) : null;
-  const siblings = parent && conversation.restartOf ? versionsOf(parent, conversation.restartOf, restartsOf(runtime.store.index, parent.id)) : null;
+  const siblings = parent && conversation.restartOf ? versionsOf(parent, conversation.restartOf, await runtime.reads.restartsOf(parent.id)) : null;
   return { restarted, siblings };
 }

@@ -5,10 +5,14 @@ import type { ArtifactPage } from "../context/artifacts";
 import { rootContext } from "../context/compaction-step";
 import { AtriumError, notFound } from "../errors";
 import type { Agent, Approval, Attachment, ContextInfo, Conversation, Question, Session, TimelineEntry, Turn, Waiting } from "../events/entities";
+import type { IndexReads } from "../store/index-reads";
+import type { RestartLink } from "../store/lineage";
+import type { Project } from "../store/projects";
 import * as queries from "../store/queries";
 import type { AttachmentContent } from "../store/conversation-files";
 import type { TurnSubset } from "../store/turn-subset";
 import type { ConversationActor } from "./conversation-actor";
+import { SqliteIndexReads } from "../store/sqlite-index-reads";
 import { findAttachment, openAttachment, readArtifact, sessionsWithStatus, turnsWithLive } from "./conversation-reads";
 import { findQuestion } from "./decision-reads";
 import type { OwnerContext } from "./engine-owner";
@@ -36,6 +40,8 @@ export class ReadModel {
     private readonly nodeOf: (conversationId: string) => string | null | undefined = () => null,
     /** This node's index given every record of the conversation written so far, by any node (a cluster). */
     private readonly catchUp: (conversationId: string) => Promise<void> = async () => undefined,
+    /** The index's reads, the same over SQLite and PostgreSQL (lib/store/index-reads.ts). */
+    private readonly index: IndexReads = new SqliteIndexReads(context.store.index),
   ) {}
 
   private get store() {
@@ -48,12 +54,16 @@ export class ReadModel {
     return indexed ?? this.decorate(this.owner(conversationId).conversation());
   }
 
-  listConversations(query: queries.ListConversationsQuery): { conversations: Conversation[]; total: number } {
+  async listConversations(query: queries.ListConversationsQuery): Promise<{ conversations: Conversation[]; total: number }> {
+    const { conversations, total } = await this.listIndexed(query);
+    return { conversations: conversations.map((conversation) => this.decorate(conversation)), total };
+  }
+
+  /** A search goes to the node's own full-text index until IndexReads has one (issue 24, step e). */
+  private listIndexed(query: queries.ListConversationsQuery) {
+    if (!query.q) return this.index.listConversations(query);
     const { rows, total } = queries.listConversationRows(this.store.index, query);
-    return {
-      conversations: rows.map((row) => this.decorate(queries.toConversation(row, queries.objectiveFor(this.store.index, row.id)))),
-      total,
-    };
+    return Promise.resolve({ conversations: rows.map((row) => queries.toConversation(row, queries.objectiveFor(this.store.index, row.id))), total });
   }
 
   /** The conversation as the index has it, without its owner (a cluster node's view of another node's conversation). */
@@ -116,20 +126,30 @@ export class ReadModel {
     return sessionsWithStatus(this.store, this.owner(conversationId));
   }
 
-  listApprovals(status?: string): Approval[] {
-    return queries.listApprovals(this.store.index, { status });
+  listApprovals(status?: string): Promise<Approval[]> {
+    return this.index.listApprovals({ status });
   }
 
   getQuestion(questionId: string): Question {
     return findQuestion(this.store, questionId);
   }
 
-  listAllQuestions(filter: { status?: string; conversation?: string }): Question[] {
-    return queries.listQuestions(this.store.index, { status: filter.status, conversationId: filter.conversation });
+  listAllQuestions(filter: { status?: string; conversation?: string }): Promise<Question[]> {
+    return this.index.listQuestions({ status: filter.status, conversationId: filter.conversation });
   }
 
-  listQuestions(conversationId: string, status?: string): Question[] {
-    return queries.listQuestions(this.store.index, { conversationId, status });
+  listQuestions(conversationId: string, status?: string): Promise<Question[]> {
+    return this.index.listQuestions({ conversationId, status });
+  }
+
+  /** The restarts made from a conversation's messages, oldest first. */
+  restartsOf(conversationId: string): Promise<RestartLink[]> {
+    return this.index.restartsOf(conversationId);
+  }
+
+  /** Folders conversations were held in, most recently used first (GET /api/projects, the new-conversation form). */
+  recentProjects(filter?: { machine?: string; agent?: string; limit?: number }): Promise<Project[]> {
+    return this.index.recentProjects(filter);
   }
 
   /** With a place, that project's `.atrium/agents` are listed too, read on its machine. */

@@ -194,7 +194,7 @@ export class Runtime {
     return this.reads.getConversation(conversationId);
   }
 
-  listConversations(query: queries.ListConversationsQuery): { conversations: Conversation[]; total: number } {
+  listConversations(query: queries.ListConversationsQuery): Promise<{ conversations: Conversation[]; total: number }> {
     return this.reads.listConversations(query);
   }
 
@@ -303,7 +303,7 @@ export class Runtime {
     return this.reads.listSessions(conversationId);
   }
 
-  listApprovals(status?: string): Approval[] {
+  listApprovals(status?: string): Promise<Approval[]> {
     return this.reads.listApprovals(status);
   }
 
@@ -315,11 +315,11 @@ export class Runtime {
     return this.reads.getQuestion(questionId);
   }
 
-  listAllQuestions(filter: { status?: string; conversation?: string }): Question[] {
+  listAllQuestions(filter: { status?: string; conversation?: string }): Promise<Question[]> {
     return this.reads.listAllQuestions(filter);
   }
 
-  listQuestions(conversationId: string, status?: string): Question[] {
+  listQuestions(conversationId: string, status?: string): Promise<Question[]> {
     return this.reads.listQuestions(conversationId, status);
   }
 

@@ -42,7 +42,7 @@ export function checkAcknowledged(runtime: Runtime, conversation: ModelConversat
 }
 
 /** The waiting list, the parked turn and the status are what the model says DESIGN §3 leads to. */
-export function checkOwnerState(runtime: Runtime, conversation: ModelConversation): void {
+export async function checkOwnerState(runtime: Runtime, conversation: ModelConversation): Promise<void> {
   const label = conversation.label;
   const waiting = runtime.listWaiting(conversation.id).filter((entry) => entry.origin === "owner");
   expect(
@@ -59,8 +59,8 @@ export function checkOwnerState(runtime: Runtime, conversation: ModelConversatio
     expect(parked[0].id, `${label}: the parked turn`).toBe(conversation.parked.turnId);
     const pending =
       conversation.parked.on === "approval"
-        ? runtime.listApprovals("pending").filter((approval) => approval.conversationId === conversation.id).map((approval) => approval.id)
-        : runtime.listQuestions(conversation.id, "pending").map((question) => question.id);
+        ? (await runtime.listApprovals("pending")).filter((approval) => approval.conversationId === conversation.id).map((approval) => approval.id)
+        : (await runtime.listQuestions(conversation.id, "pending")).map((question) => question.id);
     expect(pending, `${label}: what the parked turn waits on`).toEqual([conversation.parked.decisionId]);
   }
   const status = runtime.getConversation(conversation.id).status;
@@ -77,7 +77,7 @@ export function checkOwnerState(runtime: Runtime, conversation: ModelConversatio
  * (checkOwnerState holds them to the model instead), and the usage of a turn still open, which
  * is counted in memory and first recorded by turn.ended (bug 3 in known-bugs.model.test.ts).
  */
-function ownerView(runtime: Runtime, conversationId: string) {
+async function ownerView(runtime: Runtime, conversationId: string) {
   const conversation = runtime.getConversation(conversationId);
   const view = {
     conversation: { ...conversation, updatedAt: undefined, status: undefined },
@@ -85,8 +85,8 @@ function ownerView(runtime: Runtime, conversationId: string) {
     items: allItems(runtime, conversationId),
     turns: runtime.listTurns(conversationId).map((turn) => (turn.endedAt === null ? { ...turn, usage: undefined } : turn)),
     waiting: runtime.listWaiting(conversationId),
-    approvals: runtime.listApprovals().filter((approval) => approval.conversationId === conversationId),
-    questions: runtime.listQuestions(conversationId),
+    approvals: (await runtime.listApprovals()).filter((approval) => approval.conversationId === conversationId),
+    questions: (await runtime.listQuestions(conversationId)),
   };
   return JSON.parse(JSON.stringify(view)) as unknown;
 }
@@ -157,7 +157,7 @@ export async function checkReplay(real: CrashableRuntime, model: Model): Promise
     const fresh = new Runtime({ store: new Store(copy.home, { log: () => {} }), config: real.config, log: () => {} });
     try {
       for (const conversation of live(model)) {
-        expect(ownerView(fresh, conversation.id), `${conversation.label}: a fresh owner replayed from the files`).toEqual(ownerView(runtime, conversation.id));
+        expect(await ownerView(fresh, conversation.id), `${conversation.label}: a fresh owner replayed from the files`).toEqual(await ownerView(runtime, conversation.id));
         expect(foldedView(fresh, conversation.id), `${conversation.label}: the owner's state folded from its records alone, against the live index`).toEqual(
           indexedView(runtime, conversation.id),
         );
@@ -187,7 +187,7 @@ export async function checkAll(real: CrashableRuntime, model: Model): Promise<vo
   const t0 = performance.now();
   for (const conversation of live(model)) {
     checkAcknowledged(real.runtime, conversation);
-    checkOwnerState(real.runtime, conversation);
+    await checkOwnerState(real.runtime, conversation);
   }
   for (const conversation of model.conversations.filter((candidate) => candidate.deleted)) {
     expect(fs.existsSync(path.join(real.home, "conversations", conversation.id)), `${conversation.label} was deleted: its directory`).toBe(false);

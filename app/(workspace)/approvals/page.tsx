@@ -7,7 +7,7 @@ export const dynamic = "force-dynamic";
 
 export default async function ApprovalsPage() {
   const runtime = await signedInRuntime();
-  const approvals = runtime.listApprovals();
+  const approvals = await runtime.listApprovals();
   const titles: Record<string, string> = {};
   // Where each call would run (DESIGN §10b: approvals show the machine).
   const machineOf: Record<string, string> = {};

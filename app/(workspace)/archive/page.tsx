@@ -9,6 +9,6 @@ export const dynamic = "force-dynamic";
 
 export default async function ArchivePage() {
   const runtime = await signedInRuntime();
-  const first = runtime.listConversations({ archived: "true", offset: 0, limit: ARCHIVE_PAGE_SIZE, sort: "updated", direction: "desc" });
+  const first = await runtime.listConversations({ archived: "true", offset: 0, limit: ARCHIVE_PAGE_SIZE, sort: "updated", direction: "desc" });
   return <ArchiveTable initialPage={first} models={runtime.models.list().map((model) => model.id)} />;
 }

@@ -1,6 +1,6 @@
 import type { Metadata } from "next";
 import { NewChat } from "@/components/new-chat/new-chat";
-import { projectsStillThere, recentProjects } from "@/lib/store/projects";
+import { projectsStillThere } from "@/lib/store/projects";
 import { signedInRuntime } from "../workspace-data";
 import { checkProjectFolder } from "./actions";
 
@@ -17,7 +17,7 @@ export default async function NewChatPage() {
       defaultModel={runtime.config.defaultModel}
       defaultCwd={runtime.config.defaultCwd}
       machines={runtime.machines.list()}
-      projects={projectsStillThere(recentProjects(runtime.store.index, {}))}
+      projects={projectsStillThere(await runtime.reads.recentProjects())}
       checkFolder={checkProjectFolder}
     />
   );

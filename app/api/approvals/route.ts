@@ -5,7 +5,7 @@ import { approvalsQuery } from "@/lib/api/schemas";
 
 export const dynamic = "force-dynamic";
 
-export const GET = apiRoute(({ request, runtime }) => {
+export const GET = apiRoute(async ({ request, runtime }) => {
   const query = parseWith(approvalsQuery, queryParams(request));
-  return json({ approvals: runtime.listApprovals(query.status), nextCursor: null });
+  return json({ approvals: await runtime.listApprovals(query.status), nextCursor: null });
 });

@@ -9,7 +9,7 @@ export const GET = apiRoute(async ({ request, runtime }) => {
   const query = parseWith(listConversationsQuery, queryParams(request));
   const limit = Math.min(query.limit ?? 50, 200);
   const offset = Number(query.cursor ?? "0");
-  const listed = runtime.listConversations({
+  const listed = await runtime.listConversations({
     archived: query.archived,
     q: query.q,
     offset,

@@ -5,7 +5,7 @@ import { questionsQuery } from "@/lib/api/schemas";
 
 export const dynamic = "force-dynamic";
 
-export const GET = apiRoute(({ request, runtime }) => {
+export const GET = apiRoute(async ({ request, runtime }) => {
   const query = parseWith(questionsQuery, queryParams(request));
-  return json({ questions: runtime.listAllQuestions(query), nextCursor: null });
+  return json({ questions: await runtime.listAllQuestions(query), nextCursor: null });
 });

@@ -135,7 +135,7 @@ describe("checkpoints of the working directory", () => {
     expect(await answer.json()).toEqual({ error: { code: "files_changed_outside", message: expect.stringContaining("b.txt"), files: ["b.txt"] } });
     expect(fs.readFileSync(path.join(cwd, "a.txt"), "utf8")).toBe("ALPHA\n");
     expect(fs.readFileSync(path.join(cwd, "b.txt"), "utf8")).toBe("the owner's own edit\n");
-    expect(harness.runtime.listConversations({ archived: "all", offset: 0, limit: 10 }).conversations).toHaveLength(1);
+    expect((await harness.runtime.listConversations({ archived: "all", offset: 0, limit: 10 })).conversations).toHaveLength(1);
 
     const forced = await harness.runtime.rewind(turn.conversationId, turn.messageId, { restoreFiles: true, force: true });
     expect(forced.restored.sort()).toEqual(["a.txt", "b.txt"]);

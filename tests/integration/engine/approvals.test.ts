@@ -19,11 +19,11 @@ async function parkOnApproval(): Promise<{ conversationId: string; turnId: strin
   return { conversationId, turnId: created.turn.id, approval: requested.approval };
 }
 
-function expectParked(conversationId: string, turnId: string, approval: Approval): void {
+async function expectParked(conversationId: string, turnId: string, approval: Approval): Promise<void> {
   const { runtime } = harness;
   expect(runtime.getTurn(turnId).status).toBe("waiting_approval");
   expect(runtime.getConversation(conversationId).status).toBe("waiting");
-  expect(runtime.listApprovals("pending").map((pending) => pending.id)).toEqual([approval.id]);
+  expect((await runtime.listApprovals("pending")).map((pending) => pending.id)).toEqual([approval.id]);
   const call = harness.items(conversationId).find((item) => item.kind === "tool_call");
   expect(call).toMatchObject({ id: approval.itemId, toolName: "shell", status: "waiting", input: { command: COMMAND } });
   expect(fs.existsSync(path.join(harness.cwd, "ran.marker"))).toBe(false);
@@ -40,7 +40,7 @@ async function expectApprovedRun(conversationId: string, turnId: string): Promis
   });
   expect(items.at(-1)).toMatchObject({ kind: "assistant_message", text: "Tool shell returned: approved-output" });
   expect(fs.existsSync(path.join(harness.cwd, "ran.marker"))).toBe(true);
-  expect(harness.runtime.listApprovals("pending")).toEqual([]);
+  expect((await harness.runtime.listApprovals("pending"))).toEqual([]);
   expect(harness.runtime.getConversation(conversationId).status).toBe("idle");
 }
 
@@ -52,7 +52,7 @@ async function expectDeniedRun(conversationId: string, turnId: string): Promise<
   // The model was told: the offline model answers with the first line of the last tool result.
   expect(items.at(-1)).toMatchObject({ kind: "assistant_message", text: "Tool shell returned: The owner denied this tool call." });
   expect(fs.existsSync(path.join(harness.cwd, "ran.marker"))).toBe(false);
-  expect(harness.runtime.listApprovals("pending")).toEqual([]);
+  expect((await harness.runtime.listApprovals("pending"))).toEqual([]);
 }
 
 describe("approvals", () => {
@@ -73,13 +73,13 @@ describe("approvals", () => {
     harness = await startHarness();
     const { conversationId, turnId, approval } = await parkOnApproval();
     expect(approval).toMatchObject({ status: "pending", toolName: "shell", turnId, input: { command: COMMAND } });
-    expectParked(conversationId, turnId, approval);
+    await expectParked(conversationId, turnId, approval);
 
     const decided = await harness.runtime.decideApproval(approval.id, "approve");
     expect(decided).toMatchObject({ id: approval.id, status: "approved" });
     expect(decided.decidedAt).not.toBeNull();
     await expectApprovedRun(conversationId, turnId);
-    expect(harness.runtime.listApprovals("approved").map((entry) => entry.id)).toEqual([approval.id]);
+    expect((await harness.runtime.listApprovals("approved")).map((entry) => entry.id)).toEqual([approval.id]);
   });
 
   it("denying returns a denial to the model and never runs the command", async () => {
@@ -96,7 +96,7 @@ describe("approvals", () => {
     const { conversationId, turnId, approval } = await parkOnApproval();
 
     await harness.restart();
-    expectParked(conversationId, turnId, approval);
+    await expectParked(conversationId, turnId, approval);
 
     await harness.runtime.decideApproval(approval.id, "approve");
     await expectApprovedRun(conversationId, turnId);
@@ -107,7 +107,7 @@ describe("approvals", () => {
     const { conversationId, turnId, approval } = await parkOnApproval();
 
     await harness.restart();
-    expectParked(conversationId, turnId, approval);
+    await expectParked(conversationId, turnId, approval);
 
     await harness.runtime.decideApproval(approval.id, "deny");
     await expectDeniedRun(conversationId, turnId);
@@ -125,7 +125,7 @@ describe("approvals", () => {
     expect((await harness.turnEnded(conversationId, turnId)).status).toBe("interrupted");
     detach();
     expect(harness.items(conversationId).find((item) => item.kind === "tool_call")?.status).toBe("interrupted");
-    expect(harness.runtime.listApprovals("pending")).toEqual([]);
+    expect((await harness.runtime.listApprovals("pending"))).toEqual([]);
     await expect(harness.runtime.decideApproval(approval.id, "approve")).rejects.toMatchObject({ code: "not_idle" });
     expect(fs.existsSync(path.join(harness.cwd, "ran.marker"))).toBe(false);
     // Every client showing the approval (inline, or in the global approvals list) is told it is settled.
@@ -143,7 +143,7 @@ describe("approvals", () => {
     const turn = await harness.turnEnded(conversationId, created.turn.id);
     expect(turn.status).toBe("completed");
     expect(harness.events(conversationId, "approval.requested")).toEqual([]);
-    expect(harness.runtime.listApprovals()).toEqual([]);
+    expect((await harness.runtime.listApprovals())).toEqual([]);
     const items = harness.items(conversationId);
     expect(items.find((item) => item.kind === "tool_call")?.status).toBe("denied");
     expect(items.at(-1)?.text).toMatch(/^Tool shell returned: The shell tool is not allowed/);

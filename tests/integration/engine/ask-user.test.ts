@@ -15,11 +15,11 @@ async function parkOnQuestion(): Promise<{ conversationId: string; turnId: strin
   return { conversationId, turnId: created.turn.id, question: asked.question };
 }
 
-function expectParked(conversationId: string, turnId: string, question: Question): void {
+async function expectParked(conversationId: string, turnId: string, question: Question): Promise<void> {
   const { runtime } = harness;
   expect(runtime.getTurn(turnId).status).toBe("waiting_user");
   expect(runtime.getConversation(conversationId).status).toBe("waiting");
-  expect(runtime.listQuestions(conversationId, "pending").map((pending) => pending.id)).toEqual([question.id]);
+  expect((await runtime.listQuestions(conversationId, "pending")).map((pending) => pending.id)).toEqual([question.id]);
   expect(harness.items(conversationId).find((item) => item.kind === "tool_call")).toMatchObject({
     id: question.itemId,
     toolName: "ask_user",
@@ -35,7 +35,7 @@ async function answerAndExpectCompletion(conversationId: string, turnId: string,
   const items = harness.items(conversationId);
   expect(items.find((item) => item.kind === "tool_call")).toMatchObject({ status: "completed", output: "b" });
   expect(items.at(-1)).toMatchObject({ kind: "assistant_message", text: "Tool ask_user returned: b" });
-  expect(harness.runtime.listQuestions(conversationId, "pending")).toEqual([]);
+  expect((await harness.runtime.listQuestions(conversationId, "pending"))).toEqual([]);
   expect(harness.runtime.getConversation(conversationId).status).toBe("idle");
 }
 
@@ -44,7 +44,7 @@ describe("ask_user", () => {
     harness = await startHarness();
     const { conversationId, turnId, question } = await parkOnQuestion();
     expect(question).toMatchObject({ question: "Pick", choices: ["a", "b"], status: "pending", answer: null, turnId });
-    expectParked(conversationId, turnId, question);
+    await expectParked(conversationId, turnId, question);
 
     await answerAndExpectCompletion(conversationId, turnId, question);
   });
@@ -54,7 +54,7 @@ describe("ask_user", () => {
     const { conversationId, turnId, question } = await parkOnQuestion();
 
     await harness.restart();
-    expectParked(conversationId, turnId, question);
+    await expectParked(conversationId, turnId, question);
 
     await answerAndExpectCompletion(conversationId, turnId, question);
   });
@@ -87,7 +87,7 @@ describe("ask_user", () => {
     const call = harness.items(id).find((item) => item.kind === "tool_call")!;
     expect(call.status).toBe("failed");
     expect(call.output).toMatch(/^Invalid input for ask_user: question: /);
-    expect(harness.runtime.listQuestions(id)).toEqual([]);
+    expect((await harness.runtime.listQuestions(id))).toEqual([]);
   });
 
   it("an interrupt while parked marks the call interrupted and leaves no question pending", async () => {
@@ -99,6 +99,6 @@ describe("ask_user", () => {
     expect(harness.items(conversationId).find((item) => item.kind === "tool_call")?.status).toBe("interrupted");
     await expect(harness.runtime.answerQuestion(question.id, "a")).rejects.toMatchObject({ code: "not_idle" });
     // A question nobody can answer any more must not be offered as pending.
-    expect(harness.runtime.listQuestions(conversationId, "pending")).toEqual([]);
+    expect((await harness.runtime.listQuestions(conversationId, "pending"))).toEqual([]);
   });
 });

@@ -121,7 +121,7 @@ describe("crash recovery at start", () => {
     const { runtime } = harness;
     expect(runtime.getTurn(crashed.turnId).status).toBe("waiting_approval");
     expect(runtime.getConversation(crashed.conversationId).status).toBe("waiting");
-    expect(runtime.listApprovals("pending").map((approval) => approval.id)).toEqual([crashed.approvalId]);
+    expect((await runtime.listApprovals("pending")).map((approval) => approval.id)).toEqual([crashed.approvalId]);
 
     await runtime.decideApproval(crashed.approvalId!, "approve");
     const turn = await harness.turnEnded(crashed.conversationId, crashed.turnId);

@@ -102,7 +102,7 @@ describe("requestKey", () => {
       expect(answer.message.id).toBe(first.message.id);
       expect(answer.turn.id).toBe(first.turn.id);
     }
-    expect(runtime.listConversations(ALL_CONVERSATIONS).conversations.map((conversation) => conversation.id)).toEqual([first.conversation.id]);
+    expect((await runtime.listConversations(ALL_CONVERSATIONS)).conversations.map((conversation) => conversation.id)).toEqual([first.conversation.id]);
     await harness.settledTurns(first.conversation.id, 1);
     expect(runtime.listTurns(first.conversation.id)).toHaveLength(1);
     expect(harness.items(first.conversation.id).filter((item) => item.kind === "user_message")).toHaveLength(1);
@@ -110,7 +110,7 @@ describe("requestKey", () => {
     await expect(runtime.createConversation({ text: "another chat", requestKey: "create-1" })).rejects.toMatchObject({
       code: "idempotency_conflict",
     });
-    expect(runtime.listConversations(ALL_CONVERSATIONS).conversations).toHaveLength(1);
+    expect((await runtime.listConversations(ALL_CONVERSATIONS)).conversations).toHaveLength(1);
   });
 
   it("answers a repeated steer exactly as the first time, naming the turn it joined, after that turn has ended", async () => {

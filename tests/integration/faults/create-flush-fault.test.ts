@@ -25,13 +25,13 @@ describe.each(FAULTS.filter((fault) => fault.operation === "fdatasync"))("$code 
 
     await expectStorageAnswer(harness.runtime.createConversation({ text: "keep this", attachments: [upload.id], requestKey: "create-1" }), fault);
     expect(faults.fired).toBe(1);
-    expect(harness.runtime.listConversations(ALL).total).toBe(0);
+    expect((await harness.runtime.listConversations(ALL)).total).toBe(0);
     expect(fs.readdirSync(conversations).filter((name) => !name.startsWith("."))).toEqual([]);
 
     const created = await harness.runtime.createConversation({ text: "keep this", attachments: [upload.id], requestKey: "create-1" });
     await harness.turnEnded(created.conversation.id, created.turn.id);
     expect(harness.runtime.listItems(created.conversation.id, {}).items[0].attachments).toEqual([upload]);
-    expect(harness.runtime.listConversations(ALL).total).toBe(1);
+    expect((await harness.runtime.listConversations(ALL)).total).toBe(1);
     expectAllConsistent(harness);
   });
 
@@ -43,7 +43,7 @@ describe.each(FAULTS.filter((fault) => fault.operation === "fdatasync"))("$code 
     faults.inject({ operation: fault.operation, code: fault.code, pathIncludes: `${path.sep}conversations${path.sep}0`, times: 1 });
     await expectStorageAnswer(harness.runtime.createConversation({ text: "first words", requestKey: "create-2" }), fault);
     expect(faults.fired).toBe(1);
-    expect(harness.runtime.listConversations(ALL).total).toBe(0);
+    expect((await harness.runtime.listConversations(ALL)).total).toBe(0);
 
     const created = await harness.runtime.createConversation({ text: "first words", requestKey: "create-2" });
     await harness.turnEnded(created.conversation.id, created.turn.id);

@@ -211,7 +211,7 @@ describe.each(INDEX_FAULTS)("$code on the index", (fault) => {
     await harness.runtime.deleteConversation(id);
     expect(fs.existsSync(path.join(harness.home, "conversations", id))).toBe(false);
     await waitUntil(() => !harness.runtime.store.catchUp.isStale(id), "the index to drop the deleted conversation");
-    expect(harness.runtime.listConversations({ archived: "all", offset: 0, limit: 100 }).conversations.map((conversation) => conversation.id)).toEqual([kept.id]);
+    expect((await harness.runtime.listConversations({ archived: "all", offset: 0, limit: 100 })).conversations.map((conversation) => conversation.id)).toEqual([kept.id]);
     expectAllConsistent(harness);
   });
 });

@@ -38,7 +38,7 @@ function exists(id: string): boolean {
 }
 
 async function settleAll(): Promise<void> {
-  for (const conversation of harness.runtime.listConversations(ALL).conversations) {
+  for (const conversation of (await harness.runtime.listConversations(ALL)).conversations) {
     await harness.settledTurns(conversation.id, harness.runtime.listTurns(conversation.id).length);
   }
 }
@@ -116,7 +116,7 @@ describe(`races, ${ROUNDS} rounds each`, () => {
       expect(["completed", "interrupted"]).toContain(call.status);
     }
     await expectConsistentAndRestarts();
-    for (const conversation of harness.runtime.listConversations(ALL).conversations) {
+    for (const conversation of (await harness.runtime.listConversations(ALL)).conversations) {
       const call = harness.items(conversation.id).find((item) => item.kind === "tool_call")!;
       expect(["completed", "interrupted"]).toContain(call.status);
     }
@@ -147,7 +147,7 @@ describe(`races, ${ROUNDS} rounds each`, () => {
       }
     }
     await expectConsistentAndRestarts();
-    for (const conversation of harness.runtime.listConversations(ALL).conversations) {
+    for (const conversation of (await harness.runtime.listConversations(ALL)).conversations) {
       expect(harness.items(conversation.id).every((item) => item.status === "completed")).toBe(true);
     }
   });

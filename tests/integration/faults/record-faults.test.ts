@@ -160,7 +160,7 @@ describe.each(FAULTS)("$code on $operation", (fault) => {
     const { id } = await idleConversation();
     inject(fault, ".staging-", 1);
     await expectStorageAnswer(harness.runtime.fork(id, { requestKey: "fork-1" }), fault);
-    expect(harness.runtime.listConversations(ALL).total).toBe(1);
+    expect((await harness.runtime.listConversations(ALL)).total).toBe(1);
     const forked = await harness.runtime.fork(id, { requestKey: "fork-1" });
     expect(forked.forkedFrom?.conversationId).toBe(id);
     await afterFault(forked.id);
@@ -170,7 +170,7 @@ describe.each(FAULTS)("$code on $operation", (fault) => {
     await start();
     inject(fault, ".staging-", 1);
     await expectStorageAnswer(harness.runtime.createConversation({ text: "new one", requestKey: "create-1" }), fault);
-    expect(harness.runtime.listConversations(ALL).total).toBe(0);
+    expect((await harness.runtime.listConversations(ALL)).total).toBe(0);
     const created = await harness.runtime.createConversation({ text: "new one", requestKey: "create-1" });
     expect(created.message.id).toMatch(/^[0-9A-Z]{26}$/);
     expect(created.turn.inputMessageIds).toEqual([created.message.id]);
@@ -276,6 +276,6 @@ describe("a disk that stays full under a running turn", () => {
     await harness.runtime.deleteConversation(id);
     faults.clear();
     expect(fs.existsSync(path.join(harness.home, "conversations", id))).toBe(false);
-    expect(harness.runtime.listConversations(ALL).total).toBe(0);
+    expect((await harness.runtime.listConversations(ALL)).total).toBe(0);
   });
 });

@@ -37,7 +37,7 @@ describe("approvals bind to the exact input and to this data directory", () => {
     fs.writeFileSync(file, `${lines.join("\n")}\n`);
 
     harness = await startHarness(markerWritable(conversation.marker), conversation.home);
-    const [pending] = harness.runtime.listApprovals("pending");
+    const [pending] = (await harness.runtime.listApprovals("pending"));
     expect(pending).toMatchObject({ id: conversation.approval.id, input: { command: "echo benign" } });
     await harness.runtime.decideApproval(pending.id, "approve");
     const turn = await harness.turnEnded(conversation.conversationId, conversation.turnId);
@@ -54,7 +54,7 @@ describe("approvals bind to the exact input and to this data directory", () => {
     ]);
     harness = await startHarness(markerWritable(conversation.marker), conversation.home);
     const { runtime } = harness;
-    expect(runtime.listApprovals("pending").map((approval) => approval.id)).toEqual([conversation.approval.id]);
+    expect((await runtime.listApprovals("pending")).map((approval) => approval.id)).toEqual([conversation.approval.id]);
     expect(runtime.getTurn(conversation.turnId).status).toBe("waiting_approval");
     expect(fs.existsSync(conversation.marker)).toBe(false);
 
@@ -73,7 +73,7 @@ describe("approvals bind to the exact input and to this data directory", () => {
     await harness.close();
     fs.rmSync(path.join(conversation.home, "metadata.db"));
     harness = await startHarness(markerWritable(conversation.marker), conversation.home);
-    expect(harness.runtime.listApprovals().map((approval) => approval.status)).toEqual(["approved"]);
+    expect((await harness.runtime.listApprovals()).map((approval) => approval.status)).toEqual(["approved"]);
     const decided = fs.readFileSync(metadataFile(conversation), "utf8").split("\n").find((line) => line.includes("approval.decided"));
     expect(JSON.parse(decided!)).toMatchObject({ decision: "approve", proof: expect.stringMatching(/^[0-9a-f]{64}$/) });
     expect((fs.statSync(path.join(conversation.home, "record.key")).mode & 0o777).toString(8)).toBe("600");

@@ -41,8 +41,8 @@ describe("an imported conversation trusts nothing to run", () => {
     const turn = await harness.turnEnded(conversation.conversationId, conversation.turnId);
     expect(turn).toMatchObject({ status: "interrupted", error: { code: "imported" } });
     expect(fs.existsSync(conversation.marker)).toBe(false);
-    expect(runtime.listApprovals("pending")).toEqual([]);
-    expect(runtime.listApprovals().filter((approval) => approval.status === "approved")).toEqual([]);
+    expect((await runtime.listApprovals("pending"))).toEqual([]);
+    expect((await runtime.listApprovals()).filter((approval) => approval.status === "approved")).toEqual([]);
     const call = harness.items(conversation.conversationId).find((item) => item.kind === "tool_call");
     expect(call).toMatchObject({ id: conversation.approval.itemId, status: "interrupted" });
     expect(harness.items(conversation.conversationId).at(-1)).toMatchObject({ kind: "notice", text: expect.stringContaining("imported") });

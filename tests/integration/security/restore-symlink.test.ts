@@ -113,6 +113,6 @@ describe("restoring files on Restart from here", () => {
     expect(fs.statSync(outsideB).mtimeMs).toBe(outsideBefore.mtimeMs);
     expect(fs.readdirSync(path.dirname(outside.file)).sort()).toEqual(["b.txt", "secret.txt"]);
     // A refused restore forks nothing.
-    expect(harness.runtime.listConversations({ archived: "all", offset: 0, limit: 10 }).conversations).toHaveLength(1);
+    expect((await harness.runtime.listConversations({ archived: "all", offset: 0, limit: 10 })).conversations).toHaveLength(1);
   });
 });

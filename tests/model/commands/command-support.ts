@@ -45,7 +45,7 @@ export abstract class ModelCommand implements AsyncCommand<Model, Real> {
     const acted = performance.now();
     await settle(real.harness.runtime, model.conversations);
     const settled = performance.now();
-    learnParked(model, real);
+    await learnParked(model, real);
     await checkAll(real.harness, model);
     tally(this.toString().replace(/\(.*$/, ""), [acted - started, settled - acted, performance.now() - settled]);
   }
@@ -111,7 +111,7 @@ export function newMessage(model: Model, kind: MessageKind): { n: number; text: 
  * The model knows a turn parked but not its ids: they are read from the Runtime once it settled
  * (checkOwnerState then holds the model to them), and the decision is remembered for later commands.
  */
-export function learnParked(model: Model, real: Real): void {
+export async function learnParked(model: Model, real: Real): Promise<void> {
   const runtime = real.harness.runtime;
   for (const conversation of model.conversations) {
     const parked = conversation.parked;
@@ -121,8 +121,8 @@ export function learnParked(model: Model, real: Real): void {
     parked.turnId = open[0].id;
     const pending =
       parked.on === "approval"
-        ? runtime.listApprovals("pending").filter((approval) => approval.conversationId === conversation.id)
-        : runtime.listQuestions(conversation.id, "pending");
+        ? (await runtime.listApprovals("pending")).filter((approval) => approval.conversationId === conversation.id)
+        : (await runtime.listQuestions(conversation.id, "pending"));
     if (pending.length !== 1) continue;
     parked.decisionId = pending[0].id;
     model.decisions.push({ id: pending[0].id, conversation, kind: parked.on, state: "pending" });

@@ -82,7 +82,7 @@ export class ArchiveCommand extends ConversationCommand {
     if (!updated) return;
     conversation.archived = this.archived;
     if (updated.archived !== this.archived) throw new Error(`archive: archived is ${updated.archived}`);
-    const listed = real.harness.runtime.listConversations({ archived: this.archived ? "true" : "false", offset: 0, limit: 500 }).conversations;
+    const listed = (await real.harness.runtime.listConversations({ archived: this.archived ? "true" : "false", offset: 0, limit: 500 })).conversations;
     if (!listed.some((candidate) => candidate.id === conversation.id)) throw new Error(`${conversation.label} is not listed with archived=${this.archived}`);
   }
 

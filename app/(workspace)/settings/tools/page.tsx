@@ -1,7 +1,6 @@
 import type { Metadata } from "next";
 import { ToolsSettings, type ProjectChoiceEntry } from "@/components/settings/tools-settings";
 import { toolsOverview } from "@/lib/api/tools-overview";
-import { recentProjects } from "@/lib/store/projects";
 import { signedInRuntime } from "../../workspace-data";
 
 export const metadata: Metadata = { title: "Tools" };
@@ -16,7 +15,7 @@ type Search = { cwd?: string | string[]; machine?: string | string[] };
 export default async function ToolsSettingsPage({ searchParams }: { searchParams: Promise<Search> }) {
   const runtime = await signedInRuntime();
   const known: ProjectChoiceEntry[] = [];
-  for (const project of [...recentProjects(runtime.store.index), { machine: "local", path: runtime.config.defaultCwd }]) {
+  for (const project of [...(await runtime.reads.recentProjects()), { machine: "local", path: runtime.config.defaultCwd }]) {
     if (known.some((entry) => entry.machine === project.machine && entry.path === project.path)) continue;
     known.push({ machine: project.machine, path: project.path, machineName: runtime.machines.nameOf(project.machine) });
   }
