@@ -5,8 +5,14 @@ import type { ConversationRow, DecisionFilter, IndexedWaiting, ListConversations
 import type { CompactionRow } from "./lookups";
 import type { TurnSubset } from "./turn-subset";
 
-/** A list of conversations without a search: full-text search is not part of these reads. */
-export type ConversationListQuery = Omit<ListConversationsQuery, "q">;
+/** A list of conversations, or a search of them (`q`: each word a prefix, as FTS5 matches it). */
+export type ConversationListQuery = ListConversationsQuery;
+
+/** Options of either backend's reads. */
+export interface IndexReadsOptions {
+  /** How many of the newest matching messages, and as many titles, a search looks at (SEARCH_CANDIDATE_LIMIT). */
+  searchCandidateLimit?: number;
+}
 
 /** A conversation as the index has it: no `missing` (what this machine lacks) and no `node`. */
 export type IndexedConversation = Omit<Conversation, "missing">;
@@ -24,7 +30,9 @@ export interface IndexReads {
   conversation(conversationId: string): Promise<IndexedConversation | null>;
   /**
    * A page of conversations: sorted by the chosen column (default updated, descending), ties by
-   * id in the same direction; `offset` is the API's cursor; `total` counts every match.
+   * id in the same direction; `offset` is the API's cursor; `total` counts every match. With `q`,
+   * only the conversations owning one of the newest SEARCH_CANDIDATE_LIMIT matching messages or
+   * titles (conversation-search.ts), in the same order.
    */
   listConversations(query: ConversationListQuery): Promise<{ conversations: IndexedConversation[]; total: number }>;
   /** The newest objective of a conversation (by createdAt, then id). */

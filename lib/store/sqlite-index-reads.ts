@@ -1,5 +1,6 @@
 import type { IndexDatabase } from "./database";
-import type { ConversationListQuery, IndexReads } from "./index-reads";
+import { SEARCH_CANDIDATE_LIMIT } from "./conversation-search";
+import type { ConversationListQuery, IndexReads, IndexReadsOptions } from "./index-reads";
 import { restartsOf } from "./lineage";
 import * as lookups from "./lookups";
 import { recentProjects } from "./projects";
@@ -8,7 +9,14 @@ import { listTurnSubset, type TurnSubset } from "./turn-subset";
 
 /** The index reads of a node's SQLite index: the synchronous reads of lib/store, answered as promises. */
 export class SqliteIndexReads implements IndexReads {
-  constructor(private readonly db: IndexDatabase) {}
+  private readonly searchCandidateLimit: number;
+
+  constructor(
+    private readonly db: IndexDatabase,
+    options: IndexReadsOptions = {},
+  ) {
+    this.searchCandidateLimit = options.searchCandidateLimit ?? SEARCH_CANDIDATE_LIMIT;
+  }
 
   async conversationRow(conversationId: string) {
     return queries.conversationRow(this.db, conversationId);
@@ -20,7 +28,7 @@ export class SqliteIndexReads implements IndexReads {
   }
 
   async listConversations(query: ConversationListQuery) {
-    const { rows, total } = queries.listConversationRows(this.db, query);
+    const { rows, total } = queries.listConversationRows(this.db, query, this.searchCandidateLimit);
     return { conversations: rows.map((row) => queries.toConversation(row, queries.objectiveFor(this.db, row.id))), total };
   }
 

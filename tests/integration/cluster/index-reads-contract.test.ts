@@ -1,12 +1,11 @@
-import pg from "pg";
+import type pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { IndexReads } from "@/lib/store/index-reads";
 import { copyIndexRows } from "@/lib/store/postgres/index-row-copy";
-import { migratePostgresIndex } from "@/lib/store/postgres/index-migrations";
 import { PostgresIndexReads } from "@/lib/store/postgres/postgres-index-reads";
 import { SqliteIndexReads } from "@/lib/store/sqlite-index-reads";
 import { usePostgresPerFile } from "../../support/embedded-postgres";
-import { buildIndexCorpus, type Corpus } from "../../support/index-corpus";
+import { buildIndexCorpus, localeDatabase, type Corpus } from "../../support/index-corpus";
 
 /**
  * Issue 24, step (b): the index reads answer the same on both backends. A corpus is built by the
@@ -29,30 +28,9 @@ let sqliteReads: SqliteIndexReads;
 let postgresReads: PostgresIndexReads;
 let locale: pg.Pool;
 
-/**
- * A database whose own collation is a locale's (ICU, English) when this PostgreSQL has ICU, so an
- * ORDER BY or comparison that loses the columns' "C" collation shows up as a different order.
- */
-async function localeDatabase(): Promise<pg.Pool> {
-  const icu = await database.pool.query("SELECT 1 FROM pg_collation WHERE collprovider = 'i' LIMIT 1");
-  const create = icu.rows.length > 0
-    ? "CREATE DATABASE atrium_locale TEMPLATE template0 ENCODING 'UTF8' LOCALE_PROVIDER icu ICU_LOCALE 'en-US' LOCALE 'C.UTF-8'"
-    : "CREATE DATABASE atrium_locale TEMPLATE template0 ENCODING 'UTF8' LOCALE 'C.UTF-8'";
-  await database.pool.query(create);
-  const pool = new pg.Pool({ connectionString: database.postgres.url.replace(/\/postgres$/, "/atrium_locale"), max: 8 });
-  pool.on("error", () => undefined);
-  const client = await pool.connect();
-  try {
-    await migratePostgresIndex(client);
-  } finally {
-    client.release();
-  }
-  return pool;
-}
-
 beforeAll(async () => {
   corpus = await buildIndexCorpus();
-  locale = await localeDatabase();
+  locale = await localeDatabase(database);
   const index = corpus.harness.runtime.store.index;
   // Small batches: every table of more than a few rows is copied in several.
   const copied = await copyIndexRows(index, locale, 7);
