@@ -18,5 +18,7 @@ CREATE TABLE "atrium_index_title_search" (
 CREATE UNIQUE INDEX "atrium_index_item_search_item" ON "atrium_index_item_search" USING btree ("item_id");--> statement-breakpoint
 CREATE INDEX "atrium_index_item_search_conversation" ON "atrium_index_item_search" USING btree ("conversation_id");--> statement-breakpoint
 CREATE INDEX "atrium_index_item_search_vector" ON "atrium_index_item_search" USING gin ("vector");--> statement-breakpoint
+CREATE INDEX "atrium_index_item_search_incomplete" ON "atrium_index_item_search" USING btree ("position") WHERE NOT "atrium_index_item_search"."complete";--> statement-breakpoint
 CREATE UNIQUE INDEX "atrium_index_title_search_conversation" ON "atrium_index_title_search" USING btree ("conversation_id");--> statement-breakpoint
-CREATE INDEX "atrium_index_title_search_vector" ON "atrium_index_title_search" USING gin ("vector");
+CREATE INDEX "atrium_index_title_search_vector" ON "atrium_index_title_search" USING gin ("vector");--> statement-breakpoint
+CREATE INDEX "atrium_index_title_search_incomplete" ON "atrium_index_title_search" USING btree ("position") WHERE NOT "atrium_index_title_search"."complete";
