@@ -2,6 +2,7 @@ import type { Approval, Conversation, Item, Objective, Question, Session, Turn }
 import type { RestartLink } from "./lineage";
 import type { Project } from "./projects";
 import type { ConversationRow, DecisionFilter, IndexedWaiting, ListConversationsQuery } from "./queries";
+import type { ItemHits } from "./item-search";
 import type { CompactionRow } from "./lookups";
 import type { TurnSubset } from "./turn-subset";
 
@@ -40,6 +41,12 @@ export interface IndexReads {
   /** Items of a session after a seq, in seq order; nextCursor is the last seq given when more follow. */
   listItems(sessionId: string, after: number, limit: number): Promise<{ items: Item[]; nextCursor: number | null }>;
   getItem(itemId: string): Promise<Item | null>;
+  /**
+   * A page of the seqs of one session's messages whose text matches (each word a prefix, as the
+   * list's `q`), in seq order, and how many match in all: after a seq forward, or the last page
+   * before one (nextCursor then goes further back).
+   */
+  searchSessionItems(conversationId: string, sessionId: string, text: string, page: { after: number } | { before: number }, limit: number): Promise<ItemHits>;
   itemConversation(itemId: string): Promise<string | null>;
   /** Turns of a conversation (of one session when given), oldest first (startedAt, then id). */
   listTurns(conversationId: string, sessionId?: string): Promise<Turn[]>;

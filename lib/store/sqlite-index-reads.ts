@@ -1,6 +1,7 @@
 import type { IndexDatabase } from "./database";
 import { SEARCH_CANDIDATE_LIMIT } from "./conversation-search";
 import type { ConversationListQuery, IndexReads, IndexReadsOptions } from "./index-reads";
+import { searchSessionItems } from "./item-search";
 import { restartsOf } from "./lineage";
 import * as lookups from "./lookups";
 import { recentProjects } from "./projects";
@@ -42,6 +43,10 @@ export class SqliteIndexReads implements IndexReads {
 
   async getItem(itemId: string) {
     return queries.getItem(this.db, itemId);
+  }
+
+  async searchSessionItems(conversationId: string, sessionId: string, text: string, page: { after: number } | { before: number }, limit: number) {
+    return searchSessionItems(this.db, conversationId, sessionId, text, page, limit);
   }
 
   async itemConversation(itemId: string) {

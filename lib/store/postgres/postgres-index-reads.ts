@@ -10,7 +10,7 @@ import { RECENT_PROJECTS_LIMIT, toProject } from "../projects";
 import { toApproval, toConversation, toItem, toObjective, toQuestion, toSession, toTurn, toWaiting, type ConversationRow, type DecisionFilter } from "../queries";
 import type { TurnSubset } from "../turn-subset";
 import * as tables from "./index-tables";
-import { postgresSearch, postgresSearchCandidates } from "./postgres-search";
+import { postgresSearch, postgresSearchCandidates, postgresSessionHits } from "./postgres-search";
 
 /*
  * SQLite puts NULLs first in ascending order and last in descending order; PostgreSQL does the
@@ -103,6 +103,10 @@ export class PostgresIndexReads implements IndexReads {
   async getItem(itemId: string) {
     const [row] = await this.db.select().from(tables.items).where(eq(tables.items.id, itemId));
     return row ? toItem(row) : null;
+  }
+
+  async searchSessionItems(conversationId: string, sessionId: string, text: string, page: { after: number } | { before: number }, limit: number) {
+    return postgresSessionHits(this.db, { conversationId, sessionId }, text, page, limit);
   }
 
   async itemConversation(itemId: string) {

@@ -1,6 +1,7 @@
 import { sql, type SQL } from "drizzle-orm";
 import type { NodePgDatabase } from "drizzle-orm/node-postgres";
 import { searchWords, type SearchFilter } from "../conversation-search";
+import type { ItemHits } from "../item-search";
 import * as tables from "./index-tables";
 import { itemSearch, titleSearch } from "./search-tables";
 import { LEXEME_LIMIT, lexeme, quoted, searchTokens } from "./search-tokens";
@@ -71,4 +72,39 @@ function candidates(db: NodePgDatabase, table: SearchTable, search: PostgresSear
 export async function postgresSearchCandidates(db: NodePgDatabase, search: PostgresSearch, filter: SearchFilter, limit: number): Promise<string[]> {
   const [items, titles] = await Promise.all([candidates(db, itemSearch, search, filter, limit), candidates(db, titleSearch, search, filter, limit)]);
   return [...new Set([...items.rows, ...titles.rows].map((row) => row.id))];
+}
+
+/**
+ * searchSessionItems (item-search.ts) on PostgreSQL: the seqs of a page of one session's messages
+ * matching, in seq order, and how many match in all; the same cursors.
+ */
+export async function postgresSessionHits(
+  db: NodePgDatabase,
+  scope: { conversationId: string; sessionId: string },
+  text: string,
+  page: { after: number } | { before: number },
+  limit: number,
+): Promise<ItemHits> {
+  const search = postgresSearch(text);
+  if (!search) return { seqs: [], nextCursor: null, total: 0 };
+  const i = tables.items;
+  const ofSession = sql`${matches(itemSearch, search)} AND ${itemSearch.conversationId} = ${scope.conversationId} AND ${i.sessionId} = ${scope.sessionId}`;
+  const from = sql`FROM ${itemSearch} JOIN ${i} ON ${i.id} = ${itemSearch.itemId} WHERE ${ofSession}`;
+  const before = "before" in page;
+  const [counted, hits] = await Promise.all([
+    db.execute<{ total: string }>(sql`SELECT count(*) AS total ${from}`),
+    db.execute<{ seq: string }>(
+      before
+        ? sql`SELECT ${i.seq} AS seq ${from} AND ${i.seq} < ${page.before} ORDER BY ${i.seq} DESC LIMIT ${limit + 1}`
+        : sql`SELECT ${i.seq} AS seq ${from} AND ${i.seq} > ${page.after} ORDER BY ${i.seq} ASC LIMIT ${limit + 1}`,
+    ),
+  ]);
+  const rows = hits.rows.map((row) => Number(row.seq));
+  const total = Number(counted.rows[0]?.total ?? 0);
+  if (before) {
+    const seqs = rows.slice(0, limit).reverse();
+    return { seqs, nextCursor: rows.length > limit ? seqs[0]! : null, total };
+  }
+  const seqs = rows.slice(0, limit);
+  return { seqs, nextCursor: rows.length > limit ? seqs[seqs.length - 1]! : null, total };
 }

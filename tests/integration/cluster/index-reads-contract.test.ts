@@ -67,6 +67,11 @@ function matrix(): Matrix {
         for (const model of [undefined, "offline", "Zed", "nobody"])
           for (const [offset, limit] of [[0, 200], [0, 3], [3, 3], [6, 4], [50, 10]] as const) listQueries.push([{ archived, sort, direction, model, offset, limit }]);
   const keys = corpus.harness.runtime.store.index.$client.prepare("SELECT scope, key FROM request_keys").all() as Array<{ scope: string; key: string }>;
+  const sessionsOf = corpus.harness.runtime.store.index.$client.prepare("SELECT conversation_id AS conversationId, id FROM sessions ORDER BY id").all() as Array<{ conversationId: string; id: string }>;
+  const hitPages = [{ after: 0 }, { after: 2 }, { before: 1_000_000 }, { before: 4 }];
+  const searchSessionItems: Matrix["searchSessionItems"] = sessionsOf.flatMap(({ conversationId, id }) =>
+    ["message", "the", "apple pie", "NUL", "nothing at all"].flatMap((text) => hitPages.flatMap((page) => [1, 100].map((limit) => [conversationId, id, text, page, limit] as Parameters<IndexReads["searchSessionItems"]>))),
+  );
   return {
     conversationRow: conversations.map((id) => [id]),
     conversation: conversations.map((id) => [id]),
@@ -75,6 +80,7 @@ function matrix(): Matrix {
     listItems: sessions.flatMap((id) => [[id, 0, 500], [id, 0, 1], [id, 0, 3], [id, 3, 2], [id, 2, 500], [id, 10_000, 5]] as Array<[string, number, number]>),
     getItem: items.map((id) => [id]),
     itemConversation: items.map((id) => [id]),
+    searchSessionItems,
     listTurns: conversations.flatMap((id) => [[id], [id, undefined], ...sessions.map((sessionId) => [id, sessionId] as [string, string])]),
     listTurnSubset: conversations.flatMap((id) =>
       sessions.flatMap((sessionId) => [0, 1, 3].flatMap((recent) => [[id, { sessionId, ids: [], recent }], [id, { sessionId, ids: turns.slice(0, 4), recent }]] as Array<Parameters<IndexReads["listTurnSubset"]>>)),
@@ -106,6 +112,7 @@ function nonEmpty(answer: unknown): boolean {
   const shape = answer as Record<string, unknown>;
   if (Array.isArray(shape.items)) return shape.items.length > 0;
   if (Array.isArray(shape.conversations)) return shape.conversations.length > 0;
+  if (Array.isArray(shape.seqs)) return shape.seqs.length > 0;
   if (typeof shape.input === "number") return shape.input > 0 || (shape.output as number) > 0;
   return true;
 }

@@ -115,6 +115,21 @@ describe("a search of conversations on SQLite and on PostgreSQL", () => {
     for (const q of ["ß", "😀", "...", "_", "\u0000", "京都", "e\u0301cole", "no such word anywhere"]) expect(found, q).not.toContain(q);
   }, 300_000);
 
+  it("finds the same messages of a session, pages and totals, for every query", async () => {
+    const sessions = harness.runtime.store.index.$client.prepare("SELECT conversation_id AS conversationId, id FROM sessions ORDER BY id").all() as Array<{ conversationId: string; id: string }>;
+    let found = 0;
+    for (const q of QUERIES)
+      for (const { conversationId, id } of sessions)
+        for (const page of [{ after: 0 }, { after: 1 }, { before: 1_000_000 }, { before: 2 }])
+          for (const limit of [1, 50]) {
+            const call = (reads: IndexReads) => reads.searchSessionItems(conversationId, id, q, page, limit);
+            const [fromSqlite, fromPostgres] = await Promise.all([call(sqliteReads), call(postgresReads)]);
+            expect(fromPostgres, JSON.stringify([q, page, limit])).toStrictEqual(fromSqlite);
+            if (fromSqlite.total > 0) found += 1;
+          }
+    expect(found).toBeGreaterThan(QUERIES.length);
+  }, 300_000);
+
   it("pages through a search with the API's cursor to the same conversations", async () => {
     for (const q of ["common", "mango", "the", "a", "e"]) {
       const pages = async (reads: IndexReads) => {
