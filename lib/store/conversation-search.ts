@@ -9,9 +9,14 @@ import type { IndexDatabase } from "./database";
  */
 export const SEARCH_CANDIDATE_LIMIT = 2000;
 
+/** The words of a search: runs of letters, digits and underscores; the rest separates them. */
+export function searchWords(text: string): string[] {
+  return text.match(/[\p{L}\p{N}_]+/gu) ?? [];
+}
+
 /** Each word becomes a prefix term; quotes keep FTS5 syntax in the owner's text inert. */
 export function toMatchExpression(text: string): string | null {
-  const words = text.match(/[\p{L}\p{N}_]+/gu) ?? [];
+  const words = searchWords(text);
   if (words.length === 0) return null;
   return words.map((word) => `"${word}"*`).join(" ");
 }

@@ -2,11 +2,18 @@ import type { Approval, Conversation, Item, Objective, Question, Session, Turn }
 import type { RestartLink } from "./lineage";
 import type { Project } from "./projects";
 import type { ConversationRow, DecisionFilter, IndexedWaiting, ListConversationsQuery } from "./queries";
+import type { ItemHits } from "./item-search";
 import type { CompactionRow } from "./lookups";
 import type { TurnSubset } from "./turn-subset";
 
-/** A list of conversations without a search: full-text search is not part of these reads. */
-export type ConversationListQuery = Omit<ListConversationsQuery, "q">;
+/** A list of conversations, or a search of them (`q`: each word a prefix, as FTS5 matches it). */
+export type ConversationListQuery = ListConversationsQuery;
+
+/** Options of either backend's reads. */
+export interface IndexReadsOptions {
+  /** How many of the newest matching messages, and as many titles, a search looks at (SEARCH_CANDIDATE_LIMIT). */
+  searchCandidateLimit?: number;
+}
 
 /** A conversation as the index has it: no `missing` (what this machine lacks) and no `node`. */
 export type IndexedConversation = Omit<Conversation, "missing">;
@@ -24,7 +31,9 @@ export interface IndexReads {
   conversation(conversationId: string): Promise<IndexedConversation | null>;
   /**
    * A page of conversations: sorted by the chosen column (default updated, descending), ties by
-   * id in the same direction; `offset` is the API's cursor; `total` counts every match.
+   * id in the same direction; `offset` is the API's cursor; `total` counts every match. With `q`,
+   * only the conversations owning one of the newest SEARCH_CANDIDATE_LIMIT matching messages or
+   * titles (conversation-search.ts), in the same order.
    */
   listConversations(query: ConversationListQuery): Promise<{ conversations: IndexedConversation[]; total: number }>;
   /** The newest objective of a conversation (by createdAt, then id). */
@@ -32,6 +41,12 @@ export interface IndexReads {
   /** Items of a session after a seq, in seq order; nextCursor is the last seq given when more follow. */
   listItems(sessionId: string, after: number, limit: number): Promise<{ items: Item[]; nextCursor: number | null }>;
   getItem(itemId: string): Promise<Item | null>;
+  /**
+   * A page of the seqs of one session's messages whose text matches (each word a prefix, as the
+   * list's `q`), in seq order, and how many match in all: after a seq forward, or the last page
+   * before one (nextCursor then goes further back).
+   */
+  searchSessionItems(conversationId: string, sessionId: string, text: string, page: { after: number } | { before: number }, limit: number): Promise<ItemHits>;
   itemConversation(itemId: string): Promise<string | null>;
   /** Turns of a conversation (of one session when given), oldest first (startedAt, then id). */
   listTurns(conversationId: string, sessionId?: string): Promise<Turn[]>;

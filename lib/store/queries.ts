@@ -10,7 +10,7 @@ import type {
   Waiting,
 } from "./entities";
 import type { IndexDatabase } from "./database";
-import { cachedTotal, searchCandidates, toMatchExpression } from "./conversation-search";
+import { cachedTotal, SEARCH_CANDIDATE_LIMIT, searchCandidates, toMatchExpression } from "./conversation-search";
 import { prepared } from "./prepared-query";
 import * as tables from "./schema";
 
@@ -66,11 +66,12 @@ export interface ListConversationsQuery {
 export function listConversationRows(
   db: IndexDatabase,
   query: ListConversationsQuery,
+  searchCandidateLimit = SEARCH_CANDIDATE_LIMIT,
 ): { rows: ConversationRow[]; total: number } {
   const c = tables.conversations;
   const match = query.q ? toMatchExpression(query.q) : null;
   if (query.q && !match) return { rows: [], total: 0 };
-  const candidates = match ? searchCandidates(db, match, { archived: query.archived, model: query.model }) : null;
+  const candidates = match ? searchCandidates(db, match, { archived: query.archived, model: query.model }, searchCandidateLimit) : null;
   if (candidates?.length === 0) return { rows: [], total: 0 };
   // A search reads its few candidates by id and sorts them: the unary + keeps SQLite from
   // walking a recency index over every conversation to test each against the candidates.

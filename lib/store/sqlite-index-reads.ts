@@ -1,5 +1,7 @@
 import type { IndexDatabase } from "./database";
-import type { ConversationListQuery, IndexReads } from "./index-reads";
+import { SEARCH_CANDIDATE_LIMIT } from "./conversation-search";
+import type { ConversationListQuery, IndexReads, IndexReadsOptions } from "./index-reads";
+import { searchSessionItems } from "./item-search";
 import { restartsOf } from "./lineage";
 import * as lookups from "./lookups";
 import { recentProjects } from "./projects";
@@ -8,7 +10,14 @@ import { listTurnSubset, type TurnSubset } from "./turn-subset";
 
 /** The index reads of a node's SQLite index: the synchronous reads of lib/store, answered as promises. */
 export class SqliteIndexReads implements IndexReads {
-  constructor(private readonly db: IndexDatabase) {}
+  private readonly searchCandidateLimit: number;
+
+  constructor(
+    private readonly db: IndexDatabase,
+    options: IndexReadsOptions = {},
+  ) {
+    this.searchCandidateLimit = options.searchCandidateLimit ?? SEARCH_CANDIDATE_LIMIT;
+  }
 
   async conversationRow(conversationId: string) {
     return queries.conversationRow(this.db, conversationId);
@@ -20,7 +29,7 @@ export class SqliteIndexReads implements IndexReads {
   }
 
   async listConversations(query: ConversationListQuery) {
-    const { rows, total } = queries.listConversationRows(this.db, query);
+    const { rows, total } = queries.listConversationRows(this.db, query, this.searchCandidateLimit);
     return { conversations: rows.map((row) => queries.toConversation(row, queries.objectiveFor(this.db, row.id))), total };
   }
 
@@ -34,6 +43,10 @@ export class SqliteIndexReads implements IndexReads {
 
   async getItem(itemId: string) {
     return queries.getItem(this.db, itemId);
+  }
+
+  async searchSessionItems(conversationId: string, sessionId: string, text: string, page: { after: number } | { before: number }, limit: number) {
+    return searchSessionItems(this.db, conversationId, sessionId, text, page, limit);
   }
 
   async itemConversation(itemId: string) {

@@ -1,5 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
+import pg from "pg";
+import { migratePostgresIndex } from "@/lib/store/postgres/index-migrations";
 import { pollUntil } from "./poll";
 import { startHarness, type Harness } from "./runtime-harness";
 
@@ -127,4 +129,26 @@ export async function buildIndexCorpus(): Promise<Corpus> {
   await settled(compacted);
   await send(delegating, "after the child");
   return { harness, conversationIds: ids, forkedId: forked };
+}
+
+/**
+ * A migrated database whose own collation is a locale's (ICU, English) when this PostgreSQL has
+ * ICU, so an ORDER BY or comparison that loses the columns' "C" collation shows up as a different
+ * order. `database` is the file's server (usePostgresPerFile).
+ */
+export async function localeDatabase(database: { readonly postgres: { url: string }; readonly pool: pg.Pool }, name = "atrium_locale"): Promise<pg.Pool> {
+  const icu = await database.pool.query("SELECT 1 FROM pg_collation WHERE collprovider = 'i' LIMIT 1");
+  const create = icu.rows.length > 0
+    ? `CREATE DATABASE ${name} TEMPLATE template0 ENCODING 'UTF8' LOCALE_PROVIDER icu ICU_LOCALE 'en-US' LOCALE 'C.UTF-8'`
+    : `CREATE DATABASE ${name} TEMPLATE template0 ENCODING 'UTF8' LOCALE 'C.UTF-8'`;
+  await database.pool.query(create);
+  const pool = new pg.Pool({ connectionString: database.postgres.url.replace(/\/postgres$/, `/${name}`), max: 8 });
+  pool.on("error", () => undefined);
+  const client = await pool.connect();
+  try {
+    await migratePostgresIndex(client);
+  } finally {
+    client.release();
+  }
+  return pool;
 }

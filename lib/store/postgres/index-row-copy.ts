@@ -1,12 +1,16 @@
-import { drizzle } from "drizzle-orm/node-postgres";
+import { sql } from "drizzle-orm";
+import { drizzle, type NodePgDatabase } from "drizzle-orm/node-postgres";
 import type { PgTable } from "drizzle-orm/pg-core";
+import { getTableConfig as getPgTableConfig } from "drizzle-orm/pg-core";
 import { getTableConfig, type SQLiteTable } from "drizzle-orm/sqlite-core";
 import type { Pool } from "pg";
 import type { IndexDatabase } from "../database";
 import * as sqlite from "../schema";
 import * as postgres from "./index-tables";
+import { itemSearch, titleSearch } from "./search-tables";
+import { searchColumns } from "./search-tokens";
 
-/** Every index table, SQLite's and its PostgreSQL twin (the full-text tables are not index tables here). */
+/** Every index table, SQLite's and its PostgreSQL twin (the full-text rows are copied after them). */
 const TABLE_PAIRS: Array<[SQLiteTable, PgTable]> = [
   [sqlite.conversations, postgres.conversations],
   [sqlite.sessions, postgres.sessions],
@@ -25,7 +29,8 @@ const BATCH_ROWS = 500;
 
 /**
  * Copies every row of a SQLite index into the cluster's empty atrium_index_* tables, table by
- * table, column for column, in one PostgreSQL transaction; answers the rows copied per table.
+ * table, column for column, then the full-text rows of item_fts and title_fts as search-tables.ts
+ * holds them, in one PostgreSQL transaction; answers the rows copied per table.
  * The index is read in rowid batches, so a large one is never held in memory at once: nothing
  * may write it meanwhile (a stopped node's index, or one whose data directory lock is held).
  */
@@ -40,7 +45,47 @@ export async function copyIndexRows(from: IndexDatabase, to: Pool, batchRows = B
         copied[name] += batch.length;
       }
     }
+    copied.item_fts = await copySearchRows(from, transaction, ITEM_SEARCH, batchRows);
+    copied.title_fts = await copySearchRows(from, transaction, TITLE_SEARCH, batchRows);
   });
+  return copied;
+}
+
+interface SearchCopy {
+  /** The full-text rows with what PostgreSQL's row needs: rowid, text, item_id and conversation_id. */
+  select: string;
+  table: typeof itemSearch | typeof titleSearch;
+}
+
+const ITEM_SEARCH: SearchCopy = {
+  select: `SELECT f.rowid AS "rowid", f.text AS "text", i.id AS "itemId", f.conversation_id AS "conversationId"
+    FROM item_fts f JOIN items i ON i.rowid = f.rowid WHERE f.rowid > ? ORDER BY f.rowid LIMIT ?`,
+  table: itemSearch,
+};
+const TITLE_SEARCH: SearchCopy = {
+  select: `SELECT t.rowid AS "rowid", t.title AS "text", c.id AS "conversationId"
+    FROM title_fts t JOIN conversations c ON c.rowid = t.rowid WHERE t.rowid > ? ORDER BY t.rowid LIMIT ?`,
+  table: titleSearch,
+};
+
+/**
+ * A full-text table's rows, tokenized as FTS5 tokenized them, each at its rowid's position (the
+ * newest matches are the same rows on both backends); the position's sequence then continues
+ * after the largest, for the rows written later.
+ */
+async function copySearchRows(from: IndexDatabase, transaction: Pick<NodePgDatabase, "insert" | "execute">, copy: SearchCopy, batchRows: number): Promise<number> {
+  const page = from.$client.prepare(copy.select);
+  let copied = 0;
+  for (let after = 0; ; ) {
+    const rows = page.all(after, batchRows) as Array<{ rowid: number; text: string; itemId?: string; conversationId: string }>;
+    if (rows.length === 0) break;
+    after = rows[rows.length - 1]!.rowid;
+    const columns = searchColumns(rows.map((row) => row.text));
+    const values = rows.map(({ rowid, itemId, conversationId }, at) => ({ position: rowid, conversationId, ...(itemId === undefined ? {} : { itemId }), ...columns[at]! }));
+    await transaction.insert(copy.table).values(values as Array<typeof itemSearch.$inferInsert>);
+    copied += rows.length;
+  }
+  await transaction.execute(sql`SELECT setval(pg_get_serial_sequence(${getPgTableConfig(copy.table).name}, 'position'), coalesce(max(${copy.table.position}), 0) + 1, false) FROM ${copy.table}`);
   return copied;
 }
 

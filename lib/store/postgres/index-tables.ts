@@ -32,8 +32,8 @@ import { databaseText, parseDatabaseText } from "./database-json";
  * - Text holds no U+0000 or lone surrogate in PostgreSQL: the columns store such strings through
  *   databaseText (database-json.ts) and read them back, as every jsonb value goes through
  *   databaseJson. (Such a string then sorts after its prefix's other strings, not before.)
- * The full-text tables (drizzle has no type for them) are not here: search on PostgreSQL will be
- * its own step (Atrium's normalization, `to_tsvector('simple', …)` and a GIN index).
+ * The full-text tables (FTS5's, which drizzle has no type for) have their PostgreSQL form in
+ * search-tables.ts: FTS5's tokens as a stream and a tsvector (search-tokens.ts, postgres-search.ts).
  */
 export const PG_INDEX_PREFIX = "atrium_index_";
 

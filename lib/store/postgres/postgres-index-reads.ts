@@ -2,13 +2,15 @@ import { and, count, eq, gt, inArray, isNotNull, max, or, sql, type AnyColumn, t
 import { drizzle, type NodePgDatabase } from "drizzle-orm/node-postgres";
 import type { Pool } from "pg";
 import type { Objective } from "../entities";
-import type { ConversationListQuery, IndexedConversation, IndexReads } from "../index-reads";
+import { SEARCH_CANDIDATE_LIMIT } from "../conversation-search";
+import type { ConversationListQuery, IndexedConversation, IndexReads, IndexReadsOptions } from "../index-reads";
 import { toRestartLink } from "../lineage";
 import type { CompactionRow } from "../lookups";
 import { RECENT_PROJECTS_LIMIT, toProject } from "../projects";
 import { toApproval, toConversation, toItem, toObjective, toQuestion, toSession, toTurn, toWaiting, type ConversationRow, type DecisionFilter } from "../queries";
 import type { TurnSubset } from "../turn-subset";
 import * as tables from "./index-tables";
+import { postgresSearch, postgresSearchCandidates, postgresSessionHits } from "./postgres-search";
 
 /*
  * SQLite puts NULLs first in ascending order and last in descending order; PostgreSQL does the
@@ -30,9 +32,11 @@ const KEPT_STATUSES = ["failed", "running", "waiting_approval", "waiting_user"];
  */
 export class PostgresIndexReads implements IndexReads {
   private readonly db: NodePgDatabase;
+  private readonly searchCandidateLimit: number;
 
-  constructor(pool: Pool) {
+  constructor(pool: Pool, options: IndexReadsOptions = {}) {
     this.db = drizzle({ client: pool });
+    this.searchCandidateLimit = options.searchCandidateLimit ?? SEARCH_CANDIDATE_LIMIT;
   }
 
   async conversationRow(conversationId: string): Promise<ConversationRow | undefined> {
@@ -50,6 +54,13 @@ export class PostgresIndexReads implements IndexReads {
     const filters: SQL[] = [];
     if (query.archived !== "all") filters.push(eq(c.archived, query.archived === "true"));
     if (query.model) filters.push(eq(c.model, query.model));
+    if (query.q) {
+      // As listConversationRows: the candidates of the newest matches, then the list's order among them.
+      const search = postgresSearch(query.q);
+      const candidates = search ? await postgresSearchCandidates(this.db, search, { archived: query.archived, model: query.model }, this.searchCandidateLimit) : [];
+      if (candidates.length === 0) return { conversations: [], total: 0 };
+      filters.push(inArray(c.id, candidates));
+    }
     const where = filters.length > 0 ? and(...filters) : undefined;
     const sorted = { updated: c.updatedAt, created: c.createdAt, title: c.title, model: c.model }[query.sort ?? "updated"];
     const order = query.direction === "asc" ? ascending : descending;
@@ -92,6 +103,10 @@ export class PostgresIndexReads implements IndexReads {
   async getItem(itemId: string) {
     const [row] = await this.db.select().from(tables.items).where(eq(tables.items.id, itemId));
     return row ? toItem(row) : null;
+  }
+
+  async searchSessionItems(conversationId: string, sessionId: string, text: string, page: { after: number } | { before: number }, limit: number) {
+    return postgresSessionHits(this.db, { conversationId, sessionId }, text, page, limit);
   }
 
   async itemConversation(itemId: string) {

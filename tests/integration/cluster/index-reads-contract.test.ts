@@ -1,12 +1,11 @@
-import pg from "pg";
+import type pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { IndexReads } from "@/lib/store/index-reads";
 import { copyIndexRows } from "@/lib/store/postgres/index-row-copy";
-import { migratePostgresIndex } from "@/lib/store/postgres/index-migrations";
 import { PostgresIndexReads } from "@/lib/store/postgres/postgres-index-reads";
 import { SqliteIndexReads } from "@/lib/store/sqlite-index-reads";
 import { usePostgresPerFile } from "../../support/embedded-postgres";
-import { buildIndexCorpus, type Corpus } from "../../support/index-corpus";
+import { buildIndexCorpus, localeDatabase, type Corpus } from "../../support/index-corpus";
 
 /**
  * Issue 24, step (b): the index reads answer the same on both backends. A corpus is built by the
@@ -29,30 +28,9 @@ let sqliteReads: SqliteIndexReads;
 let postgresReads: PostgresIndexReads;
 let locale: pg.Pool;
 
-/**
- * A database whose own collation is a locale's (ICU, English) when this PostgreSQL has ICU, so an
- * ORDER BY or comparison that loses the columns' "C" collation shows up as a different order.
- */
-async function localeDatabase(): Promise<pg.Pool> {
-  const icu = await database.pool.query("SELECT 1 FROM pg_collation WHERE collprovider = 'i' LIMIT 1");
-  const create = icu.rows.length > 0
-    ? "CREATE DATABASE atrium_locale TEMPLATE template0 ENCODING 'UTF8' LOCALE_PROVIDER icu ICU_LOCALE 'en-US' LOCALE 'C.UTF-8'"
-    : "CREATE DATABASE atrium_locale TEMPLATE template0 ENCODING 'UTF8' LOCALE 'C.UTF-8'";
-  await database.pool.query(create);
-  const pool = new pg.Pool({ connectionString: database.postgres.url.replace(/\/postgres$/, "/atrium_locale"), max: 8 });
-  pool.on("error", () => undefined);
-  const client = await pool.connect();
-  try {
-    await migratePostgresIndex(client);
-  } finally {
-    client.release();
-  }
-  return pool;
-}
-
 beforeAll(async () => {
   corpus = await buildIndexCorpus();
-  locale = await localeDatabase();
+  locale = await localeDatabase(database);
   const index = corpus.harness.runtime.store.index;
   // Small batches: every table of more than a few rows is copied in several.
   const copied = await copyIndexRows(index, locale, 7);
@@ -89,6 +67,11 @@ function matrix(): Matrix {
         for (const model of [undefined, "offline", "Zed", "nobody"])
           for (const [offset, limit] of [[0, 200], [0, 3], [3, 3], [6, 4], [50, 10]] as const) listQueries.push([{ archived, sort, direction, model, offset, limit }]);
   const keys = corpus.harness.runtime.store.index.$client.prepare("SELECT scope, key FROM request_keys").all() as Array<{ scope: string; key: string }>;
+  const sessionsOf = corpus.harness.runtime.store.index.$client.prepare("SELECT conversation_id AS conversationId, id FROM sessions ORDER BY id").all() as Array<{ conversationId: string; id: string }>;
+  const hitPages = [{ after: 0 }, { after: 2 }, { before: 1_000_000 }, { before: 4 }];
+  const searchSessionItems: Matrix["searchSessionItems"] = sessionsOf.flatMap(({ conversationId, id }) =>
+    ["message", "the", "apple pie", "NUL", "nothing at all"].flatMap((text) => hitPages.flatMap((page) => [1, 100].map((limit) => [conversationId, id, text, page, limit] as Parameters<IndexReads["searchSessionItems"]>))),
+  );
   return {
     conversationRow: conversations.map((id) => [id]),
     conversation: conversations.map((id) => [id]),
@@ -97,6 +80,7 @@ function matrix(): Matrix {
     listItems: sessions.flatMap((id) => [[id, 0, 500], [id, 0, 1], [id, 0, 3], [id, 3, 2], [id, 2, 500], [id, 10_000, 5]] as Array<[string, number, number]>),
     getItem: items.map((id) => [id]),
     itemConversation: items.map((id) => [id]),
+    searchSessionItems,
     listTurns: conversations.flatMap((id) => [[id], [id, undefined], ...sessions.map((sessionId) => [id, sessionId] as [string, string])]),
     listTurnSubset: conversations.flatMap((id) =>
       sessions.flatMap((sessionId) => [0, 1, 3].flatMap((recent) => [[id, { sessionId, ids: [], recent }], [id, { sessionId, ids: turns.slice(0, 4), recent }]] as Array<Parameters<IndexReads["listTurnSubset"]>>)),
@@ -128,6 +112,7 @@ function nonEmpty(answer: unknown): boolean {
   const shape = answer as Record<string, unknown>;
   if (Array.isArray(shape.items)) return shape.items.length > 0;
   if (Array.isArray(shape.conversations)) return shape.conversations.length > 0;
+  if (Array.isArray(shape.seqs)) return shape.seqs.length > 0;
   if (typeof shape.input === "number") return shape.input > 0 || (shape.output as number) > 0;
   return true;
 }
