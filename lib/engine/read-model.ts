@@ -55,15 +55,8 @@ export class ReadModel {
   }
 
   async listConversations(query: queries.ListConversationsQuery): Promise<{ conversations: Conversation[]; total: number }> {
-    const { conversations, total } = await this.listIndexed(query);
+    const { conversations, total } = await this.index.listConversations(query);
     return { conversations: conversations.map((conversation) => this.decorate(conversation)), total };
-  }
-
-  /** A search goes to the node's own full-text index until IndexReads has one (issue 24, step e). */
-  private listIndexed(query: queries.ListConversationsQuery) {
-    if (!query.q) return this.index.listConversations(query);
-    const { rows, total } = queries.listConversationRows(this.store.index, query);
-    return Promise.resolve({ conversations: rows.map((row) => queries.toConversation(row, queries.objectiveFor(this.store.index, row.id))), total });
   }
 
   /** The conversation as the index has it, without its owner (a cluster node's view of another node's conversation). */
