@@ -121,7 +121,7 @@ async function main(): Promise<void> {
     process.env.BENCH_EVENT_LOG = eventLog;
     process.env.BENCH_EVENT_ROLE = "harness";
   }
-  const harnessLog = eventLog ? (createRequire(import.meta.url)("./event-log.cjs") as { flush(): void }) : null;
+  if (eventLog) createRequire(import.meta.url)("./event-log.cjs");
   const results = new Map<string, PeerFigures[]>(measured.map((system) => [system.key, []]));
   const loads: string[] = [`start ${new Date().toISOString()}: load ${load()}`];
   const fake = await FakeModel.start();
@@ -144,7 +144,6 @@ async function main(): Promise<void> {
   console.log(`\n${os.cpus().length} CPUs; ${loads.join("; ")}`);
   console.log("200 words a turn, 5 ms apart; 5 turns one at a time, then one in each of 20 conversations at once; CPU and RSS are of the server's whole process tree (/proc); latency = parsed by this harness − written by the fake model, CLOCK_MONOTONIC\n");
   console.log(table(measured.map((system) => ({ label: system.label, rounds: results.get(system.key)! }))));
-  harnessLog?.flush();
   const events = eventLog ? readGcEvents(eventLog) : [];
   for (const system of measured) {
     console.log(`\n${breakdown(system.label, results.get(system.key)!, events)}`);
