@@ -53,6 +53,8 @@ export function latenciesOf(stamps: readonly Stamp[], receivedMicros: number): M
 export class StampReader {
   private tail = "";
   readonly latencies = new Map<string, number[]>();
+  /** Every timed stamp in arrival order, with its index and send time (for a per-word breakdown). */
+  readonly samples: Array<{ index: number; sentMicros: number; ms: number }> = [];
   words = 0;
 
   push(delta: string, receivedMicros: number): void {
@@ -69,7 +71,9 @@ export class StampReader {
   }
 
   private record(text: string, receivedMicros: number): void {
-    for (const [tag, values] of latenciesOf(parseStamps(text), receivedMicros)) {
+    const stamps = parseStamps(text);
+    for (const stamp of stamps) this.samples.push({ index: stamp.index, sentMicros: stamp.sentMicros, ms: (receivedMicros - stamp.sentMicros) / 1000 });
+    for (const [tag, values] of latenciesOf(stamps, receivedMicros)) {
       const list = this.latencies.get(tag) ?? [];
       for (const value of values) list.push(value);
       this.latencies.set(tag, list);

@@ -19,6 +19,9 @@ export interface AtriumOptions {
   fakeUrl: string;
   node?: string;
   sqliteAddon?: string;
+  /** More node flags for the server (e.g. --trace-gc), and the directory ./event-log.cjs logs its GCs to. */
+  serverArgs?: string[];
+  eventLog?: string;
 }
 
 interface ConversationFrame {
@@ -45,11 +48,12 @@ export class AtriumDriver implements Driver {
 
   async start(home: string): Promise<number> {
     writeConfig(home, this.options.fakeUrl);
-    const addon = this.options.sqliteAddon;
+    const { sqliteAddon: addon, eventLog } = this.options;
+    const preload = (file: string) => ["--require", path.join(import.meta.dirname, file)];
     this.server = await startBenchServer(home, await portInRange(), {
       node: this.options.node,
-      nodeArgs: addon ? ["--require", path.join(import.meta.dirname, "node24-sqlite.cjs")] : [],
-      env: addon ? { BENCH_SQLITE_ADDON: addon } : {},
+      nodeArgs: [...(addon ? preload("node24-sqlite.cjs") : []), ...(eventLog ? preload("event-log.cjs") : []), ...(this.options.serverArgs ?? [])],
+      env: { ...(addon ? { BENCH_SQLITE_ADDON: addon } : {}), ...(eventLog ? { BENCH_EVENT_LOG: eventLog, BENCH_EVENT_ROLE: "server" } : {}) },
     });
     return this.server.readyMs;
   }

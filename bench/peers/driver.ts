@@ -62,6 +62,11 @@ export class Tracker implements Sink {
     return [...this.expected.values()].flatMap(({ reader }) => [...reader.latencies.values()].flat());
   }
 
+  /** Every timed word of the armed turns, in arrival order per conversation. */
+  samples(): Array<{ index: number; sentMicros: number; ms: number }> {
+    return [...this.expected.values()].flatMap(({ reader }) => reader.samples);
+  }
+
   words(): number {
     return [...this.expected.values()].reduce((sum, { reader }) => sum + reader.words, 0);
   }

@@ -1,5 +1,6 @@
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
+import { createRequire } from "node:module";
 import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
@@ -10,6 +11,7 @@ import { CodexDriver } from "./codex";
 import { Tracker, type Driver } from "./driver";
 import { OpencodeDriver } from "./opencode";
 import { peerRound, type PeerFigures } from "./peer-round";
+import { breakdown, readGcEvents } from "./breakdown";
 import { table } from "./table";
 
 /**
@@ -22,6 +24,12 @@ import { table } from "./table";
  *   node --import tsx bench/peers/index.ts --codex /work/peers/node_modules/.bin/codex \
  *     --opencode /work/peers/node_modules/.bin/opencode [--rounds 3] \
  *     [--node24 <node 24 binary> --node24-sqlite <better_sqlite3.node built for it>]
+ *
+ * After the table, the turns one at a time by word (./breakdown.ts). `--sequential-only` stops
+ * each round after those turns; `--event-log DIR` logs every GC of Atrium's servers and of this
+ * harness (./event-log.cjs), names the ones that overlap the slowest words and keeps every
+ * word's sample in DIR; `--server-args="--cpu-prof --trace-gc"` adds node flags to Atrium's
+ * server (BENCH_SERVER_STDOUT=<file> keeps its stdout, where --trace-gc writes).
  *
  * A peer left out (or not installed) is skipped with this hint. Rounds are interleaved: round
  * 1 of every system, then round 2, each round in a rotated order, so the machine's load
@@ -37,8 +45,14 @@ const { values } = parseArgs({
     node24: { type: "string" },
     "node24-sqlite": { type: "string" },
     only: { type: "string" },
+    "sequential-only": { type: "boolean", default: false },
+    "event-log": { type: "string" },
+    "server-args": { type: "string" },
   },
 });
+
+/** Where ./event-log.cjs writes the GCs of every Atrium server and of this harness (--event-log). */
+const eventLog = values["event-log"] ? path.resolve(values["event-log"]) : undefined;
 
 function versionOf(binary: string, args: string[]): string {
   return execFileSync(binary, args, { encoding: "utf8" }).trim().split("\n").pop()!;
@@ -82,13 +96,14 @@ function systems(): System[] {
     list.push({ key: "cx", label, driver: (tracker, fakeUrl) => new CodexDriver(label, binary, fakeUrl, tracker) });
   }
   const node20 = `Atrium ${commit}, Node ${process.versions.node}`;
-  list.push({ key: "a20", label: node20, driver: (tracker, fakeUrl) => new AtriumDriver({ label: node20, fakeUrl }, tracker) });
+  const serverArgs = values["server-args"]?.split(/\s+/).filter((arg) => arg !== "") ?? [];
+  list.push({ key: "a20", label: node20, driver: (tracker, fakeUrl) => new AtriumDriver({ label: node20, fakeUrl, serverArgs, eventLog }, tracker) });
   if (values.node24) {
     const node = values.node24;
     const sqliteAddon = values["node24-sqlite"];
     if (!sqliteAddon) throw new Error("--node24 needs --node24-sqlite: better-sqlite3's addon built for that Node (see STACK.md, .ci/run)");
     const label = `Atrium ${commit}, Node ${versionOf(node, ["--version"]).replace(/^v/, "")}`;
-    list.push({ key: "a24", label, driver: (tracker, fakeUrl) => new AtriumDriver({ label, fakeUrl, node, sqliteAddon }, tracker) });
+    list.push({ key: "a24", label, driver: (tracker, fakeUrl) => new AtriumDriver({ label, fakeUrl, node, sqliteAddon, serverArgs, eventLog }, tracker) });
   }
   const only = values.only?.split(",");
   return only ? list.filter((system) => only.includes(system.key)) : list;
@@ -102,6 +117,11 @@ async function main(): Promise<void> {
   const rounds = Number.parseInt(values.rounds!, 10);
   if (!(rounds >= 1)) throw new Error(`--rounds must be a positive integer, got ${values.rounds}`);
   const measured = systems();
+  if (eventLog) {
+    process.env.BENCH_EVENT_LOG = eventLog;
+    process.env.BENCH_EVENT_ROLE = "harness";
+  }
+  if (eventLog) createRequire(import.meta.url)("./event-log.cjs");
   const results = new Map<string, PeerFigures[]>(measured.map((system) => [system.key, []]));
   const loads: string[] = [`start ${new Date().toISOString()}: load ${load()}`];
   const fake = await FakeModel.start();
@@ -112,7 +132,7 @@ async function main(): Promise<void> {
         const tracker = new Tracker();
         const driver = system.driver(tracker, fake.url);
         const started = performance.now();
-        const figures = await withTempDirectory(`atrium-peers-${system.key}-`, (home) => peerRound(driver, tracker, home, fake, `${system.key}r${round}`));
+        const figures = await withTempDirectory(`atrium-peers-${system.key}-`, (home) => peerRound(driver, tracker, home, fake, `${system.key}r${round}`, values["sequential-only"]));
         results.get(system.key)!.push(figures);
         console.log(`round ${round + 1}/${rounds} ${system.label}: ${((performance.now() - started) / 1000).toFixed(1)} s, load ${load()}`);
       }
@@ -124,6 +144,11 @@ async function main(): Promise<void> {
   console.log(`\n${os.cpus().length} CPUs; ${loads.join("; ")}`);
   console.log("200 words a turn, 5 ms apart; 5 turns one at a time, then one in each of 20 conversations at once; CPU and RSS are of the server's whole process tree (/proc); latency = parsed by this harness − written by the fake model, CLOCK_MONOTONIC\n");
   console.log(table(measured.map((system) => ({ label: system.label, rounds: results.get(system.key)! }))));
+  const events = eventLog ? readGcEvents(eventLog) : [];
+  for (const system of measured) {
+    console.log(`\n${breakdown(system.label, results.get(system.key)!, events)}`);
+    if (eventLog) fs.writeFileSync(path.join(eventLog, `samples-${system.key}.json`), JSON.stringify(results.get(system.key)!.map((round) => round.sequentialSamples)));
+  }
 }
 
 main().catch((error: unknown) => {

@@ -16,6 +16,13 @@ const KILL_AFTER_WORDS = 500;
 const KILL_TURN_WORDS = 1_000;
 const TURN_TIMEOUT_MS = 120_000;
 
+export interface WordSample {
+  turn: number;
+  index: number;
+  sentMicros: number;
+  ms: number;
+}
+
 export interface PeerFigures {
   readyMs: number;
   idleRss: number;
@@ -25,6 +32,8 @@ export interface PeerFigures {
   warmRssMain: number;
   peakRssMain: number;
   sequential: number[];
+  /** The same words with their turn, index and send time (the per-word breakdown). */
+  sequentialSamples: WordSample[];
   concurrent: number[];
   submitToRequestMs: number[];
   concurrentCpuMs: number;
@@ -79,7 +88,8 @@ async function killTest(driver: Driver, tracker: Tracker, home: string, conversa
   return wordsKept(await driver.history(conversationId), tag);
 }
 
-export async function peerRound(driver: Driver, tracker: Tracker, home: string, fake: FakeModel, tagPrefix: string): Promise<PeerFigures> {
+/** `sequentialOnly`: stop after the turns one at a time (no concurrent turns, no kill test). */
+export async function peerRound(driver: Driver, tracker: Tracker, home: string, fake: FakeModel, tagPrefix: string, sequentialOnly = false): Promise<PeerFigures> {
   const tag = (kind: string, index: number) => `${tagPrefix}-${kind}${index}`;
   const readyMs = await driver.start(home);
   try {
@@ -99,14 +109,20 @@ export async function peerRound(driver: Driver, tracker: Tracker, home: string, 
     const warmRssMain = rssBytes(pid);
 
     const sequential: number[] = [];
+    const sequentialSamples: WordSample[] = [];
     let sequentialWords = 0;
     const sequentialCpuBefore = treeCpuMs(pid);
     for (let turn = 0; turn < SEQUENTIAL_TURNS; turn += 1) {
       await turnInEach(driver, tracker, [ids[turn % ids.length]], () => benchPrompt(tag("seq", turn)), WORDS);
       sequential.push(...tracker.latencies());
+      for (const sample of tracker.samples()) sequentialSamples.push({ turn, ...sample });
       sequentialWords += tracker.words();
     }
     const sequentialCpuMs = treeCpuMs(pid) - sequentialCpuBefore;
+    if (sequentialOnly) {
+      const none = { concurrent: [], submitToRequestMs: [], concurrentCpuMs: Number.NaN, concurrentWords: 0, peakRss: Number.NaN, peakRssMain: Number.NaN, kept: Number.NaN };
+      return { readyMs, idleCpuPerSecond, idleRss, warmRss, warmRssMain, sequential, sequentialSamples, sequentialCpuMs, sequentialWords, ...none };
+    }
 
     const stopSampling = sampleRss(pid, 25, treeRssBytes);
     const stopSamplingMain = sampleRss(pid, 25);
@@ -121,7 +137,7 @@ export async function peerRound(driver: Driver, tracker: Tracker, home: string, 
     const submitToRequestMs = toModelRequestMs(submitted, arrivals);
 
     const kept = await killTest(driver, tracker, home, ids[0], tag("kill", 0));
-    return { readyMs, idleCpuPerSecond, idleRss, warmRss, peakRss, warmRssMain, peakRssMain, sequential, concurrent, submitToRequestMs, concurrentCpuMs, concurrentWords, sequentialCpuMs, sequentialWords, kept };
+    return { readyMs, idleCpuPerSecond, idleRss, warmRss, peakRss, warmRssMain, peakRssMain, sequential, sequentialSamples, concurrent, submitToRequestMs, concurrentCpuMs, concurrentWords, sequentialCpuMs, sequentialWords, kept };
   } finally {
     await driver.stop();
   }

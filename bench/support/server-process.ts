@@ -38,11 +38,14 @@ export interface BenchServerOptions {
 export async function startBenchServer(home: string, port: number, options: BenchServerOptions = {}): Promise<BenchServer> {
   const url = `http://127.0.0.1:${port}`;
   const started = performance.now();
+  // BENCH_SERVER_STDOUT=<file>: the server's stdout (e.g. --trace-gc) is appended there.
+  const stdout = process.env.BENCH_SERVER_STDOUT ? fs.openSync(process.env.BENCH_SERVER_STDOUT, "a") : "ignore";
   const child = spawn(options.node ?? process.execPath, [...startFlags(), ...(options.nodeArgs ?? []), "bin/atrium.mjs", "serve", "--host", "127.0.0.1", "--port", String(port)], {
     cwd: PROJECT_ROOT,
     env: { ...process.env, ...options.env, ATRIUM_HOME: home, ATRIUM_TOKEN: BENCH_TOKEN, NODE_ENV: "production" },
-    stdio: ["ignore", "ignore", "pipe"],
+    stdio: ["ignore", stdout, "pipe"],
   });
+  if (typeof stdout === "number") fs.closeSync(stdout);
   let stderr = "";
   child.stderr!.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
   const get = (pathname: string) => fetch(`${url}${pathname}`, { headers: { authorization: `Bearer ${BENCH_TOKEN}` } });

@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { profileWindow } from "../../../bench/model/profile-window";
+import { breakdown } from "../../../bench/peers/breakdown";
+import type { PeerFigures, WordSample } from "../../../bench/peers/peer-round";
 import { benchPrompt, parseBenchPrompt, parseStamps, stampWord, StampReader } from "../../../bench/model/stamps";
 import type { CpuProfile } from "../../../bench/support/cpu-profile";
 
@@ -17,6 +19,17 @@ describe("model-stream word stamps", () => {
     reader.push("00 ", 4000);
     expect(reader.latencies.get("a")).toEqual([1, 0.5, 2.1]);
     expect(reader.words).toBe(3);
+  });
+
+  it("keeps each timed word's index and send time, for the per-word breakdown", () => {
+    const reader = new StampReader();
+    reader.push(`${stampWord("a", 0, 1000)} ${stampWord("a", 1, 1500)} a:2@19`, 2000);
+    reader.push("00 ", 4000);
+    expect(reader.samples).toEqual([
+      { index: 0, sentMicros: 1000, ms: 1 },
+      { index: 1, sentMicros: 1500, ms: 0.5 },
+      { index: 2, sentMicros: 1900, ms: 2.1 },
+    ]);
   });
 
   it("counts a last word without a trailing space when the stream finishes", () => {
@@ -58,5 +71,18 @@ describe("profileWindow", () => {
 
   it("answers null when no sample falls in the window", () => {
     expect(profileWindow(profile, 5000, 6000)).toBeNull();
+  });
+});
+
+describe("the peers breakdown of turns one at a time", () => {
+  it("separates word 0 from the rest, names the slowest words and the GCs that overlap them", () => {
+    const samples: WordSample[] = [];
+    for (let index = 0; index < 100; index += 1) samples.push({ turn: 0, index, sentMicros: 10_000 * index, ms: index === 0 ? 2.5 : index === 50 ? 3 : 0.3 });
+    const text = breakdown("Atrium", [{ sequentialSamples: samples } as PeerFigures], [{ role: "server", startMicros: 500_500, ms: 1.2, kind: "scavenge" }]);
+    expect(text).toContain("word 0                 n=   1  p50 2.50");
+    expect(text).toContain("all but word 0         n=  99  p50 0.30");
+    const slowest = text.split("\n").filter((line) => /^ {4}r1 /.test(line));
+    expect(slowest[0]).toMatch(/^ {4}r1 t1 w50 +3\.00 +server scavenge 1\.20ms@\+0\.50$/);
+    expect(slowest[1]).toMatch(/^ {4}r1 t1 w0 +2\.50 *$/);
   });
 });
