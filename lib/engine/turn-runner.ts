@@ -185,7 +185,9 @@ export class TurnRunner implements TurnHandle {
     }
     // Loaded before the room estimate, which counts them; a database failure is not a model error.
     await context.store.files.prepareAttachments(this.actor.id, this.session.items.flatMap((item) => item.attachments ?? [])).catch(asStorageError);
-    await ensureRoom(this.actor, this.session, {
+    // Built once: measured for room, sent, and counted for the context ring; again only after a compaction.
+    let request = nextRequest(this.actor, this.session);
+    const room = await ensureRoom(this.actor, this.session, request, {
       turnId: this.turn.id,
       modelId: this.turn.model,
       signal: this.signal,
@@ -195,7 +197,7 @@ export class TurnRunner implements TurnHandle {
     });
     this.compactRequested = false;
     const modelConfig = context.models.get(this.turn.model);
-    const request = nextRequest(this.actor, this.session);
+    if (room.compacted) request = nextRequest(this.actor, this.session);
     const coveredItems = this.session.items.length;
     let streaming: Item | null = null;
     let reasoning: Item | null = null;
@@ -263,7 +265,7 @@ export class TurnRunner implements TurnHandle {
       estimatedInput: step.usage.inputTokens === null ? 0 : estimateRequest(request, tokenCounterFor(modelConfig?.provider)),
       reasoningContext: applied === "all_turns" || applied === "current_turn" ? applied : undefined,
     });
-    publishContext(this.actor, this.session, this.turn.model);
+    publishContext(this.actor, this.session, this.turn.model, request);
     return step;
   }
 
