@@ -2,7 +2,7 @@ import type { ModelMessage } from "ai";
 import { contextItems } from "./compaction";
 import { memoryFolder, readMemories, selectMemories } from "./memories";
 import { compactionThreshold } from "./threshold";
-import { countMessages, tokenCounterFor, type TokenCounter } from "./tokens";
+import { countMessages, countRepeated, tokenCounterFor, type TokenCounter } from "./tokens";
 import type { AgentDefinition } from "../agents/definitions";
 import type { ContextInfo } from "../events/entities";
 import type { AnyToolDefinition } from "../tools/tool";
@@ -130,7 +130,7 @@ function countedSchema(tool: AnyToolDefinition): string {
 
 export function fixedTokens(request: Pick<RequestShape, "system" | "tools">, counter: TokenCounter): number {
   const catalog = request.tools.map((tool) => `${tool.name}: ${tool.description} ${countedSchema(tool)}`);
-  return counter(request.system) + counter(catalog.join("\n"));
+  return countRepeated(request.system, counter) + countRepeated(catalog.join("\n"), counter);
 }
 
 /** The whole request as Atrium estimates it: the figure a report is compared with to calibrate. */
