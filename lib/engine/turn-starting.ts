@@ -51,6 +51,8 @@ export async function startTurn(
     throw error;
   }
   turn.startedAt = record.at;
+  // A half-started turn resumed under its own id (crash-closing) may have been refused before.
+  owner.unrecordedTurns.delete(turn.id);
   runner.confirmRecorded();
   owner.forgetWaiting(new Set(inputs.map((input) => input.id)));
   owner.publish({ type: "turn.started", sessionId: session.id, turnId: turn.id, turn: cloneTurn(turn) });
