@@ -19,7 +19,9 @@ import { benchPrompt, parseBenchPrompt } from "./stamps";
  * submit → model request per round; with BENCH_PROFILE=1 the server runs under
  * `node --cpu-prof` and the samples inside the rounds are summarized by source line of the
  * bundle (through dist/'s source maps): self time and inclusive time per function. With
- * BENCH_STARTS_SPAN=1 only each round's submit → last model request is summarized.
+ * BENCH_STARTS_SPAN=1 only each round's submit → last model request is summarized. With
+ * BENCH_NODE=<binary> BENCH_SQLITE_ADDON=<better_sqlite3.node built for it> the server runs on
+ * that Node (as the peers harness runs its Node 24 server).
  */
 const ROOT = path.resolve(import.meta.dirname, "..", "..");
 const SAMPLE_INTERVAL_MICROS = 250;
@@ -149,6 +151,9 @@ async function main(): Promise<void> {
   const profiling = process.env.BENCH_PROFILE === "1";
   const directory = fs.mkdtempSync(path.join(os.tmpdir(), "atrium-starts-prof-"));
   const nodeArgs = profiling ? ["--cpu-prof", "--cpu-prof-dir", directory, "--cpu-prof-interval", String(SAMPLE_INTERVAL_MICROS)] : [];
+  const addon = process.env.BENCH_SQLITE_ADDON;
+  if (process.env.BENCH_NODE && !addon) throw new Error("BENCH_NODE needs BENCH_SQLITE_ADDON: better-sqlite3's addon built for that Node");
+  if (addon) nodeArgs.push("--require", path.join(ROOT, "bench", "peers", "node24-sqlite.cjs"));
   const fake = await FakeModel.start();
   const windows: Window[] = [];
   try {
@@ -156,7 +161,7 @@ async function main(): Promise<void> {
       writeConfig(home, fake.url);
       // BENCH_CWD_OUTSIDE=1: the conversations' cwd outside the data directory, so turn starts take checkpoints.
       if (process.env.BENCH_CWD_OUTSIDE === "1") moveWorkspaceOut(home);
-      const server = await startBenchServer(home, await freePort(), { nodeArgs });
+      const server = await startBenchServer(home, await freePort(), { nodeArgs, node: process.env.BENCH_NODE, env: addon ? { BENCH_SQLITE_ADDON: addon } : {} });
       const pid = server.child.pid!;
       const client = StreamClient.start();
       try {

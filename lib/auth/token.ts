@@ -42,12 +42,14 @@ export function readToken(tokenPath: string, env: Record<string, string | undefi
   }
 }
 
+/** The expected token's digest, made once: every authenticated request compares against it. */
+let expectedDigest: { token: string; digest: Buffer } | null = null;
+
 /** Constant-time comparison so a wrong token leaks nothing through timing. */
 export function tokensMatch(expected: string, given: string | null | undefined): boolean {
   if (!given) return false;
-  const a = crypto.createHash("sha256").update(expected).digest();
-  const b = crypto.createHash("sha256").update(given).digest();
-  return crypto.timingSafeEqual(a, b);
+  if (expectedDigest?.token !== expected) expectedDigest = { token: expected, digest: crypto.hash("sha256", expected, "buffer") };
+  return crypto.timingSafeEqual(expectedDigest.digest, crypto.hash("sha256", given, "buffer"));
 }
 
 export const SESSION_COOKIE = "atrium_session";

@@ -45,8 +45,7 @@ async function checkpoint(runner: TurnHandle, itemId: string | null, reason: Che
   const recordQueued = new Promise<void>((resolve) => (queued = resolve));
   const work = (async () => {
     const outcome = await checkpoints.snapshot(cwd, actor.id);
-    // A new turn's start may still be on its way to disk; a start the disk refused records nothing.
-    if (!(await runner.recorded)) return;
+    // A new turn's start may still be on its way to disk: the record queues behind it, and the owner refuses it if the disk refused the start.
     if ("tree" in outcome) {
       // recordCheckpoint takes its place in the owner's queue synchronously, as it is called.
       const recorded = actor.recordCheckpoint({ turnId: runner.turn.id, itemId, cwd, tree: outcome.tree, reason, takenAt });

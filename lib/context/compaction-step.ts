@@ -3,7 +3,7 @@ import { countMessages } from "./tokens";
 import { AtriumError } from "../errors";
 import { conversationTokenTotals, lastCompactionOf } from "../store/queries";
 import type { ConversationOwner } from "../ports/owner-port";
-import { contextInfo, fixedTokens, measureUsage, requestFrame } from "./context-usage";
+import { contextInfo, fixedTokens, measureUsage, requestFrame, type RequestFrame, type RequestShape } from "./context-usage";
 import { itemsToMessages } from "./history";
 import type { SessionState } from "../ports/session-state";
 import { TurnFailure } from "./turn-failure";
@@ -65,11 +65,14 @@ export async function compactSession(
 
 /**
  * Before a model call: compact when the request would reach the threshold, and fail with
- * context_overflow when instructions plus the current input cannot fit even then.
+ * context_overflow when instructions plus the current input cannot fit even then. `request` is
+ * the call's request as built from the session now (measured, not built again); the answer says
+ * whether a compaction changed the session, so that request no longer holds.
  */
 export async function ensureRoom(
   actor: ConversationOwner,
   session: SessionState,
+  request: RequestShape,
   options: {
     turnId: string;
     modelId: string;
@@ -79,13 +82,13 @@ export async function ensureRoom(
     /** Awaited before the compaction writes anything (a turn's start may still be on its way to disk). */
     beforeCompacting?: () => Promise<void>;
   },
-): Promise<void> {
-  let usage = measureUsage(actor, session, options.modelId);
-  assertInputFits(actor, session, usage, options.inputIds);
+): Promise<{ compacted: boolean }> {
+  let usage = measureUsage(actor, session, options.modelId, request);
+  assertInputFits(session, request, usage, options.inputIds);
   const lastItem = session.items.at(-1);
   // Right after a compaction nothing new can be summarized; compacting again would loop.
-  if (lastItem?.kind === "compaction_summary") return;
-  if (!options.force && usage.usedTokens < usage.threshold) return;
+  if (lastItem?.kind === "compaction_summary") return { compacted: false };
+  if (!options.force && usage.usedTokens < usage.threshold) return { compacted: false };
   await options.beforeCompacting?.();
   await compactSession(actor, session, { turnId: options.turnId, modelId: options.modelId, signal: options.signal });
   usage = measureUsage(actor, session, options.modelId);
@@ -95,11 +98,12 @@ export async function ensureRoom(
       message: `after compaction the request still needs ${usage.usedTokens} tokens; the model's window is ${usage.contextWindow} with ${usage.maxOutputTokens} kept for output`,
     });
   }
+  return { compacted: true };
 }
 
-function assertInputFits(actor: ConversationOwner, session: SessionState, usage: ReturnType<typeof measureUsage>, inputIds: readonly string[]): void {
+function assertInputFits(session: SessionState, frame: Pick<RequestShape, "system" | "tools">, usage: ReturnType<typeof measureUsage>, inputIds: readonly string[]): void {
   const inputs = session.items.filter((item) => inputIds.includes(item.id));
-  const fixed = fixedTokens(requestFrame(actor, session), usage.counter);
+  const fixed = fixedTokens(frame, usage.counter);
   const input = countMessages(itemsToMessages(inputs), usage.counter);
   const room = usage.contextWindow - usage.maxOutputTokens;
   if (fixed + input > room) {
@@ -110,12 +114,13 @@ function assertInputFits(actor: ConversationOwner, session: SessionState, usage:
   }
 }
 
-export function publishContext(actor: ConversationOwner, session: SessionState, modelId: string): void {
+/** `frame`: the root session's frame as the caller just built it, so it is not built again. */
+export function publishContext(actor: ConversationOwner, session: SessionState, modelId: string, frame?: Pick<RequestFrame, "catalogTokens">): void {
   if (session.id !== actor.rootSessionId) return;
-  actor.publish({ type: "context.updated", sessionId: session.id, context: rootContext(actor, modelId) });
+  actor.publish({ type: "context.updated", sessionId: session.id, context: rootContext(actor, modelId, frame) });
 }
 
-export function rootContext(actor: ConversationOwner, modelId: string) {
+export function rootContext(actor: ConversationOwner, modelId: string, frame?: Pick<RequestFrame, "catalogTokens">) {
   const db = actor.context.store.index;
   const session = actor.root;
   const last = lastCompactionOf(db, session.id);
@@ -125,6 +130,7 @@ export function rootContext(actor: ConversationOwner, modelId: string) {
     modelId,
     conversationTokenTotals(db, actor.id),
     last ? { itemId: last.itemId, at: last.at, tokensBefore: last.tokensBefore, tokensAfter: last.tokensAfter } : null,
+    frame,
   );
 }
 

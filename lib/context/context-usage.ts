@@ -2,7 +2,7 @@ import type { ModelMessage } from "ai";
 import { contextItems } from "./compaction";
 import { memoryFolder, readMemories, selectMemories } from "./memories";
 import { compactionThreshold } from "./threshold";
-import { countMessages, tokenCounterFor, type TokenCounter } from "./tokens";
+import { countMessages, countRepeated, tokenCounterFor, type TokenCounter } from "./tokens";
 import type { AgentDefinition } from "../agents/definitions";
 import type { ContextInfo } from "../events/entities";
 import type { AnyToolDefinition } from "../tools/tool";
@@ -49,12 +49,15 @@ function agentTools(actor: ConversationOwner, agent: AgentDefinition | undefined
     .map((tool) => (tool.name === "spawn_agent" ? spawnAgentFor(context.agents(place)) : tool));
 }
 
-/** The request the session's next model call would send, before the new input is read. */
-export function nextRequest(actor: ConversationOwner, session: SessionState, reasoningMode?: "all_turns" | "current_turn"): RequestShape {
+/** The parts of a request that do not depend on the history, as `requestFrame` builds them. */
+export type RequestFrame = ReturnType<typeof requestFrame>;
+
+/** The request the session's next model call would send, before the new input is read; `frame`: one already built for the session as it is. */
+export function nextRequest(actor: ConversationOwner, session: SessionState, reasoningMode?: "all_turns" | "current_turn", frame?: RequestFrame): RequestShape & Pick<RequestFrame, "catalogTokens"> {
   const model = actor.context.models.get(modelIdOf(actor, session));
   const mode = reasoningMode ?? model?.reasoningContext;
   return {
-    ...requestFrame(actor, session),
+    ...(frame ?? requestFrame(actor, session)),
     messages: itemsToMessages(contextItems(session.items, session.compaction), {
       attachmentParts: attachmentPartsFor(actor.context.store.files, actor.id, model),
       reasoning: mode ? { mode, currentTurnId: session.runner?.turn.id ?? null } : undefined,
@@ -127,7 +130,7 @@ function countedSchema(tool: AnyToolDefinition): string {
 
 export function fixedTokens(request: Pick<RequestShape, "system" | "tools">, counter: TokenCounter): number {
   const catalog = request.tools.map((tool) => `${tool.name}: ${tool.description} ${countedSchema(tool)}`);
-  return counter(request.system) + counter(catalog.join("\n"));
+  return countRepeated(request.system, counter) + countRepeated(catalog.join("\n"), counter);
 }
 
 /** The whole request as Atrium estimates it: the figure a report is compared with to calibrate. */
@@ -141,7 +144,7 @@ export function estimateRequest(request: RequestShape, counter: TokenCounter): n
  * session's calibration (reported ÷ estimated at the last report), so the figure keeps one
  * basis: the same content shows the same usage with or without a fresh report.
  */
-export function measureUsage(actor: ConversationOwner, session: SessionState, modelId: string): Usage {
+export function measureUsage(actor: ConversationOwner, session: SessionState, modelId: string, built?: RequestShape): Usage {
   const model = actor.context.models.get(modelId);
   const contextWindow = model?.contextWindow ?? 32000;
   const maxOutputTokens = model?.maxOutputTokens ?? 4000;
@@ -156,12 +159,22 @@ export function measureUsage(actor: ConversationOwner, session: SessionState, mo
     });
     return { ...base, usedTokens: session.lastReportedInput + scale(countMessages(added, counter)), source: "reported" };
   }
-  // Counted the way the provider said it applied reasoning context, when it said so.
-  const request = nextRequest(actor, session, session.reasoningContextApplied ?? undefined);
+  // Counted the way the provider said it applied reasoning context, when it said so; `built` (the
+  // request about to be sent, in the configured mode) is that request when the two modes agree.
+  const applied = session.reasoningContextApplied;
+  const request = built && (applied === null || applied === model?.reasoningContext) ? built : nextRequest(actor, session, applied ?? undefined);
   return { ...base, usedTokens: scale(estimateRequest(request, counter)), source: "estimate" };
 }
 
-export function contextInfo(actor: ConversationOwner, session: SessionState, modelId: string, totals: ContextInfo["totalTokens"], lastCompaction: ContextInfo["lastCompaction"]): ContextInfo {
+/** `frame`: the session's frame, when the caller has just built it (its catalogs are counted there). */
+export function contextInfo(
+  actor: ConversationOwner,
+  session: SessionState,
+  modelId: string,
+  totals: ContextInfo["totalTokens"],
+  lastCompaction: ContextInfo["lastCompaction"],
+  frame?: Pick<RequestFrame, "catalogTokens">,
+): ContextInfo {
   const usage = measureUsage(actor, session, modelId);
   const configured = actor.context.models.get(modelId)?.reasoningContext;
   return {
@@ -176,6 +189,6 @@ export function contextInfo(actor: ConversationOwner, session: SessionState, mod
     lastCompaction,
     reasoningContext: configured ? { configured, applied: session.reasoningContextApplied } : null,
     // Issue 14 hook: what the skill and tool catalogs take, for the context ring.
-    catalogTokens: requestFrame(actor, session).catalogTokens ?? { skills: 0, tools: 0 },
+    catalogTokens: (frame ?? requestFrame(actor, session)).catalogTokens ?? { skills: 0, tools: 0 },
   };
 }

@@ -34,6 +34,7 @@ export class ConversationActor implements OwnerState {
   deleted = false;
   /** Set when the server stops: nothing new starts, open turns close with server_stopped. */
   stopped = false;
+  readonly unrecordedTurns = new Set<string>();
   private readonly mutex = new Mutex();
   /** The conversation's row, cached until the index writer next touches it. */
   private readonly snapshot: ConversationSnapshot;

@@ -17,6 +17,7 @@ import { conversationChanges, type ConversationPatch } from "./conversation-patc
 import { deleteConversation, markDeleted } from "./owner-lifecycle";
 import { closeTurn } from "./turn-closing";
 import type { TurnError } from "../store/records";
+import { UnrecordedTurnError } from "./unrecorded-turn";
 
 /**
  * The closed set of commands that change a conversation (DESIGN §3): each is applied by its
@@ -129,7 +130,57 @@ export type CommandResult<C extends OwnerCommand> = C["type"] extends keyof Comm
 
 /** Applies one command; the caller (the owner's queue) runs one at a time and has checked the conversation still exists. */
 export async function applyCommand<C extends OwnerCommand>(owner: OwnerState, command: C): Promise<CommandResult<C>> {
+  // A turn's writes queue behind the command that starts it, so its start's fate is known here.
+  const turnId = turnOfCommand(command);
+  if (turnId && owner.unrecordedTurns.has(turnId)) throw new UnrecordedTurnError(turnId);
   return (await apply(owner, command)) as CommandResult<C>;
+}
+
+
+type TurnOf = { [K in OwnerCommand["type"]]: (command: Extract<OwnerCommand, { type: K }>) => string | null | undefined };
+
+/** The turn each command writes for, if any: every command must say, so no write of a turn can pass by the check in applyCommand. */
+const TURN_OF: TurnOf = {
+  create_item: (command) => command.fields.turnId,
+  complete_item: (command) => command.item.turnId,
+  send_message: () => null,
+  enqueue_message: () => null,
+  update_waiting: () => null,
+  withdraw_waiting: () => null,
+  take_steers: (command) => command.turn.id,
+  finish_turn: (command) => command.runner.turn.id,
+  interrupt: () => null,
+  request_approval: (command) => command.runner.turn.id,
+  decide_approval: () => null,
+  ask_question: (command) => command.runner.turn.id,
+  answer_question: () => null,
+  spawn_session: () => null,
+  take_reports: (command) => command.turnId,
+  begin_compaction: () => null,
+  end_compaction: () => null,
+  record_compaction: (command) => command.result.turnId,
+  wait_for_event: () => null,
+  record_checkpoint: (command) => command.fields.turnId,
+  begin_restore: () => null,
+  end_restore: () => null,
+  checkpoint_now: () => null,
+  pump_all: () => null,
+  write_turn_checkpoint: (command) => command.turnId,
+  close_after_crash: (command) => command.turn.id,
+  resume_half_started: () => null,
+  open_objective: () => null,
+  change_objective: () => null,
+  continue_objective: () => null,
+  wake_objective: () => null,
+  write_title: () => null,
+  update_conversation: () => null,
+  delete_conversation: () => null,
+  discard_new_conversation: () => null,
+};
+
+/** The turn a command writes for; null or undefined: none. */
+function turnOfCommand(command: OwnerCommand): string | null | undefined {
+  return (TURN_OF[command.type] as (command: OwnerCommand) => string | null | undefined)(command);
 }
 
 async function apply(owner: OwnerState, command: OwnerCommand): Promise<unknown> {

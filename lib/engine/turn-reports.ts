@@ -31,6 +31,11 @@ export function applyTurnReport(owner: Pick<ConversationOwner, "sessions" | "pub
   const session = owner.sessions.get(report.sessionId);
   const runner = session?.runner;
   if (!session || !runner || runner.turn.id !== report.turnId) return;
+  // A turn whose start is still being flushed: its reports wait for it (in the order sent); a start the disk refuses drops them.
+  if (!runner.onRecord) {
+    void runner.recorded.then((onRecord) => onRecord && applyTurnReport(owner, report));
+    return;
+  }
   const turn = runner.turn;
   switch (report.type) {
     case "item_delta": {

@@ -13,6 +13,7 @@ import { callModelWithRetries } from "./model-retries";
 import { handleToolCall } from "../tools/tool-dispatch";
 import { TurnFailure } from "../context/turn-failure";
 import { TurnProgress } from "./turn-progress";
+import { UnrecordedTurnError } from "./unrecorded-turn";
 
 export type { InterruptReason } from "../ports/owner-port";
 
@@ -61,8 +62,9 @@ export class TurnRunner implements TurnHandle {
 
   start(): void {
     this.run().catch((error: unknown) => {
-      // Only a store failure (disk error, or the store closed under a stopping server) gets here.
-      this.actor.context.log(`turn ${this.turn.id} could not be recorded: ${messageOf(error)}`);
+      // A store failure (disk error, or the store closed under a stopping server), or the end of a
+      // turn whose start the disk refused, which the owner did not record: that turn never was.
+      if (!(error instanceof UnrecordedTurnError)) this.actor.context.log(`turn ${this.turn.id} could not be recorded: ${messageOf(error)}`);
       this.settle();
     });
   }
@@ -94,7 +96,7 @@ export class TurnRunner implements TurnHandle {
     this.parkedWake?.();
   }
 
-  /** Before the turn's first write of its own: its start is on disk, or the turn was dropped. */
+  /** Before a compaction tells clients of the turn: its start is on disk, or the turn was dropped. */
   private async untilRecorded(): Promise<void> {
     if (!(await this.recorded)) throw this.signal.reason;
   }
@@ -166,8 +168,6 @@ export class TurnRunner implements TurnHandle {
     } finally {
       clearInterval(checkpoints);
     }
-    // A start the disk refused: the turn never was, so it has no end to record.
-    if (!(await this.recorded)) return this.settle();
     if (this.signal.aborted && !this.storageFailure) {
       status = "interrupted";
       error = this.reason?.code === "server_stopped" ? { code: "server_stopped", message: this.reason.message } : null;
@@ -185,7 +185,9 @@ export class TurnRunner implements TurnHandle {
     }
     // Loaded before the room estimate, which counts them; a database failure is not a model error.
     await context.store.files.prepareAttachments(this.actor.id, this.session.items.flatMap((item) => item.attachments ?? [])).catch(asStorageError);
-    await ensureRoom(this.actor, this.session, {
+    // Built once: measured for room, sent, and counted for the context ring; again only after a compaction.
+    let request = nextRequest(this.actor, this.session);
+    const room = await ensureRoom(this.actor, this.session, request, {
       turnId: this.turn.id,
       modelId: this.turn.model,
       signal: this.signal,
@@ -195,12 +197,11 @@ export class TurnRunner implements TurnHandle {
     });
     this.compactRequested = false;
     const modelConfig = context.models.get(this.turn.model);
-    const request = nextRequest(this.actor, this.session);
+    if (room.compacted) request = nextRequest(this.actor, this.session);
     const coveredItems = this.session.items.length;
     let streaming: Item | null = null;
     let reasoning: Item | null = null;
     const create = async (fields: ItemFields) => {
-      await this.untilRecorded();
       const item = await this.actor.createItem(this.session, fields);
       attemptItems.push(item);
       return item;
@@ -251,7 +252,6 @@ export class TurnRunner implements TurnHandle {
         },
       },
     );
-    await this.untilRecorded();
     const applied = step.providerMetadata?.openai?.reasoningContext;
     this.actor.report({
       type: "model_usage",
@@ -263,7 +263,7 @@ export class TurnRunner implements TurnHandle {
       estimatedInput: step.usage.inputTokens === null ? 0 : estimateRequest(request, tokenCounterFor(modelConfig?.provider)),
       reasoningContext: applied === "all_turns" || applied === "current_turn" ? applied : undefined,
     });
-    publishContext(this.actor, this.session, this.turn.model);
+    publishContext(this.actor, this.session, this.turn.model, request);
     return step;
   }
 

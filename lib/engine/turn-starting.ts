@@ -25,7 +25,8 @@ async function loadTurnRunner(): Promise<TurnRunnerClass> {
  * runner, then clients are told once `turn.started` is on disk; the turn loop itself runs outside
  * the queue. The loop starts while `turn.started` is being flushed, so the model request does not
  * wait for that write: everything the turn writes goes through the owner's queue, behind this
- * command, and a start the disk refuses drops the runner before it has written anything.
+ * command, and a start the disk refuses drops the runner and makes the owner refuse every command
+ * written for the turn, so nothing of it is written.
  */
 export async function startTurn(
   owner: EngineOwner,
@@ -43,11 +44,15 @@ export async function startTurn(
   try {
     record = await started;
   } catch (error) {
+    // Before anything the turn sent the owner is applied: the owner refuses all of it (owner-commands).
+    owner.unrecordedTurns.add(turn.id);
     if (session.runner === runner) session.runner = null;
     runner.discard();
     throw error;
   }
   turn.startedAt = record.at;
+  // A half-started turn resumed under its own id (crash-closing) may have been refused before.
+  owner.unrecordedTurns.delete(turn.id);
   runner.confirmRecorded();
   owner.forgetWaiting(new Set(inputs.map((input) => input.id)));
   owner.publish({ type: "turn.started", sessionId: session.id, turnId: turn.id, turn: cloneTurn(turn) });

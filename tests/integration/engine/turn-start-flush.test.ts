@@ -153,4 +153,39 @@ describe("a turn's start record", () => {
     expect(next.message.status).toBe("started");
     expect((await harness.turnEnded(id, next.turn!.id)).status).toBe("completed");
   });
+
+  it("refused by the disk makes the owner refuse every write sent for that turn, whichever path sends it", async () => {
+    const { id, harness, fake, disk, metadata, sessionLog } = await idleConversation();
+    const requestsBefore = fake.requests.length;
+    const arrived = disk.gateNext(path.join(id, "metadata.jsonl"), true);
+    const outcome = harness.runtime.sendMessage(id, { text: "second", mode: "auto" }).then(
+      () => "answered",
+      (error: unknown) => error,
+    );
+    await arrived;
+    await waitUntil(() => requestedTurn(fake, requestsBefore) !== null, "the new turn's model request while turn.started is held", 5000);
+    const turnId = requestedTurn(fake, requestsBefore)!;
+    // Writes for the turn sent straight to the owner, past the turn loop, while its start is held: they queue behind it.
+    const owner = harness.runtime.actor(id);
+    const session = owner.root;
+    const item = owner.createItem(session, { turnId, kind: "notice", status: "completed", text: "written for a turn that never was" }).then(
+      () => "written",
+      (error: unknown) => error,
+    );
+    const checkpoint = owner.recordCheckpoint({ turnId, itemId: null, cwd: harness.home, tree: "0".repeat(40), reason: "turn_start" }).then(
+      () => "written",
+      (error: unknown) => error,
+    );
+    const metadataBefore = fs.readFileSync(metadata, "utf8");
+
+    disk.release();
+    expect(await outcome).toMatchObject({ code: "storage_full" });
+    expect(await item).toMatchObject({ name: "UnrecordedTurnError", turnId });
+    expect(await checkpoint).toMatchObject({ name: "UnrecordedTurnError", turnId });
+    expect(fs.readFileSync(metadata, "utf8")).toBe(metadataBefore);
+    expect(lines(sessionLog).filter((record) => record.item?.turnId === turnId).map((record) => record.item?.kind)).toEqual(["user_message"]);
+    // Writes for other turns, and for none, go on.
+    const next = await harness.runtime.sendMessage(id, { text: "third", mode: "auto" });
+    expect((await harness.turnEnded(id, next.turn!.id)).status).toBe("completed");
+  });
 });
