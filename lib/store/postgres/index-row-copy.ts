@@ -80,13 +80,35 @@ async function copySearchRows(from: IndexDatabase, transaction: Pick<NodePgDatab
     const rows = page.all(after, batchRows) as Array<{ rowid: number; text: string; itemId?: string; conversationId: string }>;
     if (rows.length === 0) break;
     after = rows[rows.length - 1]!.rowid;
-    const columns = searchColumns(rows.map((row) => row.text));
-    const values = rows.map(({ rowid, itemId, conversationId }, at) => ({ position: rowid, conversationId, ...(itemId === undefined ? {} : { itemId }), ...columns[at]! }));
-    await transaction.insert(copy.table).values(values as Array<typeof itemSearch.$inferInsert>);
+    // Tokenized a few megabytes at a time: 500 messages of 1 MiB each would be one 0.5 GB call.
+    for (const part of bySize(rows, SEARCH_BATCH_CHARACTERS)) {
+      const columns = searchColumns(part.map((row) => row.text));
+      const values = part.map(({ rowid, itemId, conversationId }, at) => ({ position: rowid, conversationId, ...(itemId === undefined ? {} : { itemId }), ...columns[at]! }));
+      await transaction.insert(copy.table).values(values as Array<typeof itemSearch.$inferInsert>);
+    }
     copied += rows.length;
   }
   await transaction.execute(sql`SELECT setval(pg_get_serial_sequence(${getPgTableConfig(copy.table).name}, 'position'), coalesce(max(${copy.table.position}), 0) + 1, false) FROM ${copy.table}`);
   return copied;
+}
+
+/** Text characters tokenized in one call while copying the full-text rows. */
+const SEARCH_BATCH_CHARACTERS = 4_000_000;
+
+/** The rows cut into runs of at most `characters` of text (a longer row alone in its run). */
+function* bySize<Row extends { text: string }>(rows: Row[], characters: number): Generator<Row[]> {
+  let run: Row[] = [];
+  let size = 0;
+  for (const row of rows) {
+    if (run.length > 0 && size + row.text.length > characters) {
+      yield run;
+      run = [];
+      size = 0;
+    }
+    run.push(row);
+    size += row.text.length;
+  }
+  if (run.length > 0) yield run;
 }
 
 /** A table's rows in rowid order, `batchRows` at a time, keyed and typed as drizzle's select gives them. */

@@ -16,9 +16,9 @@ import { LEXEME_LIMIT, lexeme, quoted, searchTokens } from "./search-tokens";
 export interface PostgresSearch {
   /** tsquery input: every token of every word, the last of each (and any cut one) a prefix. */
   query: string;
-  /** LIKE patterns over `' ' || tokens`, one per word the tsquery alone does not decide exactly. */
+  /** Substrings of `' ' || tokens` (a space, then the word's tokens), one per word the tsquery alone does not decide exactly. */
   phrases: string[];
-  /** LIKE patterns for every word: what a row with an incomplete vector is matched by. */
+  /** The same for every word: what a row with an incomplete vector is matched by. */
   allPhrases: string[];
 }
 
@@ -35,21 +35,19 @@ export function postgresSearch(text: string): PostgresSearch | null {
       const cut = lexeme(token) !== token;
       terms.push(at === tokens.length - 1 || cut ? `${quoted(lexeme(token))}:*` : quoted(token));
     });
-    const pattern = `% ${tokens.map(likeEscaped).join(" ")}%`;
+    const pattern = ` ${tokens.join(" ")}`;
     all.push(pattern);
     if (tokens.length > 1 || tokens.some((token) => [...token].length > LEXEME_LIMIT)) exact.push(pattern);
   }
   return { query: terms.join(" & "), phrases: exact, allPhrases: all };
 }
 
-function likeEscaped(token: string): string {
-  return token.replace(/[\\%_]/g, (char) => `\\${char}`);
-}
-
 type SearchTable = typeof itemSearch | typeof titleSearch;
 
 function matches(table: SearchTable, search: PostgresSearch): SQL {
-  const like = (patterns: string[]) => patterns.map((pattern) => sql` AND (' ' || ${table.tokens}) LIKE ${pattern}`);
+  // strpos, not LIKE '% …%': the same test, but the planner's guess for it keeps the newest-first
+  // walk of position (a LIKE it guessed matches ~nothing made it sort every match: 300+ ms at 200,000 rows).
+  const like = (patterns: string[]) => patterns.map((pattern) => sql` AND strpos(' ' || ${table.tokens}, ${pattern}) > 0`);
   const exact = sql.join([sql`${table.vector} @@ ${search.query}::tsquery`, ...like(search.phrases)]);
   const unindexed = sql.join([sql`NOT ${table.complete}`, ...like(search.allPhrases)]);
   return sql`((${exact}) OR (${unindexed}))`;

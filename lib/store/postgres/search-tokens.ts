@@ -17,6 +17,8 @@ const TOKENIZER = "unicode61 remove_diacritics 2";
 export const LEXEME_LIMIT = 255;
 /** A tsvector holds at most 1 MiB of lexemes; a row whose distinct ones do not fit is marked incomplete. */
 const VECTOR_BYTES = 900_000;
+/** Texts past this many characters in one call leave the tokenizer's database to be dropped (see searchTokens). */
+const LARGE_BATCH_CHARACTERS = 4_000_000;
 
 let tokenizer: { insert: Database.Statement; terms: Database.Statement; clear: Database.Statement; client: Database.Database } | undefined;
 
@@ -43,6 +45,12 @@ export function searchTokens(texts: string[]): string[][] {
     for (const { doc, term } of terms.all() as Array<{ doc: number; term: string }>) tokens[doc - 1]!.push(term);
     clear.run();
   })();
+  // FTS5 keeps the pages a large batch took after its rows are deleted (a 12 MB text left 30 MB):
+  // after one, the next call starts from a new database.
+  if (texts.reduce((length, text) => length + text.length, 0) > LARGE_BATCH_CHARACTERS) {
+    client.close();
+    tokenizer = undefined;
+  }
   return tokens;
 }
 

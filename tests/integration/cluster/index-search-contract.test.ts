@@ -56,7 +56,6 @@ let harness: Harness;
 let sqliteReads: SqliteIndexReads;
 let postgresReads: PostgresIndexReads;
 let locale: pg.Pool;
-const pools: pg.Pool[] = [];
 
 beforeAll(async () => {
   harness = await startHarness(CORPUS_CONFIG);
@@ -81,7 +80,6 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  for (const pool of pools) await pool.end();
   await locale?.end();
   await harness?.close();
 });
