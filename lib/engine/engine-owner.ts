@@ -33,6 +33,6 @@ export interface EngineOwner extends Omit<ConversationOwner, "context"> {
   checkpointTurn(sessionId: string, turnId: string): Promise<void>;
   /** Counts work running outside the queue (a title's model call) as the owner's, so it is not evicted meanwhile. */
   track<T>(work: Promise<T>): Promise<T>;
-  /** Turns whose `turn.started` the disk refused: the owner applies no command written for them (command-turns.ts). */
+  /** Turns whose `turn.started` the disk refused: the owner applies no command written for them (applyCommand, owner-commands.ts). */
   readonly unrecordedTurns: Set<string>;
 }

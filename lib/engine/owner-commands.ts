@@ -136,7 +136,6 @@ export async function applyCommand<C extends OwnerCommand>(owner: OwnerState, co
   return (await apply(owner, command)) as CommandResult<C>;
 }
 
-
 type TurnOf = { [K in OwnerCommand["type"]]: (command: Extract<OwnerCommand, { type: K }>) => string | null | undefined };
 
 /** The turn each command writes for, if any: every command must say, so no write of a turn can pass by the check in applyCommand. */
