@@ -1,8 +1,10 @@
 import type Database from "better-sqlite3";
-import type { Pool } from "pg";
+import type { Pool, PoolClient } from "pg";
 import type { IndexWriter } from "../index-writer";
 import { metadataRecordSchema, sessionRecordSchema } from "../records";
-import { lineOrder } from "./postgres-record-store";
+import { IndexRowCapture, type TableChanges } from "./index-row-capture";
+import { writeIndexChanges } from "./index-row-write";
+import { lineOrder, type IndexRowsHook } from "./postgres-record-store";
 import type { RecordFeed } from "./record-feed";
 
 const METADATA = "metadata";
@@ -12,6 +14,11 @@ interface RecordRow {
   seq: string;
   record: Record<string, unknown>;
 }
+
+/** A conversation's records after the index's cursors (metadata first: a session's row exists before its items). */
+const RECORDS_AFTER = `SELECT stream, seq, record FROM atrium_records
+  WHERE conversation_id = $1 AND seq > coalesce(($2::jsonb ->> stream)::bigint, 0)
+  ORDER BY stream <> 'metadata', stream, seq`;
 
 /**
  * A node's SQLite index kept up with atrium_records (DESIGN §10c): every record any node writes
@@ -86,6 +93,7 @@ export class IndexReplica {
     const fresh = written.filter((entry) => entry.record.seq > (cursors[entry.stream] ?? 0));
     const follows = (entry: { stream: string; record: { seq: number } }, index: number) =>
       fresh.slice(0, index).filter((before) => before.stream === entry.stream).length + (cursors[entry.stream] ?? 0) + 1 === entry.record.seq;
+    if (fresh.length === 0) return;
     if (fresh.some((entry) => entry.stream === METADATA && entry.record.type === "conversation.deleted")) return this.remove(conversationId);
     if (!fresh.every(follows)) return this.read(conversationId);
     this.apply(conversationId, fresh.map((entry) => ({ stream: entry.stream, seq: String(entry.record.seq), record: entry.record })));
@@ -116,37 +124,112 @@ export class IndexReplica {
 
   private async read(conversationId: string): Promise<void> {
     if (this.deleted.has(conversationId)) return;
-    const cursors = this.cursors(conversationId);
-    const rows = await this.pool.query<RecordRow>(
-      `SELECT stream, seq, record FROM atrium_records
-        WHERE conversation_id = $1 AND seq > coalesce(($2::jsonb ->> stream)::bigint, 0)
-        ORDER BY stream <> 'metadata', stream, seq`,
-      [conversationId, JSON.stringify(cursors)],
-    );
-    if (rows.rows.length === 0) return;
-    const first = rows.rows[0]!;
-    if (!cursors[METADATA] && !(first.stream === METADATA && first.record.type === "conversation.created")) {
+    const rows = await this.pool.query<RecordRow>(RECORDS_AFTER, [conversationId, JSON.stringify(this.cursors(conversationId))]);
+    // Checked again now: the owner's own writes (writeOwn) may have moved the cursors meanwhile.
+    const fresh = this.fresh(conversationId, rows.rows);
+    if (fresh === null) {
+      void this.catchUp(conversationId);
+      return;
+    }
+    if (fresh.length === 0 || this.deleted.has(conversationId)) return;
+    if (!this.begins(conversationId, fresh)) {
       this.log(`conversation ${conversationId} does not begin with conversation.created; not indexed`);
       return;
     }
-    if (rows.rows.some((row) => row.stream === METADATA && row.record.type === "conversation.deleted")) {
+    if (fresh.some((row) => row.stream === METADATA && row.record.type === "conversation.deleted")) {
       this.remove(conversationId);
       this.changed(conversationId, ["conversation.deleted"]);
       return;
     }
-    this.apply(conversationId, rows.rows);
-    const types = rows.rows.filter((row) => row.stream === METADATA).map((row) => String(row.record.type));
+    this.apply(conversationId, fresh);
+    const types = fresh.filter((row) => row.stream === METADATA).map((row) => String(row.record.type));
     if (types.length > 0) this.changed(conversationId, types);
   }
 
-  private apply(conversationId: string, rows: RecordRow[]): void {
+  /**
+   * The writing of this node's own index rows into the cluster's atrium_index_* tables (issue 24,
+   * DESIGN §10c), for the owner's record store (PostgresRecordStore.writeIndexRows): one
+   * derivation, this index's IndexWriter, its changes captured (IndexRowCapture) and written in
+   * the transaction that appends their records.
+   */
+  ownRows(): IndexRowsHook {
+    const capture = new IndexRowCapture(this.client);
+    return {
+      write: (client, conversationId, written) => this.writeOwn(capture, client, conversationId, written),
+      undo: (conversationId) => this.undo(conversationId),
+    };
+  }
+
+  /**
+   * Records the owner is appending in `client`'s transaction (numbered there, not yet committed),
+   * applied here with the rows they change captured, and those rows written through `client`.
+   * Records this index lacks before them (a lease just taken, a notice not yet heard) are read in
+   * the transaction and applied (and written) first, so the rows written are the whole
+   * conversation's as this index derives it. Visible here before the commit: should the
+   * transaction fail, `undo` puts the conversation back as the database has it.
+   */
+  private async writeOwn(capture: IndexRowCapture, client: PoolClient, conversationId: string, written: Array<{ stream: string; record: Record<string, unknown> }>): Promise<void> {
+    let rows: RecordRow[] = written.map(({ stream, record }) => ({ stream, seq: String(record.seq), record }));
+    const cursors = this.cursors(conversationId);
+    if (rows.some((row) => Number(row.seq) <= (cursors[row.stream] ?? 0))) throw new Error(`the index of conversation ${conversationId} is ahead of the database`);
+    if (this.fresh(conversationId, rows) === null) rows = (await client.query<RecordRow>(RECORDS_AFTER, [conversationId, JSON.stringify(cursors)])).rows;
+    const fresh = this.fresh(conversationId, rows);
+    if (fresh === null || !this.begins(conversationId, fresh)) throw new Error(`the records of conversation ${conversationId} do not follow its index`);
+    let changes: TableChanges[] = [];
     this.writer.transaction(() => {
-      for (const row of rows) {
-        const seq = Number(row.seq);
-        if (row.stream === METADATA) this.writer.applyMetadata(conversationId, metadataRecordSchema.parse(lineOrder(row.record)), seq);
-        else this.writer.applySession(conversationId, row.stream, sessionRecordSchema.parse(lineOrder(row.record)), seq);
-      }
+      changes = capture.capture(() => {
+        if (fresh.some((row) => row.stream === METADATA && row.record.type === "conversation.deleted")) {
+          this.deleted.add(conversationId);
+          this.writer.removeConversation(conversationId);
+        } else this.applyRows(conversationId, fresh);
+      });
     });
+    await writeIndexChanges(client, changes);
+  }
+
+  /** The owner's transaction failed after writeOwn: the conversation's rows here are dropped and read again from the database. */
+  private undo(conversationId: string): void {
+    this.deleted.delete(conversationId);
+    try {
+      this.writer.transaction(() => this.writer.removeConversation(conversationId));
+    } catch (error) {
+      // Its cursors stay ahead of the database: the owner's next write refuses them and undoes again.
+      this.log(`conversation ${conversationId}: its index rows could not be dropped: ${String(error)}`);
+    }
+    void this.catchUp(conversationId);
+  }
+
+  /**
+   * The rows the index lacks, checked now (synchronously, so nothing applies in between): those
+   * after each stream's cursor; null when they do not follow it (a gap, or the cursors went back).
+   */
+  private fresh(conversationId: string, rows: RecordRow[]): RecordRow[] | null {
+    const next = { ...this.cursors(conversationId) };
+    const fresh = rows.filter((row) => Number(row.seq) > (next[row.stream] ?? 0));
+    for (const row of fresh) {
+      if (Number(row.seq) !== (next[row.stream] ?? 0) + 1) return null;
+      next[row.stream] = Number(row.seq);
+    }
+    return fresh;
+  }
+
+  /** Whether the rows may be applied to what the index holds: a conversation it lacks begins with conversation.created. */
+  private begins(conversationId: string, fresh: RecordRow[]): boolean {
+    if (fresh.length === 0 || this.cursors(conversationId)[METADATA]) return true;
+    const first = fresh[0]!;
+    return first.stream === METADATA && first.record.type === "conversation.created";
+  }
+
+  private apply(conversationId: string, rows: RecordRow[]): void {
+    this.writer.transaction(() => this.applyRows(conversationId, rows));
+  }
+
+  private applyRows(conversationId: string, rows: RecordRow[]): void {
+    for (const row of rows) {
+      const seq = Number(row.seq);
+      if (row.stream === METADATA) this.writer.applyMetadata(conversationId, metadataRecordSchema.parse(lineOrder(row.record)), seq);
+      else this.writer.applySession(conversationId, row.stream, sessionRecordSchema.parse(lineOrder(row.record)), seq);
+    }
   }
 
   private remove(conversationId: string): void {

@@ -1,0 +1,49 @@
+import { getTableConfig } from "drizzle-orm/sqlite-core";
+import type { PoolClient } from "pg";
+import { databaseJson } from "./database-json";
+import { primaryKeyOf, type TableChanges } from "./index-row-capture";
+import { INDEX_TABLES } from "./index-row-copy";
+import { PG_INDEX_PREFIX } from "./index-tables";
+
+interface TableShape {
+  keys: string[];
+  others: string[];
+}
+
+const SHAPES = new Map<string, TableShape>(
+  INDEX_TABLES.map(([table]) => {
+    const config = getTableConfig(table);
+    const keys = primaryKeyOf(table);
+    return [config.name, { keys, others: config.columns.map((column) => column.name).filter((name) => !keys.includes(name)) }];
+  }),
+);
+
+const quoted = (name: string) => `"${name}"`;
+
+/**
+ * Writes index rows a node's IndexWriter changed (IndexRowCapture) into the cluster's
+ * atrium_index_* tables, in one statement on `client` (inside the transaction that appends their
+ * records, so they commit or vanish with them): each table's rows upserted whole, its gone rows
+ * deleted by primary key. The rows travel as one jsonb parameter written through databaseJson, so
+ * text holding NUL or a lone surrogate reaches its `text COLLATE "C"` column in the form
+ * databaseText gives it (the form index-tables.ts reads back).
+ */
+export async function writeIndexChanges(client: PoolClient, changes: TableChanges[]): Promise<void> {
+  if (changes.length === 0) return;
+  const parts: string[] = [];
+  changes.forEach((change, position) => {
+    const shape = SHAPES.get(change.table);
+    if (!shape) throw new Error(`${change.table} is not an index table`);
+    const target = quoted(`${PG_INDEX_PREFIX}${change.table}`);
+    const rowsOf = (field: "rows" | "gone") => `jsonb_populate_recordset(NULL::${target}, $1::jsonb -> ${position} -> '${field}')`;
+    if (change.gone.length > 0) {
+      const matches = shape.keys.map((key) => `t.${quoted(key)} = k.${quoted(key)}`).join(" AND ");
+      parts.push(`gone_${position} AS (DELETE FROM ${target} t USING ${rowsOf("gone")} k WHERE ${matches})`);
+    }
+    if (change.rows.length > 0) {
+      const update = shape.others.length > 0 ? `DO UPDATE SET ${shape.others.map((name) => `${quoted(name)} = EXCLUDED.${quoted(name)}`).join(", ")}` : "DO NOTHING";
+      parts.push(`rows_${position} AS (INSERT INTO ${target} SELECT * FROM ${rowsOf("rows")} ON CONFLICT (${shape.keys.map(quoted).join(", ")}) ${update})`);
+    }
+  });
+  await client.query(`WITH ${parts.join(",\n")} SELECT 1`, [databaseJson(changes.map(({ rows, gone }) => ({ rows, gone })))]);
+}

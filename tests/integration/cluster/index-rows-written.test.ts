@@ -1,0 +1,170 @@
+import { drizzle } from "drizzle-orm/node-postgres";
+import { getTableConfig } from "drizzle-orm/sqlite-core";
+import { afterEach, describe, expect, it } from "vitest";
+import { openIndex, type IndexDatabase } from "@/lib/store/database";
+import { createIdGenerator } from "@/lib/store/ids";
+import { IndexWriter } from "@/lib/store/index-writer";
+import { IndexReplica } from "@/lib/store/postgres/index-replica";
+import { INDEX_TABLES } from "@/lib/store/postgres/index-row-copy";
+import { PG_INDEX_PREFIX } from "@/lib/store/postgres/index-tables";
+import { Leases, type Lease } from "@/lib/store/postgres/leases";
+import { LeaseLostError, PostgresRecordStore } from "@/lib/store/postgres/postgres-record-store";
+import { RecordProofs } from "@/lib/store/record-proofs";
+import { usePostgresPerFile } from "../../support/embedded-postgres";
+import { makeTempHome } from "../../support/temp-home";
+import { waitUntil } from "../../support/wait-until";
+import { appendEveryRecordType, type RecordWriter } from "../store/every-record-type";
+
+/**
+ * Issue 24, step (d): an owner's index rows go into the cluster's atrium_index_* tables in the
+ * transaction that appends their records. Each node here is what a ClusterNode puts together (its
+ * fenced record store, its SQLite index replica, the replica's rows written with the records),
+ * on real PostgreSQL; the whole tables are compared, SQLite's against PostgreSQL's.
+ */
+const newId = createIdGenerator();
+const database = usePostgresPerFile();
+const cleanups: Array<() => Promise<void> | void> = [];
+
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+  const tables = INDEX_TABLES.map(([table]) => `"${PG_INDEX_PREFIX}${getTableConfig(table).name}"`);
+  await database.pool.query(`TRUNCATE atrium_records, atrium_leases, atrium_creation_keys, ${tables.join(", ")}`);
+  await database.pool.query("DROP FUNCTION IF EXISTS test_refuse() CASCADE");
+});
+
+interface Node extends RecordWriter {
+  index: IndexDatabase;
+  replica: IndexReplica;
+  leases: Leases;
+  held: Map<string, Lease>;
+}
+
+/** A node: its own SQLite index (a replica fed only by its own writes and catch-ups) and a record store writing its rows with its records. */
+function clusterNode(): Node {
+  const { home, cleanup } = makeTempHome();
+  const index = openIndex(":memory:");
+  const replica = new IndexReplica(database.pool, index.$client, new IndexWriter(index.$client, new RecordProofs(home)));
+  const held = new Map<string, Lease>();
+  const leases = new Leases(database.pool, newId(), 30);
+  const records = new PostgresRecordStore(database.pool, (conversationId) => held.get(conversationId) ?? null);
+  records.writeIndexRows(replica.ownRows());
+  cleanups.push(cleanup, () => void index.$client.close());
+  // As ClusterRecords does: appended (and indexed, rows written, in one transaction), then handed to the replica.
+  return {
+    index,
+    replica,
+    leases,
+    held,
+    newId,
+    now: () => new Date(),
+    async appendMetadata(conversationId, body) {
+      if (!held.has(conversationId)) held.set(conversationId, await leases.take(conversationId));
+      const record = await records.appendMetadata(conversationId, body);
+      await replica.applyWritten(conversationId, [{ stream: "metadata", record }]);
+      return record;
+    },
+    async appendSession(conversationId, sessionId, body) {
+      const record = await records.appendSession(conversationId, sessionId, body);
+      await replica.applyWritten(conversationId, [{ stream: sessionId, record }]);
+      return record;
+    },
+  };
+}
+
+type Tables = Record<string, string[]>;
+
+const canonical = (rows: unknown[]) => rows.map((row) => JSON.stringify(row)).sort();
+
+/** Every row of every index table of a node's SQLite index, typed as drizzle reads them. */
+async function sqliteTables(index: IndexDatabase): Promise<Tables> {
+  const tables: Tables = {};
+  for (const [table] of INDEX_TABLES) tables[getTableConfig(table).name] = canonical(await index.select().from(table));
+  return tables;
+}
+
+/** Every row of every atrium_index_* table, typed as drizzle reads them (text back through databaseText). */
+async function postgresTables(): Promise<Tables> {
+  const db = drizzle({ client: database.pool });
+  const tables: Tables = {};
+  for (const [sqlite, postgres] of INDEX_TABLES) tables[getTableConfig(sqlite).name] = canonical(await db.select().from(postgres));
+  return tables;
+}
+
+async function recordCount(conversationId: string): Promise<number> {
+  const rows = await database.pool.query<{ n: string }>("SELECT count(*) AS n FROM atrium_records WHERE conversation_id = $1", [conversationId]);
+  return Number(rows.rows[0]!.n);
+}
+
+/** A PostgreSQL fault in the index rows' statement (or at COMMIT when `deferred`): any items row whose text is "refuse me". */
+async function refuseItemsText(deferred: boolean): Promise<void> {
+  await database.pool.query(`CREATE FUNCTION test_refuse() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN IF NEW.text = 'refuse me' THEN RAISE EXCEPTION 'refused by the test' USING ERRCODE = '53100'; END IF; RETURN NEW; END $$`);
+  await database.pool.query(
+    deferred
+      ? `CREATE CONSTRAINT TRIGGER test_refuse AFTER INSERT OR UPDATE ON ${PG_INDEX_PREFIX}items DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION test_refuse()`
+      : `CREATE TRIGGER test_refuse BEFORE INSERT OR UPDATE ON ${PG_INDEX_PREFIX}items FOR EACH ROW EXECUTE FUNCTION test_refuse()`,
+  );
+}
+
+const message = (node: Node, sessionId: string, text: string) => ({
+  type: "item.created" as const,
+  item: { id: node.newId(), sessionId, turnId: null, kind: "user_message" as const, status: "completed" as const, text, createdAt: new Date().toISOString() },
+});
+
+describe("index rows written with their records", () => {
+  it("hold in PostgreSQL exactly the rows the owner's SQLite index holds, for every record type, a deletion and NUL in text", async () => {
+    const a = clusterNode();
+    const kept = await appendEveryRecordType(a, "kept \u0000 \ud800 \uffff");
+    const gone = await appendEveryRecordType(a, "gone");
+    await a.appendMetadata(gone.conversationId, { type: "conversation.deleted", conversationId: gone.conversationId });
+    const fromSqlite = await sqliteTables(a.index);
+    expect(fromSqlite.items!.length).toBeGreaterThan(5);
+    expect(fromSqlite.conversations).toHaveLength(1);
+    expect(await postgresTables()).toEqual(fromSqlite);
+    expect(kept.metadata.length).toBeGreaterThan(10);
+  });
+
+  it("refuse a stale owner's records and rows alike, and the new owner's rows follow its own index, caught up in its transaction", async () => {
+    const a = clusterNode();
+    const written = await appendEveryRecordType(a, "taken over");
+    const before = await postgresTables();
+    const records = await recordCount(written.conversationId);
+    // Node B takes the lease (A's has run out) without having heard any of A's records.
+    await database.pool.query("UPDATE atrium_leases SET expires_at = clock_timestamp() - interval '1 second'");
+    const b = clusterNode();
+    b.held.set(written.conversationId, await b.leases.take(written.conversationId));
+
+    await expect(a.appendSession(written.conversationId, written.rootSessionId, message(a, written.rootSessionId, "from the stale owner"))).rejects.toBeInstanceOf(LeaseLostError);
+    expect(await recordCount(written.conversationId)).toBe(records);
+    expect(await postgresTables()).toEqual(before);
+    expect(await sqliteTables(a.index)).toEqual(before);
+
+    await b.appendSession(written.conversationId, written.rootSessionId, message(b, written.rootSessionId, "from the new owner"));
+    const fromB = await sqliteTables(b.index);
+    expect(fromB.items!.some((row) => row.includes("from the new owner"))).toBe(true);
+    expect(fromB.items!.some((row) => row.includes("from the stale owner"))).toBe(false);
+    expect(await postgresTables()).toEqual(fromB);
+  });
+
+  for (const deferred of [false, true]) {
+    it(`leave a node's SQLite rows equal to PostgreSQL's when the transaction fails ${deferred ? "at COMMIT" : "writing the rows"}, and write again after`, async () => {
+      const a = clusterNode();
+      const written = await appendEveryRecordType(a, "faulted");
+      const before = await postgresTables();
+      const records = await recordCount(written.conversationId);
+      await refuseItemsText(deferred);
+
+      await expect(a.appendSession(written.conversationId, written.rootSessionId, message(a, written.rootSessionId, "refuse me"))).rejects.toThrow(/refused by the test/);
+      expect(await recordCount(written.conversationId)).toBe(records);
+      expect(await postgresTables()).toEqual(before);
+      // Dropped at once, then read back from the database.
+      expect((await sqliteTables(a.index)).items!.some((row) => row.includes("refuse me"))).toBe(false);
+      await waitUntil(async () => JSON.stringify(await sqliteTables(a.index)) === JSON.stringify(before), "node A's index to be the database's again");
+
+      await a.appendSession(written.conversationId, written.rootSessionId, message(a, written.rootSessionId, "accepted"));
+      const after = await sqliteTables(a.index);
+      expect(after.items!.some((row) => row.includes("accepted"))).toBe(true);
+      expect(await postgresTables()).toEqual(after);
+    });
+  }
+});
