@@ -34,13 +34,18 @@ export class IndexReplica {
   private readonly queued = new Set<string>();
   private readonly deleted = new Set<string>();
   private readonly changeListeners = new Set<(conversationId: string, types: string[]) => void>();
+  private readonly metadataCursor: Database.Statement;
+  private readonly sessionCursors: Database.Statement;
 
   constructor(
     private readonly pool: Pool,
     private readonly client: Database.Database,
     private readonly writer: IndexWriter,
     private readonly log: (message: string) => void = () => undefined,
-  ) {}
+  ) {
+    this.metadataCursor = client.prepare("SELECT metadata_seq AS seq FROM conversations WHERE id = ?");
+    this.sessionCursors = client.prepare("SELECT id, file_seq AS seq FROM sessions WHERE conversation_id = ?");
+  }
 
   /** Every conversation in the database caught up (at a node's start, and after its feed came back). */
   async catchUpAll(): Promise<void> {
@@ -126,13 +131,14 @@ export class IndexReplica {
     if (this.deleted.has(conversationId)) return;
     const rows = await this.pool.query<RecordRow>(RECORDS_AFTER, [conversationId, JSON.stringify(this.cursors(conversationId))]);
     // Checked again now: the owner's own writes (writeOwn) may have moved the cursors meanwhile.
-    const fresh = this.fresh(conversationId, rows.rows);
+    const cursors = this.cursors(conversationId);
+    const fresh = this.fresh(conversationId, rows.rows, cursors);
     if (fresh === null) {
       void this.catchUp(conversationId);
       return;
     }
     if (fresh.length === 0 || this.deleted.has(conversationId)) return;
-    if (!this.begins(conversationId, fresh)) {
+    if (!this.begins(cursors, fresh)) {
       this.log(`conversation ${conversationId} does not begin with conversation.created; not indexed`);
       return;
     }
@@ -172,9 +178,14 @@ export class IndexReplica {
     let rows: RecordRow[] = written.map(({ stream, record }) => ({ stream, seq: String(record.seq), record }));
     const cursors = this.cursors(conversationId);
     if (rows.some((row) => Number(row.seq) <= (cursors[row.stream] ?? 0))) throw new Error(`the index of conversation ${conversationId} is ahead of the database`);
-    if (this.fresh(conversationId, rows) === null) rows = (await client.query<RecordRow>(RECORDS_AFTER, [conversationId, JSON.stringify(cursors)])).rows;
-    const fresh = this.fresh(conversationId, rows);
-    if (fresh === null || !this.begins(conversationId, fresh)) throw new Error(`the records of conversation ${conversationId} do not follow its index`);
+    let now = cursors;
+    if (this.fresh(conversationId, rows, cursors) === null) {
+      rows = (await client.query<RecordRow>(RECORDS_AFTER, [conversationId, JSON.stringify(cursors)])).rows;
+      // Read again after the await: a catch-up may have applied records meanwhile.
+      now = this.cursors(conversationId);
+    }
+    const fresh = this.fresh(conversationId, rows, now);
+    if (fresh === null || !this.begins(now, fresh)) throw new Error(`the records of conversation ${conversationId} do not follow its index`);
     let changes: TableChanges[] = [];
     this.writer.transaction(() => {
       changes = capture.capture(() => {
@@ -203,8 +214,8 @@ export class IndexReplica {
    * The rows the index lacks, checked now (synchronously, so nothing applies in between): those
    * after each stream's cursor; null when they do not follow it (a gap, or the cursors went back).
    */
-  private fresh(conversationId: string, rows: RecordRow[]): RecordRow[] | null {
-    const next = { ...this.cursors(conversationId) };
+  private fresh(conversationId: string, rows: RecordRow[], cursors = this.cursors(conversationId)): RecordRow[] | null {
+    const next = { ...cursors };
     const fresh = rows.filter((row) => Number(row.seq) > (next[row.stream] ?? 0));
     for (const row of fresh) {
       if (Number(row.seq) !== (next[row.stream] ?? 0) + 1) return null;
@@ -214,8 +225,8 @@ export class IndexReplica {
   }
 
   /** Whether the rows may be applied to what the index holds: a conversation it lacks begins with conversation.created. */
-  private begins(conversationId: string, fresh: RecordRow[]): boolean {
-    if (fresh.length === 0 || this.cursors(conversationId)[METADATA]) return true;
+  private begins(cursors: Record<string, number>, fresh: RecordRow[]): boolean {
+    if (fresh.length === 0 || cursors[METADATA]) return true;
     const first = fresh[0]!;
     return first.stream === METADATA && first.record.type === "conversation.created";
   }
@@ -239,9 +250,9 @@ export class IndexReplica {
 
   /** The last seq of each stream the index holds: metadata, and each session it has a row for. */
   private cursors(conversationId: string): Record<string, number> {
-    const conversation = this.client.prepare("SELECT metadata_seq AS seq FROM conversations WHERE id = ?").get(conversationId) as { seq: number } | undefined;
+    const conversation = this.metadataCursor.get(conversationId) as { seq: number } | undefined;
     if (!conversation) return {};
-    const sessions = this.client.prepare("SELECT id, file_seq AS seq FROM sessions WHERE conversation_id = ?").all(conversationId) as Array<{ id: string; seq: number }>;
+    const sessions = this.sessionCursors.all(conversationId) as Array<{ id: string; seq: number }>;
     return { [METADATA]: conversation.seq, ...Object.fromEntries(sessions.map((session) => [session.id, session.seq])) };
   }
 

@@ -34,6 +34,7 @@ export class IndexRowCapture {
   private readonly start: Database.Statement;
   private readonly stop: Database.Statement;
   private readonly clear: Database.Statement;
+  private readonly touched: Database.Statement;
 
   constructor(private readonly client: Database.Database) {
     client.exec(`
@@ -44,6 +45,7 @@ export class IndexRowCapture {
     this.start = client.prepare("INSERT INTO temp.atrium_capture_on VALUES (1)");
     this.stop = client.prepare("DELETE FROM temp.atrium_capture_on");
     this.clear = client.prepare("DELETE FROM temp.atrium_captured");
+    this.touched = client.prepare("SELECT DISTINCT tbl FROM temp.atrium_captured").pluck();
   }
 
   /**
@@ -59,7 +61,9 @@ export class IndexRowCapture {
       this.stop.run();
     }
     const changes: TableChanges[] = [];
+    const touched = new Set(this.touched.all() as string[]);
     for (const table of this.tables) {
+      if (!touched.has(table.name)) continue;
       const rows = (table.present.all(table.name) as Array<Record<string, unknown>>).map((row) => typed(row, table.columns));
       const gone = (table.gone.all(table.name) as Array<Record<string, unknown>>).map((row) => typed(row, table.columns));
       if (rows.length > 0 || gone.length > 0) changes.push({ table: table.name, rows, gone });

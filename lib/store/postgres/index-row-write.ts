@@ -1,3 +1,4 @@
+import crypto from "node:crypto";
 import { getTableConfig } from "drizzle-orm/sqlite-core";
 import type { PoolClient } from "pg";
 import { databaseJson } from "./database-json";
@@ -8,17 +9,20 @@ import { PG_INDEX_PREFIX } from "./index-tables";
 interface TableShape {
   keys: string[];
   others: string[];
+  /** Every column SQLite's table declares, quoted, in order. */
+  columns: string;
 }
+
+const quoted = (name: string) => `"${name}"`;
 
 const SHAPES = new Map<string, TableShape>(
   INDEX_TABLES.map(([table]) => {
     const config = getTableConfig(table);
     const keys = primaryKeyOf(table);
-    return [config.name, { keys, others: config.columns.map((column) => column.name).filter((name) => !keys.includes(name)) }];
+    const names = config.columns.map((column) => column.name);
+    return [config.name, { keys, others: names.filter((name) => !keys.includes(name)), columns: names.map(quoted).join(", ") }];
   }),
 );
-
-const quoted = (name: string) => `"${name}"`;
 
 /**
  * Writes index rows a node's IndexWriter changed (IndexRowCapture) into the cluster's
@@ -26,10 +30,24 @@ const quoted = (name: string) => `"${name}"`;
  * records, so they commit or vanish with them): each table's rows upserted whole, its gone rows
  * deleted by primary key. The rows travel as one jsonb parameter written through databaseJson, so
  * text holding NUL or a lone surrogate reaches its `text COLLATE "C"` column in the form
- * databaseText gives it (the form index-tables.ts reads back).
+ * databaseText gives it (the form index-tables.ts reads back). Only the columns SQLite's tables
+ * declare are named: a column PostgreSQL alone has (a generated one, for search) is its own.
  */
 export async function writeIndexChanges(client: PoolClient, changes: TableChanges[]): Promise<void> {
   if (changes.length === 0) return;
+  const shape = changes.map((change) => `${change.table}:${change.rows.length > 0 ? "r" : ""}${change.gone.length > 0 ? "g" : ""}`).join(",");
+  let statement = STATEMENTS.get(shape);
+  if (!statement) {
+    statement = statementFor(changes);
+    STATEMENTS.set(shape, statement);
+  }
+  await client.query({ ...statement, values: [databaseJson(changes.map(({ rows, gone }) => ({ rows, gone })))] });
+}
+
+/** The statement of each shape of changes (which tables, rows or gone or both), made once. */
+const STATEMENTS = new Map<string, { name: string; text: string }>();
+
+function statementFor(changes: TableChanges[]): { name: string; text: string } {
   const parts: string[] = [];
   changes.forEach((change, position) => {
     const shape = SHAPES.get(change.table);
@@ -42,8 +60,10 @@ export async function writeIndexChanges(client: PoolClient, changes: TableChange
     }
     if (change.rows.length > 0) {
       const update = shape.others.length > 0 ? `DO UPDATE SET ${shape.others.map((name) => `${quoted(name)} = EXCLUDED.${quoted(name)}`).join(", ")}` : "DO NOTHING";
-      parts.push(`rows_${position} AS (INSERT INTO ${target} SELECT * FROM ${rowsOf("rows")} ON CONFLICT (${shape.keys.map(quoted).join(", ")}) ${update})`);
+      parts.push(`rows_${position} AS (INSERT INTO ${target} (${shape.columns}) SELECT ${shape.columns} FROM ${rowsOf("rows")} ON CONFLICT (${shape.keys.map(quoted).join(", ")}) ${update})`);
     }
   });
-  await client.query(`WITH ${parts.join(",\n")} SELECT 1`, [databaseJson(changes.map(({ rows, gone }) => ({ rows, gone })))]);
+  const text = `WITH ${parts.join(",\n")} SELECT 1`;
+  // Named, so each connection parses and plans each shape once.
+  return { name: `atrium_index_rows_${crypto.createHash("sha256").update(text).digest("hex").slice(0, 32)}`, text };
 }
