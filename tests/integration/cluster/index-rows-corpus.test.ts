@@ -1,14 +1,13 @@
-import { drizzle } from "drizzle-orm/node-postgres";
-import { getTableConfig } from "drizzle-orm/sqlite-core";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { migratePostgresIndex } from "@/lib/store/postgres/index-migrations";
-import { copyIndexRows, INDEX_TABLES } from "@/lib/store/postgres/index-row-copy";
+import { copyIndexRows } from "@/lib/store/postgres/index-row-copy";
 import { PostgresIndexReads } from "@/lib/store/postgres/postgres-index-reads";
 import { SqliteIndexReads } from "@/lib/store/sqlite-index-reads";
 import { usePostgresPerFile } from "../../support/embedded-postgres";
 import { buildIndexCorpus, type Corpus } from "../../support/index-corpus";
 import { expectSameReads } from "../../support/index-reads-comparison";
+import { postgresIndexDump } from "../../support/index-tables-dump";
 
 /**
  * Issue 24, step (d): the index corpus (tests/support/index-corpus.ts) built by a real Runtime that
@@ -40,27 +39,21 @@ afterAll(async () => {
   await corpus?.harness.close();
 });
 
-/** Every row of every atrium_index_* table in a database, typed as drizzle reads them, in a stable order. */
-async function tables(pool: pg.Pool): Promise<Record<string, string[]>> {
-  const db = drizzle({ client: pool });
-  const result: Record<string, string[]> = {};
-  for (const [sqlite, postgres] of INDEX_TABLES) result[getTableConfig(sqlite).name] = (await db.select().from(postgres)).map((row) => JSON.stringify(row)).sort();
-  return result;
-}
-
 describe("a cluster node's index rows in PostgreSQL", () => {
   it("answer every read as the node's SQLite index does", async () => {
     expect(corpus.harness.cluster).not.toBeNull();
     const index = corpus.harness.runtime.store.index;
+    // Three capture triggers on each of the ten index tables, on this node's connection only.
+    expect(index.$client.prepare("SELECT count(*) FROM sqlite_temp_master WHERE type = 'trigger' AND name LIKE 'atrium_capture_%'").pluck().get()).toBe(30);
     await expectSameReads(index, new SqliteIndexReads(index), new PostgresIndexReads(database.pool));
   }, 120_000);
 
   it("are exactly the rows copyIndexRows makes of that index", async () => {
-    const written = await tables(database.pool);
+    const written = await postgresIndexDump(database.pool);
     expect(written.items!.length).toBeGreaterThan(50);
     // The corpus's records are the database's: the node wrote no conversation files.
     const records = await database.pool.query<{ n: string }>("SELECT count(DISTINCT conversation_id) AS n FROM atrium_records");
     expect(Number(records.rows[0]!.n)).toBe(written.conversations!.length);
-    expect(written).toEqual(await tables(copy));
+    expect(written).toEqual(await postgresIndexDump(copy));
   });
 });

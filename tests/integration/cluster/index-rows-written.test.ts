@@ -1,10 +1,11 @@
-import { drizzle } from "drizzle-orm/node-postgres";
 import { getTableConfig } from "drizzle-orm/sqlite-core";
-import { afterEach, describe, expect, it } from "vitest";
+import type pg from "pg";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { openIndex, type IndexDatabase } from "@/lib/store/database";
 import { createIdGenerator } from "@/lib/store/ids";
 import { IndexWriter } from "@/lib/store/index-writer";
 import { IndexReplica } from "@/lib/store/postgres/index-replica";
+import { databasePool } from "@/lib/store/postgres/database-json";
 import { INDEX_TABLES } from "@/lib/store/postgres/index-row-copy";
 import { PG_INDEX_PREFIX } from "@/lib/store/postgres/index-tables";
 import { Leases, type Lease } from "@/lib/store/postgres/leases";
@@ -12,6 +13,7 @@ import { LeaseLostError, PostgresRecordStore } from "@/lib/store/postgres/postgr
 import { RecordProofs } from "@/lib/store/record-proofs";
 import { usePostgresPerFile } from "../../support/embedded-postgres";
 import { makeTempHome } from "../../support/temp-home";
+import { postgresIndexDump, sqliteIndexDump } from "../../support/index-tables-dump";
 import { waitUntil } from "../../support/wait-until";
 import { appendEveryRecordType, type RecordWriter } from "../store/every-record-type";
 
@@ -24,6 +26,17 @@ import { appendEveryRecordType, type RecordWriter } from "../store/every-record-
 const newId = createIdGenerator();
 const database = usePostgresPerFile();
 const cleanups: Array<() => Promise<void> | void> = [];
+let nodePool: pg.Pool | null = null;
+
+/** A pool as a node has it (DATABASE_TYPES: jsonb read back through parseDatabaseJson, so NUL in a record stays NUL). */
+function pool(): pg.Pool {
+  nodePool ??= databasePool(database.postgres.url, 8, () => undefined);
+  return nodePool;
+}
+
+afterAll(async () => {
+  await nodePool?.end();
+});
 
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
@@ -43,10 +56,10 @@ interface Node extends RecordWriter {
 function clusterNode(): Node {
   const { home, cleanup } = makeTempHome();
   const index = openIndex(":memory:");
-  const replica = new IndexReplica(database.pool, index.$client, new IndexWriter(index.$client, new RecordProofs(home)));
+  const replica = new IndexReplica(pool(), index.$client, new IndexWriter(index.$client, new RecordProofs(home)));
   const held = new Map<string, Lease>();
-  const leases = new Leases(database.pool, newId(), 30);
-  const records = new PostgresRecordStore(database.pool, (conversationId) => held.get(conversationId) ?? null);
+  const leases = new Leases(pool(), newId(), 30);
+  const records = new PostgresRecordStore(pool(), (conversationId) => held.get(conversationId) ?? null);
   records.writeIndexRows(replica.ownRows());
   cleanups.push(cleanup, () => void index.$client.close());
   // As ClusterRecords does: appended (and indexed, rows written, in one transaction), then handed to the replica.
@@ -69,25 +82,6 @@ function clusterNode(): Node {
       return record;
     },
   };
-}
-
-type Tables = Record<string, string[]>;
-
-const canonical = (rows: unknown[]) => rows.map((row) => JSON.stringify(row)).sort();
-
-/** Every row of every index table of a node's SQLite index, typed as drizzle reads them. */
-async function sqliteTables(index: IndexDatabase): Promise<Tables> {
-  const tables: Tables = {};
-  for (const [table] of INDEX_TABLES) tables[getTableConfig(table).name] = canonical(await index.select().from(table));
-  return tables;
-}
-
-/** Every row of every atrium_index_* table, typed as drizzle reads them (text back through databaseText). */
-async function postgresTables(): Promise<Tables> {
-  const db = drizzle({ client: database.pool });
-  const tables: Tables = {};
-  for (const [sqlite, postgres] of INDEX_TABLES) tables[getTableConfig(sqlite).name] = canonical(await db.select().from(postgres));
-  return tables;
 }
 
 async function recordCount(conversationId: string): Promise<number> {
@@ -117,17 +111,20 @@ describe("index rows written with their records", () => {
     const kept = await appendEveryRecordType(a, "kept \u0000 \ud800 \uffff");
     const gone = await appendEveryRecordType(a, "gone");
     await a.appendMetadata(gone.conversationId, { type: "conversation.deleted", conversationId: gone.conversationId });
-    const fromSqlite = await sqliteTables(a.index);
+    const fromSqlite = await sqliteIndexDump(a.index);
     expect(fromSqlite.items!.length).toBeGreaterThan(5);
     expect(fromSqlite.conversations).toHaveLength(1);
-    expect(await postgresTables()).toEqual(fromSqlite);
+    expect(await postgresIndexDump(database.pool)).toEqual(fromSqlite);
     expect(kept.metadata.length).toBeGreaterThan(10);
+    // NUL and U+FFFF reached both as they were written (SQLite itself keeps no lone surrogate).
+    expect(fromSqlite.conversations![0]).toContain(JSON.stringify("kept \u0000 ").slice(1, -1));
+    expect(fromSqlite.conversations![0]).toContain("\uffff, renamed");
   });
 
   it("refuse a stale owner's records and rows alike, and the new owner's rows follow its own index, caught up in its transaction", async () => {
     const a = clusterNode();
     const written = await appendEveryRecordType(a, "taken over");
-    const before = await postgresTables();
+    const before = await postgresIndexDump(database.pool);
     const records = await recordCount(written.conversationId);
     // Node B takes the lease (A's has run out) without having heard any of A's records.
     await database.pool.query("UPDATE atrium_leases SET expires_at = clock_timestamp() - interval '1 second'");
@@ -136,35 +133,35 @@ describe("index rows written with their records", () => {
 
     await expect(a.appendSession(written.conversationId, written.rootSessionId, message(a, written.rootSessionId, "from the stale owner"))).rejects.toBeInstanceOf(LeaseLostError);
     expect(await recordCount(written.conversationId)).toBe(records);
-    expect(await postgresTables()).toEqual(before);
-    expect(await sqliteTables(a.index)).toEqual(before);
+    expect(await postgresIndexDump(database.pool)).toEqual(before);
+    expect(await sqliteIndexDump(a.index)).toEqual(before);
 
     await b.appendSession(written.conversationId, written.rootSessionId, message(b, written.rootSessionId, "from the new owner"));
-    const fromB = await sqliteTables(b.index);
+    const fromB = await sqliteIndexDump(b.index);
     expect(fromB.items!.some((row) => row.includes("from the new owner"))).toBe(true);
     expect(fromB.items!.some((row) => row.includes("from the stale owner"))).toBe(false);
-    expect(await postgresTables()).toEqual(fromB);
+    expect(await postgresIndexDump(database.pool)).toEqual(fromB);
   });
 
   for (const deferred of [false, true]) {
     it(`leave a node's SQLite rows equal to PostgreSQL's when the transaction fails ${deferred ? "at COMMIT" : "writing the rows"}, and write again after`, async () => {
       const a = clusterNode();
       const written = await appendEveryRecordType(a, "faulted");
-      const before = await postgresTables();
+      const before = await postgresIndexDump(database.pool);
       const records = await recordCount(written.conversationId);
       await refuseItemsText(deferred);
 
       await expect(a.appendSession(written.conversationId, written.rootSessionId, message(a, written.rootSessionId, "refuse me"))).rejects.toThrow(/refused by the test/);
       expect(await recordCount(written.conversationId)).toBe(records);
-      expect(await postgresTables()).toEqual(before);
+      expect(await postgresIndexDump(database.pool)).toEqual(before);
       // Dropped at once, then read back from the database.
-      expect((await sqliteTables(a.index)).items!.some((row) => row.includes("refuse me"))).toBe(false);
-      await waitUntil(async () => JSON.stringify(await sqliteTables(a.index)) === JSON.stringify(before), "node A's index to be the database's again");
+      expect((await sqliteIndexDump(a.index)).items!.some((row) => row.includes("refuse me"))).toBe(false);
+      await waitUntil(async () => JSON.stringify(await sqliteIndexDump(a.index)) === JSON.stringify(before), "node A's index to be the database's again");
 
       await a.appendSession(written.conversationId, written.rootSessionId, message(a, written.rootSessionId, "accepted"));
-      const after = await sqliteTables(a.index);
+      const after = await sqliteIndexDump(a.index);
       expect(after.items!.some((row) => row.includes("accepted"))).toBe(true);
-      expect(await postgresTables()).toEqual(after);
+      expect(await postgresIndexDump(database.pool)).toEqual(after);
     });
   }
 });
