@@ -4,12 +4,8 @@ import { IndexWriter } from "../index-writer";
 import { metadataRecordSchema, sessionRecordSchema } from "../records";
 import { RecordProofs } from "../record-proofs";
 import { IndexRowCapture } from "./index-row-capture";
-import { writeIndexChanges } from "./index-row-write";
-import { PG_INDEX_PREFIX } from "./index-tables";
+import { deleteConversationRows, writeIndexChanges } from "./index-row-write";
 import { lineOrder } from "./postgres-record-store";
-
-/** The index tables holding a conversation's rows by conversation_id (conversations by id, request_keys by scope). */
-const BY_CONVERSATION = ["sessions", "turns", "items", "waiting", "approvals", "questions", "objectives", "compactions"];
 
 /**
  * A whole conversation's index rows, derived from its records in the cluster's database by the
@@ -45,9 +41,7 @@ export class ConversationIndexRows {
       // The scratch index keeps nothing: its rows are in `changes`.
       this.writer.removeConversation(conversationId);
     });
-    for (const table of BY_CONVERSATION) await client.query(`DELETE FROM "${PG_INDEX_PREFIX}${table}" WHERE conversation_id = $1`, [conversationId]);
-    await client.query(`DELETE FROM "${PG_INDEX_PREFIX}request_keys" WHERE scope = $1`, [conversationId]);
-    await client.query(`DELETE FROM "${PG_INDEX_PREFIX}conversations" WHERE id = $1`, [conversationId]);
+    await deleteConversationRows(client, conversationId);
     await writeIndexChanges(client, changes);
   }
 

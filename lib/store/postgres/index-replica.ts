@@ -3,7 +3,8 @@ import type { Pool, PoolClient } from "pg";
 import type { IndexWriter } from "../index-writer";
 import { metadataRecordSchema, sessionRecordSchema } from "../records";
 import { IndexRowCapture, type TableChanges } from "./index-row-capture";
-import { writeIndexChanges } from "./index-row-write";
+import { deleteConversationRows, writeIndexChanges } from "./index-row-write";
+import { PG_INDEX_PREFIX } from "./index-tables";
 import { lineOrder, type IndexRowsHook } from "./postgres-record-store";
 import type { RecordFeed } from "./record-feed";
 
@@ -33,6 +34,8 @@ export class IndexReplica {
   private readonly reading = new Map<string, Promise<void>>();
   private readonly queued = new Set<string>();
   private readonly deleted = new Set<string>();
+  /** Conversations whose rows this node has checked whole in the cluster's tables, or written whole (writeOwn). */
+  private readonly whole = new Set<string>();
   private readonly changeListeners = new Set<(conversationId: string, types: string[]) => void>();
   private readonly metadataCursor: Database.Statement;
   private readonly sessionCursors: Database.Statement;
@@ -178,29 +181,52 @@ export class IndexReplica {
     let rows: RecordRow[] = written.map(({ stream, record }) => ({ stream, seq: String(record.seq), record }));
     const cursors = this.cursors(conversationId);
     if (rows.some((row) => Number(row.seq) <= (cursors[row.stream] ?? 0))) throw new Error(`the index of conversation ${conversationId} is ahead of the database`);
-    let now = cursors;
-    if (this.fresh(conversationId, rows, cursors) === null) {
-      rows = (await client.query<RecordRow>(RECORDS_AFTER, [conversationId, JSON.stringify(cursors)])).rows;
-      // Read again after the await: a catch-up may have applied records meanwhile.
-      now = this.cursors(conversationId);
-    }
+    // Nothing but this transaction writes the conversation's rows now (it holds the lease's row).
+    const held = this.whole.has(conversationId) ? null : await heldCursors(client, conversationId);
+    if (this.fresh(conversationId, rows) === null) rows = (await client.query<RecordRow>(RECORDS_AFTER, [conversationId, JSON.stringify(this.cursors(conversationId))])).rows;
+    // From here on synchronous: read again after the awaits, a catch-up may have applied records meanwhile.
+    const now = this.cursors(conversationId);
     const fresh = this.fresh(conversationId, rows, now);
     if (fresh === null || !this.begins(now, fresh)) throw new Error(`the records of conversation ${conversationId} do not follow its index`);
+    const deleting = fresh.some((row) => row.stream === METADATA && row.record.type === "conversation.deleted");
+    let whole = deleting;
     let changes: TableChanges[] = [];
     this.writer.transaction(() => {
       changes = capture.capture(() => {
-        if (fresh.some((row) => row.stream === METADATA && row.record.type === "conversation.deleted")) {
+        if (deleting) {
           this.deleted.add(conversationId);
           this.writer.removeConversation(conversationId);
         } else this.applyRows(conversationId, fresh);
       });
+      if (!deleting && held && !sameCursors(held, this.cursorsBefore(conversationId, written))) {
+        whole = true;
+        changes = capture.conversationRows(conversationId);
+      }
     });
+    if (whole) await deleteConversationRows(client, conversationId);
     await writeIndexChanges(client, changes);
+    this.whole.add(conversationId);
+  }
+
+  /**
+   * The cursors the database's records had before this batch (this index holds them all now): a
+   * stream the batch wrote stands at its first seq less one; a session it created, or the
+   * conversation if it created it, is not there yet.
+   */
+  private cursorsBefore(conversationId: string, written: Array<{ stream: string; record: Record<string, unknown> }>): Record<string, number> {
+    const cursors = this.cursors(conversationId);
+    for (const { stream, record } of [...written].reverse()) {
+      if (Number(record.seq) === 1) delete cursors[stream];
+      else cursors[stream] = Number(record.seq) - 1;
+      if (stream === METADATA && record.type === "session.created") delete cursors[String(record.sessionId)];
+    }
+    return written.some(({ stream, record }) => stream === METADATA && record.type === "conversation.created") ? {} : cursors;
   }
 
   /** The owner's transaction failed after writeOwn: the conversation's rows here are dropped and read again from the database. */
   private undo(conversationId: string): void {
     this.deleted.delete(conversationId);
+    this.whole.delete(conversationId);
     try {
       this.writer.transaction(() => this.writer.removeConversation(conversationId));
     } catch (error) {
@@ -259,4 +285,24 @@ export class IndexReplica {
   private indexedConversations(): string[] {
     return (this.client.prepare("SELECT id FROM conversations").all() as Array<{ id: string }>).map((row) => row.id);
   }
+}
+
+/**
+ * The cursors the cluster's tables hold for a conversation (its metadata_seq, each session's
+ * file_seq). An owner's first write of a conversation compares them with its own index's before
+ * the batch, and writes the whole conversation's rows when they differ: older nodes wrote it
+ * before index rows were written (an upgraded cluster), or a writer's rows are missing.
+ */
+async function heldCursors(client: PoolClient, conversationId: string): Promise<Record<string, number>> {
+  const held = await client.query<{ stream: string; seq: string }>(
+    `SELECT 'metadata' AS stream, metadata_seq AS seq FROM ${PG_INDEX_PREFIX}conversations WHERE id = $1
+      UNION ALL SELECT id, file_seq FROM ${PG_INDEX_PREFIX}sessions WHERE conversation_id = $1`,
+    [conversationId],
+  );
+  return Object.fromEntries(held.rows.map((row) => [row.stream, Number(row.seq)]));
+}
+
+function sameCursors(a: Record<string, number>, b: Record<string, number>): boolean {
+  const entries = Object.entries(a);
+  return entries.length === Object.keys(b).length && entries.every(([stream, seq]) => b[stream] === seq);
 }

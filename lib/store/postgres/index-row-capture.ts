@@ -16,6 +16,8 @@ interface CapturedTable {
   name: string;
   present: Database.Statement;
   gone: Database.Statement;
+  /** Every row of one conversation (its creation's request key included). */
+  ofConversation: Database.Statement;
   /** Each column's value as drizzle types it (a SQLite boolean is stored as 0 or 1). */
   columns: SQLiteColumn[];
 }
@@ -72,6 +74,13 @@ export class IndexRowCapture {
     return changes;
   }
 
+  /** Every row of one conversation, table by table, as `capture` answers them (nothing gone). */
+  conversationRows(conversationId: string): TableChanges[] {
+    return this.tables
+      .map((table) => ({ table: table.name, rows: (table.ofConversation.all({ id: conversationId }) as Array<Record<string, unknown>>).map((row) => typed(row, table.columns)), gone: [] }))
+      .filter((change) => change.rows.length > 0);
+  }
+
   private install(table: SQLiteTable): CapturedTable {
     const config = getTableConfig(table);
     const keys = primaryKeyOf(table);
@@ -95,10 +104,17 @@ export class IndexRowCapture {
         `SELECT ${keys.map((key, index) => `c.k${index + 1} AS ${quoted(key)}`).join(", ")} FROM ${captured}
           WHERE NOT EXISTS (SELECT 1 FROM main."${name}" t WHERE ${matches})`,
       ),
+      ofConversation: this.client.prepare(`SELECT * FROM main."${name}" WHERE ${OWNED_BY[name] ?? "conversation_id = @id"} ORDER BY rowid`),
       columns: config.columns,
     };
   }
 }
+
+/** How a table's rows name their conversation, where it is not by conversation_id (as IndexWriter.removeConversation and forgetCreation find them). */
+const OWNED_BY: Record<string, string> = {
+  conversations: "id = @id",
+  request_keys: "scope = @id OR (scope = '' AND json_extract(response, '$.conversationId') = @id)",
+};
 
 /** The columns of a table's primary key, by name: its one primary column, or its composite key's. */
 export function primaryKeyOf(table: SQLiteTable): string[] {

@@ -44,6 +44,24 @@ export async function writeIndexChanges(client: PoolClient, changes: TableChange
   await client.query({ ...statement, values: [databaseJson(changes.map(({ rows, gone }) => ({ rows, gone })))] });
 }
 
+/** The index tables holding a conversation's rows by conversation_id (conversations by id, request_keys by scope). */
+const BY_CONVERSATION = ["sessions", "turns", "items", "waiting", "approvals", "questions", "objectives", "compactions"];
+
+/**
+ * Every row a conversation has in the atrium_index_* tables removed (its creation's request key
+ * stays, as IndexWriter.removeConversation leaves it), through `client`, before its whole rows are
+ * written again.
+ */
+export async function deleteConversationRows(client: PoolClient, conversationId: string): Promise<void> {
+  const statements = [
+    ...BY_CONVERSATION.map((table) => `DELETE FROM "${PG_INDEX_PREFIX}${table}" WHERE conversation_id = $1`),
+    `DELETE FROM "${PG_INDEX_PREFIX}request_keys" WHERE scope = $1`,
+    `DELETE FROM "${PG_INDEX_PREFIX}conversations" WHERE id = $1`,
+  ];
+  const text = `WITH ${statements.map((statement, position) => `d${position} AS (${statement})`).join(", ")} SELECT 1`;
+  await client.query({ name: "atrium_index_rows_conversation_deleted", text, values: [conversationId] });
+}
+
 /** The statement of each shape of changes (which tables, rows or gone or both), made once. */
 const STATEMENTS = new Map<string, { name: string; text: string }>();
 

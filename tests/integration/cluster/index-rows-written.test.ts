@@ -52,15 +52,18 @@ interface Node extends RecordWriter {
   held: Map<string, Lease>;
 }
 
-/** A node: its own SQLite index (a replica fed only by its own writes and catch-ups) and a record store writing its rows with its records. */
-function clusterNode(): Node {
+/**
+ * A node: its own SQLite index (a replica fed only by its own writes and catch-ups) and a record
+ * store writing its rows with its records (`writesRows: false`: a node of the version before).
+ */
+function clusterNode(options: { writesRows?: boolean } = {}): Node {
   const { home, cleanup } = makeTempHome();
   const index = openIndex(":memory:");
   const replica = new IndexReplica(pool(), index.$client, new IndexWriter(index.$client, new RecordProofs(home)));
   const held = new Map<string, Lease>();
   const leases = new Leases(pool(), newId(), 30);
   const records = new PostgresRecordStore(pool(), (conversationId) => held.get(conversationId) ?? null);
-  records.writeIndexRows(replica.ownRows());
+  if (options.writesRows !== false) records.writeIndexRows(replica.ownRows());
   cleanups.push(cleanup, () => void index.$client.close());
   // As ClusterRecords does: appended (and indexed, rows written, in one transaction), then handed to the replica.
   return {
@@ -140,6 +143,21 @@ describe("index rows written with their records", () => {
     const fromB = await sqliteIndexDump(b.index);
     expect(fromB.items!.some((row) => row.includes("from the new owner"))).toBe(true);
     expect(fromB.items!.some((row) => row.includes("from the stale owner"))).toBe(false);
+    expect(await postgresIndexDump(database.pool)).toEqual(fromB);
+  });
+
+  it("hold a conversation whole once its owner first writes it, when nodes of the version before wrote it (an upgraded cluster)", async () => {
+    const old = clusterNode({ writesRows: false });
+    const written = await appendEveryRecordType(old, "written before");
+    expect((await postgresIndexDump(database.pool)).items).toEqual([]);
+    await database.pool.query("UPDATE atrium_leases SET expires_at = clock_timestamp() - interval '1 second'");
+    const b = clusterNode();
+    // B's index has every record already (its feed caught it up): only the new message's rows change.
+    await b.replica.catchUpAll();
+    b.held.set(written.conversationId, await b.leases.take(written.conversationId));
+    await b.appendSession(written.conversationId, written.rootSessionId, message(b, written.rootSessionId, "after the upgrade"));
+    const fromB = await sqliteIndexDump(b.index);
+    expect(fromB.items!.length).toBeGreaterThan(5);
     expect(await postgresIndexDump(database.pool)).toEqual(fromB);
   });
 
