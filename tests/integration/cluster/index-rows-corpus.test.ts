@@ -48,12 +48,31 @@ describe("a cluster node's index rows in PostgreSQL", () => {
     await expectSameReads(index, new SqliteIndexReads(index), new PostgresIndexReads(database.pool));
   }, 120_000);
 
-  it("are exactly the rows copyIndexRows makes of that index", async () => {
+  it("find the same conversations for a search, as the node's SQLite index does", async () => {
+    const index = corpus.harness.runtime.store.index;
+    const [sqliteReads, postgresReads] = [new SqliteIndexReads(index), new PostgresIndexReads(database.pool)];
+    let found = 0;
+    for (const q of ["apple", "pie", "message", "second", "Same", "title", "zebra", "NUL", "fork", "delegate", "objective", "queued", "nothing like it"]) {
+      const query = { archived: "all" as const, q, offset: 0, limit: 200 };
+      const expected = await sqliteReads.listConversations(query);
+      expect(await postgresReads.listConversations(query), q).toEqual(expected);
+      found += expected.conversations.length;
+    }
+    expect(found).toBeGreaterThan(10);
+  });
+
+  it("are exactly the rows copyIndexRows makes of that index, search rows in the same order", async () => {
     const written = await postgresIndexDump(database.pool);
     expect(written.items!.length).toBeGreaterThan(50);
     // The corpus's records are the database's: the node wrote no conversation files.
     const records = await database.pool.query<{ n: string }>("SELECT count(DISTINCT conversation_id) AS n FROM atrium_records");
     expect(Number(records.rows[0]!.n)).toBe(written.conversations!.length);
     expect(written).toEqual(await postgresIndexDump(copy));
+    for (const table of ["atrium_index_item_search", "atrium_index_title_search"]) {
+      const rows = (pool: pg.Pool) => pool.query(`SELECT to_jsonb(t) - 'position' AS row FROM ${table} t ORDER BY position`).then((result) => result.rows);
+      const incremental = await rows(database.pool);
+      expect(incremental.length, table).toBeGreaterThan(10);
+      expect(incremental, table).toEqual(await rows(copy));
+    }
   });
 });

@@ -172,6 +172,13 @@ describe("atrium migrate --to", () => {
       const expected = await sqliteIndexDump(index, ids);
       expect(expected.items!.length).toBeGreaterThanOrEqual(8);
       expect(await postgresIndexDump(cluster.pool, ids)).toEqual(expected);
+      // Their search rows too: one per message with text, one per title.
+      const searchRows = await cluster.pool.query<{ items: string; titles: string }>(
+        `SELECT (SELECT count(*) FROM atrium_index_item_search WHERE conversation_id = ANY($1)) AS items,
+                (SELECT count(*) FROM atrium_index_title_search WHERE conversation_id = ANY($1)) AS titles`,
+        [ids],
+      );
+      expect(searchRows.rows[0]).toEqual({ items: "8", titles: "2" });
     } finally {
       index.$client.close();
     }
