@@ -28,9 +28,12 @@ export function searchChanges(changes: TableChanges[]): SearchChanges {
   const conversations = changes.find((change) => change.table === "conversations");
   const searchable = (items?.rows ?? []).filter((row) => SEARCHABLE_KINDS.has(String(row.kind)));
   const withText = searchable.filter((row) => typeof row.text === "string" && row.text !== "");
-  const itemColumns = searchColumns(withText.map((row) => String(row.text)));
   const titleRows = conversations?.rows ?? [];
-  const titleColumns = searchColumns(titleRows.map((row) => String(row.title)));
+  // One pass of the tokenizer for both.
+  const texts = [...withText.map((row) => String(row.text)), ...titleRows.map((row) => String(row.title))];
+  const columns = texts.length > 0 ? searchColumns(texts) : [];
+  const itemColumns = columns.slice(0, withText.length);
+  const titleColumns = columns.slice(withText.length);
   return {
     items: withText.map((row, at) => ({ item_id: String(row.id), conversation_id: String(row.conversation_id), ...itemColumns[at]! })),
     itemsGone: [...(items?.gone ?? []).map((key) => String(key.id)), ...searchable.filter((row) => !withText.includes(row)).map((row) => String(row.id))],
