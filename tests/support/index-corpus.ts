@@ -36,11 +36,12 @@ export interface Corpus {
  * equal timestamps, tool calls, artifacts, attachments, approvals approved, denied and pending,
  * questions answered and pending, waiting messages, a subagent, failed and interrupted turns,
  * objectives, a compaction, a fork, restarts, archived conversations and request keys. When it
- * resolves every turn has ended or is parked: nothing writes the index any more.
+ * resolves every turn has ended or is parked: nothing writes the index any more. With a
+ * databaseUrl the Runtime is a node of a cluster on that database (its records there).
  */
-export async function buildIndexCorpus(): Promise<Corpus> {
+export async function buildIndexCorpus(options: { databaseUrl?: string } = {}): Promise<Corpus> {
   let held = false;
-  const harness = await startHarness(CORPUS_CONFIG, undefined, { now: () => (held ? HELD_AT : new Date()) });
+  const harness = await startHarness(CORPUS_CONFIG, undefined, { now: () => (held ? HELD_AT : new Date()), databaseUrl: options.databaseUrl });
   const { runtime } = harness;
   const ids: string[] = [];
   const settled = async (conversationId: string) => {

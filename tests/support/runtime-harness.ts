@@ -3,6 +3,7 @@ import path from "node:path";
 import { parseConfig } from "@/lib/config/config";
 import type { Item, Turn } from "@/lib/events/entities";
 import type { ConversationEvent, Delivered } from "@/lib/events/events";
+import type { ClusterBoot } from "@/lib/cluster/cluster-boot";
 import { Runtime } from "@/lib/engine/runtime";
 import type { StorageFs } from "@/lib/store/storage-fs";
 import { Store } from "@/lib/store/store";
@@ -42,9 +43,14 @@ export interface Harness {
   items(conversationId: string): Item[];
   /** Waits until the conversation has `count` turns and every one of them has ended; returns them oldest first. */
   settledTurns(conversationId: string, count: number, timeoutMs?: number): Promise<Turn[]>;
+  /** The node's cluster side when started with a databaseUrl (DESIGN §10c), else null. */
+  readonly cluster: ClusterBoot | null;
   restart(): Promise<Runtime>;
   close(): Promise<void>;
 }
+
+/** The cluster secret of a harness started as a node of a cluster. */
+const HARNESS_CLUSTER_SECRET = "harness-cluster-secret-0123456789abcdef0123";
 
 export const FAST_RETRY = { baseDelayMs: 5, maxDelayMs: 20, maxRetries: 10 };
 
@@ -60,7 +66,7 @@ export function fakeModelConfig(baseURL: string): Record<string, unknown> {
 export async function startHarness(
   configJson: Record<string, unknown> = {},
   existingHome?: string,
-  options: { fs?: StorageFs; maxLoadedOwners?: number; now?: () => Date } = {},
+  options: { fs?: StorageFs; maxLoadedOwners?: number; now?: () => Date; databaseUrl?: string } = {},
 ): Promise<Harness> {
   const temp = existingHome ? { home: existingHome, cleanup: () => {} } : makeTempHome();
   // The tools' cwd is a folder of its own: the sandbox hides the rest of $ATRIUM_HOME from them.
@@ -69,8 +75,18 @@ export async function startHarness(
   const config = parseConfig({ retry: FAST_RETRY, defaultCwd: cwd, ...configJson });
   const log: Array<Delivered<ConversationEvent>> = [];
   const logListeners = new Set<() => void>();
+  let cluster: ClusterBoot | null = null;
   const make = async () => {
-    const runtime = new Runtime({ store: new Store(temp.home, { log: () => {}, fs: options.fs, now: options.now }), config, log: () => {}, maxLoadedOwners: options.maxLoadedOwners });
+    // With a databaseUrl: a node of a cluster on it (DESIGN §10c), put together as server.ts does.
+    if (options.databaseUrl) {
+      const { bootCluster } = await import("@/lib/cluster/cluster-boot");
+      cluster = await bootCluster({ databaseUrl: options.databaseUrl, config, host: "127.0.0.1", port: 0, env: { ATRIUM_CLUSTER_SECRET: HARNESS_CLUSTER_SECRET }, log: () => {} });
+    }
+    const store = new Store(temp.home, { log: () => {}, fs: options.fs, now: options.now, cluster: cluster?.records, recordKey: cluster?.node.recordKey, files: cluster?.files });
+    const placement = cluster ? await cluster.attach(store) : undefined;
+    const runtime = new Runtime({ store, config, log: () => {}, maxLoadedOwners: options.maxLoadedOwners, placement, machineRecords: cluster?.machines });
+    cluster?.onLost((conversationId) => runtime.cluster?.lost(conversationId));
+    cluster?.onIndexed((conversationId, types) => runtime.cluster?.indexed(conversationId, types));
     // Tapped before start() so the events of crash recovery are recorded too.
     const publish = runtime.bus.publish.bind(runtime.bus);
     runtime.bus.publish = (event) => {
@@ -156,13 +172,18 @@ export async function startHarness(
         if (allEnded()) return runtime.listTurns(conversationId);
       }
     },
+    get cluster() {
+      return cluster;
+    },
     async restart() {
       await runtime.stop();
+      await cluster?.stop();
       runtime = await make();
       return runtime;
     },
     async close() {
       await runtime.stop();
+      await cluster?.stop();
       temp.cleanup();
     },
   } as Harness;

@@ -81,9 +81,14 @@ export class ClusterNode {
     }
   }
 
-  /** This node's index kept up with every node's records: caught up now, then at each notice. */
+  /**
+   * This node's index kept up with every node's records: caught up now, then at each notice; and
+   * the index rows of what this node's owners write go into the cluster's tables with their
+   * records (issue 24).
+   */
   async replicateIndex(client: Database.Database, writer: IndexWriter): Promise<IndexReplica> {
     const replica = new IndexReplica(this.pool, client, writer, this.options.log);
+    this.records.writeIndexRows(replica.ownRows());
     replica.follow(this.feed);
     await replica.catchUpAll();
     return replica;

@@ -1,8 +1,11 @@
 import type Database from "better-sqlite3";
-import type { Pool } from "pg";
+import type { Pool, PoolClient } from "pg";
 import type { IndexWriter } from "../index-writer";
 import { metadataRecordSchema, sessionRecordSchema } from "../records";
-import { lineOrder } from "./postgres-record-store";
+import { IndexRowCapture, type TableChanges } from "./index-row-capture";
+import { deleteConversationRows, writeIndexChanges } from "./index-row-write";
+import { PG_INDEX_PREFIX } from "./index-tables";
+import { lineOrder, type IndexRowsHook } from "./postgres-record-store";
 import type { RecordFeed } from "./record-feed";
 
 const METADATA = "metadata";
@@ -12,6 +15,11 @@ interface RecordRow {
   seq: string;
   record: Record<string, unknown>;
 }
+
+/** A conversation's records after the index's cursors (metadata first: a session's row exists before its items). */
+const RECORDS_AFTER = `SELECT stream, seq, record FROM atrium_records
+  WHERE conversation_id = $1 AND seq > coalesce(($2::jsonb ->> stream)::bigint, 0)
+  ORDER BY stream <> 'metadata', stream, seq`;
 
 /**
  * A node's SQLite index kept up with atrium_records (DESIGN §10c): every record any node writes
@@ -26,14 +34,21 @@ export class IndexReplica {
   private readonly reading = new Map<string, Promise<void>>();
   private readonly queued = new Set<string>();
   private readonly deleted = new Set<string>();
+  /** Conversations whose rows this node has checked whole in the cluster's tables, or written whole (writeOwn). */
+  private readonly whole = new Set<string>();
   private readonly changeListeners = new Set<(conversationId: string, types: string[]) => void>();
+  private readonly metadataCursor: Database.Statement;
+  private readonly sessionCursors: Database.Statement;
 
   constructor(
     private readonly pool: Pool,
     private readonly client: Database.Database,
     private readonly writer: IndexWriter,
     private readonly log: (message: string) => void = () => undefined,
-  ) {}
+  ) {
+    this.metadataCursor = client.prepare("SELECT metadata_seq AS seq FROM conversations WHERE id = ?");
+    this.sessionCursors = client.prepare("SELECT id, file_seq AS seq FROM sessions WHERE conversation_id = ?");
+  }
 
   /** Every conversation in the database caught up (at a node's start, and after its feed came back). */
   async catchUpAll(): Promise<void> {
@@ -86,6 +101,7 @@ export class IndexReplica {
     const fresh = written.filter((entry) => entry.record.seq > (cursors[entry.stream] ?? 0));
     const follows = (entry: { stream: string; record: { seq: number } }, index: number) =>
       fresh.slice(0, index).filter((before) => before.stream === entry.stream).length + (cursors[entry.stream] ?? 0) + 1 === entry.record.seq;
+    if (fresh.length === 0) return;
     if (fresh.some((entry) => entry.stream === METADATA && entry.record.type === "conversation.deleted")) return this.remove(conversationId);
     if (!fresh.every(follows)) return this.read(conversationId);
     this.apply(conversationId, fresh.map((entry) => ({ stream: entry.stream, seq: String(entry.record.seq), record: entry.record })));
@@ -116,37 +132,141 @@ export class IndexReplica {
 
   private async read(conversationId: string): Promise<void> {
     if (this.deleted.has(conversationId)) return;
+    const rows = await this.pool.query<RecordRow>(RECORDS_AFTER, [conversationId, JSON.stringify(this.cursors(conversationId))]);
+    // Checked again now: the owner's own writes (writeOwn) may have moved the cursors meanwhile.
     const cursors = this.cursors(conversationId);
-    const rows = await this.pool.query<RecordRow>(
-      `SELECT stream, seq, record FROM atrium_records
-        WHERE conversation_id = $1 AND seq > coalesce(($2::jsonb ->> stream)::bigint, 0)
-        ORDER BY stream <> 'metadata', stream, seq`,
-      [conversationId, JSON.stringify(cursors)],
-    );
-    if (rows.rows.length === 0) return;
-    const first = rows.rows[0]!;
-    if (!cursors[METADATA] && !(first.stream === METADATA && first.record.type === "conversation.created")) {
+    const fresh = this.fresh(conversationId, rows.rows, cursors);
+    if (fresh === null) {
+      void this.catchUp(conversationId);
+      return;
+    }
+    if (fresh.length === 0 || this.deleted.has(conversationId)) return;
+    if (!this.begins(cursors, fresh)) {
       this.log(`conversation ${conversationId} does not begin with conversation.created; not indexed`);
       return;
     }
-    if (rows.rows.some((row) => row.stream === METADATA && row.record.type === "conversation.deleted")) {
+    if (fresh.some((row) => row.stream === METADATA && row.record.type === "conversation.deleted")) {
       this.remove(conversationId);
       this.changed(conversationId, ["conversation.deleted"]);
       return;
     }
-    this.apply(conversationId, rows.rows);
-    const types = rows.rows.filter((row) => row.stream === METADATA).map((row) => String(row.record.type));
+    this.apply(conversationId, fresh);
+    const types = fresh.filter((row) => row.stream === METADATA).map((row) => String(row.record.type));
     if (types.length > 0) this.changed(conversationId, types);
   }
 
-  private apply(conversationId: string, rows: RecordRow[]): void {
+  /**
+   * The writing of this node's own index rows into the cluster's atrium_index_* tables (issue 24,
+   * DESIGN §10c), for the owner's record store (PostgresRecordStore.writeIndexRows): one
+   * derivation, this index's IndexWriter, its changes captured (IndexRowCapture) and written in
+   * the transaction that appends their records.
+   */
+  ownRows(): IndexRowsHook {
+    const capture = new IndexRowCapture(this.client);
+    return {
+      write: (client, conversationId, written) => this.writeOwn(capture, client, conversationId, written),
+      undo: (conversationId) => this.undo(conversationId),
+    };
+  }
+
+  /**
+   * Records the owner is appending in `client`'s transaction (numbered there, not yet committed),
+   * applied here with the rows they change captured, and those rows written through `client`.
+   * Records this index lacks before them (a lease just taken, a notice not yet heard) are read in
+   * the transaction and applied (and written) first, so the rows written are the whole
+   * conversation's as this index derives it. Visible here before the commit: should the
+   * transaction fail, `undo` puts the conversation back as the database has it.
+   */
+  private async writeOwn(capture: IndexRowCapture, client: PoolClient, conversationId: string, written: Array<{ stream: string; record: Record<string, unknown> }>): Promise<void> {
+    let rows: RecordRow[] = written.map(({ stream, record }) => ({ stream, seq: String(record.seq), record }));
+    const cursors = this.cursors(conversationId);
+    if (rows.some((row) => Number(row.seq) <= (cursors[row.stream] ?? 0))) throw new Error(`the index of conversation ${conversationId} is ahead of the database`);
+    // Nothing but this transaction writes the conversation's rows now (it holds the lease's row).
+    const held = this.whole.has(conversationId) ? null : await heldCursors(client, conversationId);
+    if (this.fresh(conversationId, rows) === null) rows = (await client.query<RecordRow>(RECORDS_AFTER, [conversationId, JSON.stringify(this.cursors(conversationId))])).rows;
+    // From here on synchronous: read again after the awaits, a catch-up may have applied records meanwhile.
+    const now = this.cursors(conversationId);
+    const fresh = this.fresh(conversationId, rows, now);
+    if (fresh === null || !this.begins(now, fresh)) throw new Error(`the records of conversation ${conversationId} do not follow its index`);
+    const deleting = fresh.some((row) => row.stream === METADATA && row.record.type === "conversation.deleted");
+    let whole = deleting;
+    let changes: TableChanges[] = [];
     this.writer.transaction(() => {
-      for (const row of rows) {
-        const seq = Number(row.seq);
-        if (row.stream === METADATA) this.writer.applyMetadata(conversationId, metadataRecordSchema.parse(lineOrder(row.record)), seq);
-        else this.writer.applySession(conversationId, row.stream, sessionRecordSchema.parse(lineOrder(row.record)), seq);
+      changes = capture.capture(() => {
+        if (deleting) {
+          this.deleted.add(conversationId);
+          this.writer.removeConversation(conversationId);
+        } else this.applyRows(conversationId, fresh);
+      });
+      if (!deleting && held && !sameCursors(held, this.cursorsBefore(conversationId, written))) {
+        whole = true;
+        changes = capture.conversationRows(conversationId);
       }
     });
+    if (whole) await deleteConversationRows(client, conversationId);
+    await writeIndexChanges(client, changes);
+    this.whole.add(conversationId);
+  }
+
+  /**
+   * The cursors the database's records had before this batch (this index holds them all now): a
+   * stream the batch wrote stands at its first seq less one; a session it created, or the
+   * conversation if it created it, is not there yet.
+   */
+  private cursorsBefore(conversationId: string, written: Array<{ stream: string; record: Record<string, unknown> }>): Record<string, number> {
+    const cursors = this.cursors(conversationId);
+    for (const { stream, record } of [...written].reverse()) {
+      if (Number(record.seq) === 1) delete cursors[stream];
+      else cursors[stream] = Number(record.seq) - 1;
+      if (stream === METADATA && record.type === "session.created") delete cursors[String(record.sessionId)];
+    }
+    return written.some(({ stream, record }) => stream === METADATA && record.type === "conversation.created") ? {} : cursors;
+  }
+
+  /** The owner's transaction failed after writeOwn: the conversation's rows here are dropped and read again from the database. */
+  private undo(conversationId: string): void {
+    this.deleted.delete(conversationId);
+    this.whole.delete(conversationId);
+    try {
+      this.writer.transaction(() => this.writer.removeConversation(conversationId));
+    } catch (error) {
+      // Its cursors stay ahead of the database: the owner's next write refuses them and undoes again.
+      this.log(`conversation ${conversationId}: its index rows could not be dropped: ${String(error)}`);
+    }
+    void this.catchUp(conversationId);
+  }
+
+  /**
+   * The rows the index lacks, checked now (synchronously, so nothing applies in between): those
+   * after each stream's cursor; null when they do not follow it (a gap, or the cursors went back).
+   */
+  private fresh(conversationId: string, rows: RecordRow[], cursors = this.cursors(conversationId)): RecordRow[] | null {
+    const next = { ...cursors };
+    const fresh = rows.filter((row) => Number(row.seq) > (next[row.stream] ?? 0));
+    for (const row of fresh) {
+      if (Number(row.seq) !== (next[row.stream] ?? 0) + 1) return null;
+      next[row.stream] = Number(row.seq);
+    }
+    return fresh;
+  }
+
+  /** Whether the rows may be applied to what the index holds: a conversation it lacks begins with conversation.created. */
+  private begins(cursors: Record<string, number>, fresh: RecordRow[]): boolean {
+    if (fresh.length === 0 || cursors[METADATA]) return true;
+    const first = fresh[0]!;
+    return first.stream === METADATA && first.record.type === "conversation.created";
+  }
+
+  private apply(conversationId: string, rows: RecordRow[]): void {
+    this.writer.transaction(() => this.applyRows(conversationId, rows));
+  }
+
+  private applyRows(conversationId: string, rows: RecordRow[]): void {
+    for (const row of rows) {
+      const seq = Number(row.seq);
+      if (row.stream === METADATA) this.writer.applyMetadata(conversationId, metadataRecordSchema.parse(lineOrder(row.record)), seq);
+      else this.writer.applySession(conversationId, row.stream, sessionRecordSchema.parse(lineOrder(row.record)), seq);
+    }
   }
 
   private remove(conversationId: string): void {
@@ -156,13 +276,33 @@ export class IndexReplica {
 
   /** The last seq of each stream the index holds: metadata, and each session it has a row for. */
   private cursors(conversationId: string): Record<string, number> {
-    const conversation = this.client.prepare("SELECT metadata_seq AS seq FROM conversations WHERE id = ?").get(conversationId) as { seq: number } | undefined;
+    const conversation = this.metadataCursor.get(conversationId) as { seq: number } | undefined;
     if (!conversation) return {};
-    const sessions = this.client.prepare("SELECT id, file_seq AS seq FROM sessions WHERE conversation_id = ?").all(conversationId) as Array<{ id: string; seq: number }>;
+    const sessions = this.sessionCursors.all(conversationId) as Array<{ id: string; seq: number }>;
     return { [METADATA]: conversation.seq, ...Object.fromEntries(sessions.map((session) => [session.id, session.seq])) };
   }
 
   private indexedConversations(): string[] {
     return (this.client.prepare("SELECT id FROM conversations").all() as Array<{ id: string }>).map((row) => row.id);
   }
+}
+
+/**
+ * The cursors the cluster's tables hold for a conversation (its metadata_seq, each session's
+ * file_seq). An owner's first write of a conversation compares them with its own index's before
+ * the batch, and writes the whole conversation's rows when they differ: older nodes wrote it
+ * before index rows were written (an upgraded cluster), or a writer's rows are missing.
+ */
+async function heldCursors(client: PoolClient, conversationId: string): Promise<Record<string, number>> {
+  const held = await client.query<{ stream: string; seq: string }>(
+    `SELECT 'metadata' AS stream, metadata_seq AS seq FROM ${PG_INDEX_PREFIX}conversations WHERE id = $1
+      UNION ALL SELECT id, file_seq FROM ${PG_INDEX_PREFIX}sessions WHERE conversation_id = $1`,
+    [conversationId],
+  );
+  return Object.fromEntries(held.rows.map((row) => [row.stream, Number(row.seq)]));
+}
+
+function sameCursors(a: Record<string, number>, b: Record<string, number>): boolean {
+  const entries = Object.entries(a);
+  return entries.length === Object.keys(b).length && entries.every(([stream, seq]) => b[stream] === seq);
 }

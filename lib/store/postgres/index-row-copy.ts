@@ -11,7 +11,7 @@ import { itemSearch, titleSearch } from "./search-tables";
 import { searchColumns } from "./search-tokens";
 
 /** Every index table, SQLite's and its PostgreSQL twin (the full-text rows are copied after them). */
-const TABLE_PAIRS: Array<[SQLiteTable, PgTable]> = [
+export const INDEX_TABLES: Array<[SQLiteTable, PgTable]> = [
   [sqlite.conversations, postgres.conversations],
   [sqlite.sessions, postgres.sessions],
   [sqlite.turns, postgres.turns],
@@ -37,7 +37,7 @@ const BATCH_ROWS = 500;
 export async function copyIndexRows(from: IndexDatabase, to: Pool, batchRows = BATCH_ROWS): Promise<Record<string, number>> {
   const copied: Record<string, number> = {};
   await drizzle({ client: to }).transaction(async (transaction) => {
-    for (const [source, target] of TABLE_PAIRS) {
+    for (const [source, target] of INDEX_TABLES) {
       const name = getTableConfig(source).name;
       copied[name] = 0;
       for (const batch of rowBatches(from, source, batchRows)) {

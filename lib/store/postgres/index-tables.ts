@@ -20,8 +20,10 @@ import { databaseText, parseDatabaseText } from "./database-json";
 /**
  * The index tables of a cluster (DESIGN §10c, issue 24), derived from the one declaration in
  * lib/store/schema.ts: same tables, columns, keys, defaults and indexes, in PostgreSQL's types.
- * PostgresIndexReads reads them (answering as SqliteIndexReads does: index-reads-contract.test.ts),
- * but no node writes them yet; a node still keeps its index as a SQLite replica.
+ * PostgresIndexReads reads them (answering as SqliteIndexReads does: index-reads-contract.test.ts).
+ * An owner writes its conversation's rows with its records (IndexReplica.ownRows: its node's SQLite
+ * replica derives them, index-row-capture.ts captures them, index-row-write.ts writes them), and
+ * `atrium migrate` a copied conversation's (conversation-index-rows.ts).
  *
  * - Names carry PG_INDEX_PREFIX: the cluster shares the database's namespace (and already has an
  *   `atrium_sessions` table of browser sessions), and PostgreSQL's index names share it too.

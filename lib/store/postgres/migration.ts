@@ -6,6 +6,8 @@ import { canonicalJson } from "../canonical-json";
 import { isId } from "../ids";
 import { dataPaths } from "../paths";
 import { BlobClashError, BlobStore } from "./blob-store";
+import { clusterRecordKey } from "./cluster-settings";
+import { ConversationIndexRows } from "./conversation-index-rows";
 import { LeaseHeldError, Leases, type Lease } from "./leases";
 import { readSourceConversation, type SourceConversation, type SourceFile, type SourceStream } from "./migration-source";
 import { lineOrder } from "./postgres-record-store";
@@ -75,12 +77,13 @@ export async function migrateToCluster(home: string, pool: Pool, onProgress?: (p
     : [];
   const leases = new Leases(pool, `migrate-${os.hostname()}-${process.pid}`);
   const blobs = new BlobStore(pool);
+  const indexRows = new ConversationIndexRows(home, await clusterRecordKey(pool));
   const report: MigrationReport = { total: ids.length, copied: 0, upToDate: 0, records: 0, files: 0, bytes: 0, skipped: [], refused: [], failed: [], milliseconds: 0 };
   for (const [index, conversationId] of ids.entries()) {
     const source = readSourceConversation(paths, conversationId);
     let outcome: MigrationOutcome;
     try {
-      outcome = source.status === "ready" ? await copyConversation(pool, leases, blobs, source) : { status: source.status, reason: source.reason };
+      outcome = source.status === "ready" ? await copyConversation(pool, leases, blobs, indexRows, source) : { status: source.status, reason: source.reason };
     } catch (error) {
       outcome = { status: "failed", reason: error instanceof Error ? error.message : String(error) };
     }
@@ -93,11 +96,12 @@ export async function migrateToCluster(home: string, pool: Pool, onProgress?: (p
     else report[outcome.status].push({ conversationId, reason: outcome.reason });
     onProgress?.({ done: index + 1, total: ids.length, conversationId, title: source.status === "ready" ? source.title : "", outcome });
   }
+  indexRows.close();
   report.milliseconds = Math.round(performance.now() - started);
   return report;
 }
 
-async function copyConversation(pool: Pool, leases: Leases, blobs: BlobStore, source: Extract<SourceConversation, { status: "ready" }>): Promise<MigrationOutcome> {
+async function copyConversation(pool: Pool, leases: Leases, blobs: BlobStore, indexRows: ConversationIndexRows, source: Extract<SourceConversation, { status: "ready" }>): Promise<MigrationOutcome> {
   const { conversationId } = source;
   const missing = await recordsToCopy(pool, source);
   if ("reason" in missing) return { status: "refused", reason: missing.reason };
@@ -123,7 +127,7 @@ async function copyConversation(pool: Pool, leases: Leases, blobs: BlobStore, so
       }
       bytes += file.data.length;
     }
-    await appendInOneTransaction(pool, lease, missing.streams);
+    await appendInOneTransaction(pool, lease, missing.streams, indexRows);
     return { status: "copied", records: missing.count, files: fresh.length, bytes };
   } finally {
     await leases.handBack(lease);
@@ -190,12 +194,16 @@ async function filesToCopy(blobs: BlobStore, source: Extract<SourceConversation,
   return fresh;
 }
 
-/** Every missing record of the conversation in one transaction, numbered by the database as the files number them. */
-async function appendInOneTransaction(pool: Pool, lease: Lease, streams: SourceStream[]): Promise<void> {
+/**
+ * Every missing record of the conversation in one transaction, numbered by the database as the
+ * files number them, with the conversation's index rows (issue 24) derived from all its records.
+ */
+async function appendInOneTransaction(pool: Pool, lease: Lease, streams: SourceStream[], indexRows: ConversationIndexRows): Promise<void> {
   await inTransaction(pool, async (client) => {
     for (const { stream, records } of streams) {
       for (let first = 0; first < records.length; first += BATCH) await appendBatch(client, lease, stream, records.slice(first, first + BATCH));
     }
+    await indexRows.write(client, lease.conversationId);
   });
 }
 

@@ -38,6 +38,16 @@ interface Pending {
   reject: (error: unknown) => void;
 }
 
+/**
+ * What writes a conversation's index rows into the cluster's atrium_index_* tables with its
+ * records (issue 24): `write` runs in the transaction that appended them, after they are numbered;
+ * `undo` when that transaction then failed (its records, and the rows written, are not there).
+ */
+export interface IndexRowsHook {
+  write(client: PoolClient, conversationId: string, written: Array<{ stream: string; record: Record<string, unknown> }>): Promise<void>;
+  undo(conversationId: string): void;
+}
+
 /** A conversation's appends waiting for the statement under way to end. */
 interface Batch {
   queued: Pending[];
@@ -60,12 +70,18 @@ export function lineOrder(record: Record<string, unknown>): Record<string, unkno
  */
 export class PostgresRecordStore implements RecordStore {
   private readonly batches = new Map<string, Batch>();
+  private indexRows: IndexRowsHook | null = null;
 
   constructor(
     private readonly pool: Pool,
     private readonly leaseOf: (conversationId: string) => Lease | null,
     private readonly now: () => Date = () => new Date(),
   ) {}
+
+  /** From now on every batch's index rows are written with its records, in its transaction (a node's replica, once it exists). */
+  writeIndexRows(hook: IndexRowsHook): void {
+    this.indexRows = hook;
+  }
 
   /** Checked as the line it will be before it is written (the database numbers it), and as the line it is after. */
   async appendMetadata(conversationId: string, body: MetadataRecordBody): Promise<MetadataRecord> {
@@ -152,12 +168,7 @@ export class PostgresRecordStore implements RecordStore {
     const schemaOf = (stream: string) => (stream === METADATA ? metadataRecordSchema : sessionRecordSchema);
     for (const entry of entries) schemaOf(entry.stream).parse({ v: 1, seq: 1, at, ...entry.body });
     const pending = entries.map((entry) => ({ ...entry, at, resolve: () => undefined, reject: () => undefined }));
-    const written = claim
-      ? await inTransaction(this.pool, async (client) => {
-          await claimCreationKey(client, conversationId, claim.requestKey, claim.requestHash);
-          return this.writeBatch(conversationId, pending, client);
-        })
-      : await this.writeBatch(conversationId, pending);
+    const written = await this.writeBatch(conversationId, pending, claim);
     return written.map((record, index) => schemaOf(entries[index]!.stream).parse(lineOrder(record)));
   }
 
@@ -193,7 +204,31 @@ export class PostgresRecordStore implements RecordStore {
     this.batches.delete(conversationId);
   }
 
-  private async writeBatch(conversationId: string, pending: Pending[], db: Pool | PoolClient = this.pool): Promise<Array<Record<string, unknown>>> {
+  /**
+   * One batch in one statement; in a transaction when a creation's key is claimed with it, or when
+   * its index rows are written with it (IndexRowsHook: undone if the transaction fails after them).
+   */
+  private async writeBatch(conversationId: string, pending: Pending[], claim?: { requestKey: string; requestHash: string | null }): Promise<Array<Record<string, unknown>>> {
+    const hook = this.indexRows;
+    if (!hook && !claim) return this.appendRecords(this.pool, conversationId, pending);
+    let indexed = false;
+    try {
+      return await inTransaction(this.pool, async (client) => {
+        if (claim) await claimCreationKey(client, conversationId, claim.requestKey, claim.requestHash);
+        const written = await this.appendRecords(client, conversationId, pending);
+        if (hook) {
+          indexed = true;
+          await hook.write(client, conversationId, pending.map((append, index) => ({ stream: append.stream, record: written[index]! })));
+        }
+        return written;
+      });
+    } catch (error) {
+      if (indexed) hook!.undo(conversationId);
+      throw error;
+    }
+  }
+
+  private async appendRecords(db: Pool | PoolClient, conversationId: string, pending: Pending[]): Promise<Array<Record<string, unknown>>> {
     const lease = this.leaseOf(conversationId);
     if (!lease) throw new LeaseLostError(conversationId, null);
     try {

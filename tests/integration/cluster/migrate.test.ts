@@ -20,6 +20,9 @@ import { RecordFeed } from "@/lib/store/postgres/record-feed";
 import { conversationRow, listItems } from "@/lib/store/queries";
 import { RecordProofs } from "@/lib/store/record-proofs";
 import { waitUntil } from "../../support/wait-until";
+import { clusterRecordKey } from "@/lib/store/postgres/cluster-settings";
+import { databasePool } from "@/lib/store/postgres/database-json";
+import { postgresIndexDump, sqliteIndexDump } from "../../support/index-tables-dump";
 import { SessionStore } from "@/lib/auth/session-store";
 import { SESSION_COOKIE } from "@/lib/auth/token";
 import { MachineRecords, tokenHash, type StoredMachine } from "@/lib/machines/machine-records";
@@ -148,6 +151,35 @@ describe("atrium migrate --to", () => {
       expect(items.map((item) => item.text)).toEqual(["one", "You said: one", "two", "You said: two", "three", "You said: three"]);
     } finally {
       await feed.stop();
+      index.$client.close();
+    }
+  });
+
+  it("writes each copied conversation's index rows with its records: the rows a node's index derives from them, again after a resumed copy", async () => {
+    const kept = await createConversation(store, { title: "Indexed \u0000 on the way", texts: ["one", "two"] });
+    const growing = await createConversation(store, { title: "Growing", texts: ["three"] });
+    expect((await migrate()).status).toBe(0);
+    // The conversation goes on in the files: the copy resumes, and its rows are derived again.
+    await appendExchange(store, growing, "four");
+    expect((await migrate()).status).toBe(0);
+    const ids = [kept.conversationId, growing.conversationId];
+    // A node's index of the cluster (the cluster's record key, as every node has it).
+    const index = openIndex(":memory:");
+    try {
+      const nodePool = databasePool(cluster.postgres.url, 4, () => undefined);
+      const replica = new IndexReplica(nodePool, index.$client, new IndexWriter(index.$client, new RecordProofs(home, await clusterRecordKey(cluster.pool))));
+      await replica.catchUpAll().finally(() => nodePool.end());
+      const expected = await sqliteIndexDump(index, ids);
+      expect(expected.items!.length).toBeGreaterThanOrEqual(8);
+      expect(await postgresIndexDump(cluster.pool, ids)).toEqual(expected);
+      // Their search rows too: one per message with text, one per title.
+      const searchRows = await cluster.pool.query<{ items: string; titles: string }>(
+        `SELECT (SELECT count(*) FROM atrium_index_item_search WHERE conversation_id = ANY($1)) AS items,
+                (SELECT count(*) FROM atrium_index_title_search WHERE conversation_id = ANY($1)) AS titles`,
+        [ids],
+      );
+      expect(searchRows.rows[0]).toEqual({ items: "8", titles: "2" });
+    } finally {
       index.$client.close();
     }
   });
