@@ -9,6 +9,8 @@ import { lineOrder, type IndexRowsHook } from "./postgres-record-store";
 import type { RecordFeed } from "./record-feed";
 
 const METADATA = "metadata";
+/** Thrown to roll back the capture's SQLite transaction (writeOwn). */
+const ROLLED_BACK = Symbol("rolled back");
 
 interface RecordRow {
   stream: string;
@@ -174,8 +176,10 @@ export class IndexReplica {
    * applied here with the rows they change captured, and those rows written through `client`.
    * Records this index lacks before them (a lease just taken, a notice not yet heard) are read in
    * the transaction and applied (and written) first, so the rows written are the whole
-   * conversation's as this index derives it. Visible here before the commit: should the
-   * transaction fail, `undo` puts the conversation back as the database has it.
+   * conversation's as this index derives it. The apply is rolled back once captured: this index
+   * takes the records only once they are committed (applyWritten, DESIGN §2's order), so a
+   * transaction that fails leaves nothing here to undo (no creation key of a conversation that
+   * never was, no rows a resync could take for a deleted conversation).
    */
   private async writeOwn(capture: IndexRowCapture, client: PoolClient, conversationId: string, written: Array<{ stream: string; record: Record<string, unknown> }>): Promise<void> {
     let rows: RecordRow[] = written.map(({ stream, record }) => ({ stream, seq: String(record.seq), record }));
@@ -191,18 +195,21 @@ export class IndexReplica {
     const deleting = fresh.some((row) => row.stream === METADATA && row.record.type === "conversation.deleted");
     let whole = deleting;
     let changes: TableChanges[] = [];
-    this.writer.transaction(() => {
-      changes = capture.capture(() => {
-        if (deleting) {
-          this.deleted.add(conversationId);
-          this.writer.removeConversation(conversationId);
-        } else this.applyRows(conversationId, fresh);
+    try {
+      this.writer.transaction(() => {
+        changes = capture.capture(() => {
+          if (deleting) this.writer.removeConversation(conversationId);
+          else this.applyRows(conversationId, fresh);
+        });
+        if (!deleting && held && !sameCursors(held, this.cursorsBefore(conversationId, written))) {
+          whole = true;
+          changes = capture.conversationRows(conversationId);
+        }
+        throw ROLLED_BACK;
       });
-      if (!deleting && held && !sameCursors(held, this.cursorsBefore(conversationId, written))) {
-        whole = true;
-        changes = capture.conversationRows(conversationId);
-      }
-    });
+    } catch (error) {
+      if (error !== ROLLED_BACK) throw error;
+    }
     if (whole) await deleteConversationRows(client, conversationId);
     await writeIndexChanges(client, changes);
     this.whole.add(conversationId);
@@ -216,24 +223,16 @@ export class IndexReplica {
   private cursorsBefore(conversationId: string, written: Array<{ stream: string; record: Record<string, unknown> }>): Record<string, number> {
     const cursors = this.cursors(conversationId);
     for (const { stream, record } of [...written].reverse()) {
-      if (Number(record.seq) === 1) delete cursors[stream];
-      else cursors[stream] = Number(record.seq) - 1;
+      // A session's first record leaves it at 0, as its row stands before any (file_seq 0).
+      cursors[stream] = Number(record.seq) - 1;
       if (stream === METADATA && record.type === "session.created") delete cursors[String(record.sessionId)];
     }
     return written.some(({ stream, record }) => stream === METADATA && record.type === "conversation.created") ? {} : cursors;
   }
 
-  /** The owner's transaction failed after writeOwn: the conversation's rows here are dropped and read again from the database. */
+  /** The owner's transaction failed after writeOwn: nothing of it is here, but whether the cluster's rows are whole is not known. */
   private undo(conversationId: string): void {
-    this.deleted.delete(conversationId);
     this.whole.delete(conversationId);
-    try {
-      this.writer.transaction(() => this.writer.removeConversation(conversationId));
-    } catch (error) {
-      // Its cursors stay ahead of the database: the owner's next write refuses them and undoes again.
-      this.log(`conversation ${conversationId}: its index rows could not be dropped: ${String(error)}`);
-    }
-    void this.catchUp(conversationId);
   }
 
   /**

@@ -28,6 +28,7 @@ export function searchChanges(changes: TableChanges[]): SearchChanges {
   const conversations = changes.find((change) => change.table === "conversations");
   const searchable = (items?.rows ?? []).filter((row) => SEARCHABLE_KINDS.has(String(row.kind)));
   const withText = searchable.filter((row) => typeof row.text === "string" && row.text !== "");
+  const hasText = new Set(withText);
   const titleRows = conversations?.rows ?? [];
   // One pass of the tokenizer for both.
   const texts = [...withText.map((row) => String(row.text)), ...titleRows.map((row) => String(row.title))];
@@ -36,7 +37,7 @@ export function searchChanges(changes: TableChanges[]): SearchChanges {
   const titleColumns = columns.slice(withText.length);
   return {
     items: withText.map((row, at) => ({ item_id: String(row.id), conversation_id: String(row.conversation_id), ...itemColumns[at]! })),
-    itemsGone: [...(items?.gone ?? []).map((key) => String(key.id)), ...searchable.filter((row) => !withText.includes(row)).map((row) => String(row.id))],
+    itemsGone: [...(items?.gone ?? []).map((key) => String(key.id)), ...searchable.filter((row) => !hasText.has(row)).map((row) => String(row.id))],
     titles: titleRows.map((row, at) => ({ conversation_id: String(row.id), ...titleColumns[at]! })),
     titlesGone: (conversations?.gone ?? []).map((key) => String(key.id)),
   };

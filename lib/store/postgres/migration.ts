@@ -203,7 +203,9 @@ async function appendInOneTransaction(pool: Pool, lease: Lease, streams: SourceS
     for (const { stream, records } of streams) {
       for (let first = 0; first < records.length; first += BATCH) await appendBatch(client, lease, stream, records.slice(first, first + BATCH));
     }
-    await indexRows.write(client, lease.conversationId);
+    // Only with records copied: their lease-fenced append is what makes this transaction the
+    // holder's (a copy of files alone holds no lock, and a node may own the conversation by now).
+    if (streams.some((stream) => stream.records.length > 0)) await indexRows.write(client, lease.conversationId);
   });
 }
 
