@@ -131,7 +131,6 @@ export class Runtime {
       (conversationId) => !this.cluster || this.cluster.placement.isHere(conversationId),
       (conversationId) => (this.cluster ? this.cluster.placement.knownHolder(conversationId) : null),
       (conversationId) => this.cluster?.placement.caughtUp(conversationId) ?? Promise.resolve(),
-      // A node of a cluster lists from the cluster's index tables, not from its replica (issue 24).
       placement?.reads,
     );
     this.lifecycle = new ConversationLifecycle(this.context, this.owners, this.keys, this.reads);
