@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as queries from "@/lib/store/queries";
+import { backfillIndexRows } from "@/lib/store/postgres/index-backfill";
 import { deleteConversationRows } from "@/lib/store/postgres/index-row-write";
 import { usePostgresPerFile } from "../../support/embedded-postgres";
 import { postgresIndexDump } from "../../support/index-tables-dump";
@@ -49,6 +50,16 @@ async function clusterRows(conversationId: string): Promise<unknown> {
     itemSearch: await search("atrium_index_item_search"),
     titleSearch: await search("atrium_index_title_search"),
   };
+}
+
+/** The conversation's rows gone from the cluster's tables, its records kept. */
+async function dropRows(conversationId: string): Promise<void> {
+  const client = await database.pool.connect();
+  try {
+    await deleteConversationRows(client, conversationId);
+  } finally {
+    client.release();
+  }
 }
 
 describe("lists on a node of a cluster", () => {
@@ -108,19 +119,14 @@ describe("lists on a node of a cluster", () => {
     expect(await listed(a, "refused")).toEqual([retried.conversation.id]);
   });
 
-  it("gain, at a node's start, the rows of conversations written by nodes that wrote none; two nodes starting at once write them once", async () => {
+  it("gain, at a node's start, the rows of conversations written by nodes that wrote none; two nodes starting at once (or two backfills) write them once", async () => {
     const created = await a.runtime.createConversation({ text: "written before the index rows were" });
     await a.turnEnded(created.conversation.id, created.turn.id);
     const id = created.conversation.id;
     const rows = await clusterRows(id);
     expect(rows).toMatchObject({ conversations: [expect.any(String)] });
     // As a node of the version before left it: records, no index rows.
-    const client = await database.pool.connect();
-    try {
-      await deleteConversationRows(client, id);
-    } finally {
-      client.release();
-    }
+    await dropRows(id);
     expect(await clusterRows(id)).toMatchObject({ conversations: [], items: [], titleSearch: [] });
     expect(await listed(b)).not.toContain(id);
 
@@ -133,5 +139,11 @@ describe("lists on a node of a cluster", () => {
     } finally {
       await Promise.all([c.close(), d.close()]);
     }
+
+    // Two backfills at once: the conversation's rows are written by one of them.
+    await dropRows(id);
+    const counts = await Promise.all([0, 1].map(() => backfillIndexRows(database.pool, a.home, a.cluster!.node.recordKey)));
+    expect(counts.sort()).toEqual([0, 1]);
+    expect(await clusterRows(id)).toEqual(rows);
   }, 60_000);
 });
