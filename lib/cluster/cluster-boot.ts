@@ -2,6 +2,7 @@ import { assertClusterSecret, ClusterSignatures } from "../auth/cluster-signatur
 import type { AtriumConfig } from "../config/config";
 import { ClusterNode } from "../store/postgres/cluster-node";
 import { BlobFiles } from "../store/postgres/blob-files";
+import { backfillIndexRows } from "../store/postgres/index-backfill";
 import { ClusterSessions } from "./cluster-sessions";
 import { ClusterMachines } from "./cluster-machines";
 import { ClusterRecords } from "../store/postgres/cluster-records";
@@ -74,6 +75,8 @@ export async function bootCluster(options: {
     sessions,
     machines,
     async attach(store) {
+      // After the index tables' migrations (ClusterNode.start): conversations of nodes before issue 24 get their rows.
+      await backfillIndexRows(node.pool, store.paths.home, node.recordKey, options.log);
       const replica = await node.replicateIndex(store.index.$client, store.writer);
       records.replicateInto(replica);
       replica.onChange((conversationId, types) => indexedListener(conversationId, types));

@@ -131,6 +131,7 @@ export class Runtime {
       (conversationId) => !this.cluster || this.cluster.placement.isHere(conversationId),
       (conversationId) => (this.cluster ? this.cluster.placement.knownHolder(conversationId) : null),
       (conversationId) => this.cluster?.placement.caughtUp(conversationId) ?? Promise.resolve(),
+      placement?.reads,
     );
     this.lifecycle = new ConversationLifecycle(this.context, this.owners, this.keys, this.reads);
     if (options.placement) this.cluster = new ClusterOwners(options.placement, this.context, this.owners, (id) => this.reads.indexedConversation(id));

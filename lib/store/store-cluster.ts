@@ -29,6 +29,13 @@ export interface StoreCluster {
   create(conversationId: string, records: NewRecord[]): Promise<void>;
   /** A creation undone (its first message could not be recorded): its requestKey is free again. */
   forgetCreation(conversationId: string): Promise<void>;
+  /**
+   * A conversation taken away without the owner's tombstone (an undone creation, a deletion whose
+   * tombstone failed): the records cannot go (append-only), so a tombstone is written for it,
+   * which takes its index rows and search rows out of the cluster's tables in the same
+   * transaction and out of every node's index (nothing when it is not there, or already deleted).
+   */
+  retire(conversationId: string): Promise<void>;
 }
 
 /**

@@ -183,6 +183,7 @@ export class Store implements RecordStore {
     await this.closeConversation(conversationId);
     // A node of a cluster holds no directory of it (DESIGN §10c): its files are the database's, its rows this index's.
     if (this.cluster) {
+      await this.cluster.retire(conversationId).catch((error: unknown) => Promise.reject(storageError(error, `the removal of conversation ${conversationId}`)));
       await this.files.removeConversation(conversationId);
       this.writer.transaction(() => this.writer.removeConversation(conversationId));
       return;

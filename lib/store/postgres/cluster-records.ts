@@ -5,6 +5,7 @@ import type { NewRecord, StoreCluster } from "../store-cluster";
 import type { ClusterNode } from "./cluster-node";
 import { giveBackCreationKey } from "./creation-keys";
 import type { IndexReplica } from "./index-replica";
+import { deleteCreationKeyRow } from "./index-row-write";
 import { LeaseLostError } from "./postgres-record-store";
 
 const METADATA = "metadata";
@@ -119,6 +120,13 @@ export class ClusterRecords implements StoreCluster {
 
   async forgetCreation(conversationId: string): Promise<void> {
     await giveBackCreationKey(this.node.pool, conversationId);
+    await deleteCreationKeyRow(this.node.pool, conversationId);
+  }
+
+  async retire(conversationId: string): Promise<void> {
+    if (!(await this.exists(conversationId))) return;
+    if (this.node.keeper.lease(conversationId) === null) await this.node.keeper.acquire(conversationId);
+    await this.appendMetadata(conversationId, { type: "conversation.deleted", conversationId });
   }
 
   private records(conversationId: string): Loaded {

@@ -1,6 +1,6 @@
 import crypto from "node:crypto";
 import { getTableConfig } from "drizzle-orm/sqlite-core";
-import type { PoolClient } from "pg";
+import type { Pool, PoolClient } from "pg";
 import { databaseJson } from "./database-json";
 import { primaryKeyOf, type TableChanges } from "./index-row-capture";
 import { INDEX_TABLES } from "./index-row-copy";
@@ -66,6 +66,18 @@ export async function deleteConversationRows(client: PoolClient, conversationId:
   ];
   const text = `WITH ${statements.map((statement, position) => `d${position} AS (${statement})`).join(", ")} SELECT 1`;
   await client.query({ name: "atrium_index_rows_conversation_deleted", text, values: [conversationId] });
+}
+
+/**
+ * A creation undone: the row its requestKey has in atrium_index_request_keys (scope "", its
+ * response naming the conversation) removed, as IndexWriter.forgetCreation removes it on one node.
+ */
+export async function deleteCreationKeyRow(pool: Pool, conversationId: string): Promise<void> {
+  await pool.query(
+    `DELETE FROM "${PG_INDEX_PREFIX}request_keys" WHERE scope = '' AND strpos(response, $1) > 0
+      AND key = (SELECT record->>'requestKey' FROM atrium_records WHERE conversation_id = $1 AND stream = 'metadata' AND seq = 1)`,
+    [conversationId],
+  );
 }
 
 /** The statement of each shape of changes (which tables, rows or gone or both), made once. */

@@ -3,6 +3,8 @@ import type { ClusterRecords } from "./cluster-records";
 import { findKeyedCreation, type KeyedCreation } from "./creation-keys";
 import type { IndexReplica } from "./index-replica";
 import { LeaseHeldError } from "./leases";
+import { PostgresIndexReads } from "./postgres-index-reads";
+import type { IndexReads } from "../index-reads";
 
 /** Where a conversation's owner runs (DESIGN §10c). */
 export type Placement =
@@ -29,11 +31,16 @@ export class OwnerPlacement {
   /** Recent answers "another node holds it", kept briefly so a busy client's commands cost no query each. */
   private readonly elsewhere = new Map<string, { placement: Placement; until: number }>();
 
+  /** The API's lists on this node: the cluster's index tables, current as soon as any node's write commits (issue 24). */
+  readonly reads: IndexReads;
+
   constructor(
     readonly node: ClusterNode,
     readonly records: ClusterRecords,
     private readonly replica: IndexReplica,
-  ) {}
+  ) {
+    this.reads = new PostgresIndexReads(node.pool);
+  }
 
   /**
    * `prefer`: the live node holding the link of the conversation's machine (DESIGN §10c). When no

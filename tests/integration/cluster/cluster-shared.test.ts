@@ -193,6 +193,23 @@ describe("Conversation.node", () => {
   });
 });
 
+describe("lists across nodes", () => {
+  it("A lists and finds a conversation B created, right after B's 201, with no notice heard (lists answer from the database)", async () => {
+    const resume = await pauseListeners();
+    try {
+      const answer = await b.api("/api/conversations", { method: "POST", body: JSON.stringify({ text: "quokka lemonade across nodes" }) });
+      expect(answer.status).toBe(201);
+      const id = ((await answer.json()) as { conversation: { id: string } }).conversation.id;
+      const list = (await (await a.api("/api/conversations")).json()) as { conversations: Array<{ id: string; node: string | null }> };
+      expect(list.conversations.find((conversation) => conversation.id === id)?.node).toBe(b.nodeId);
+      const found = (await (await a.api("/api/conversations?q=quokka")).json()) as { conversations: Array<{ id: string }> };
+      expect(found.conversations.map((conversation) => conversation.id)).toEqual([id]);
+    } finally {
+      resume();
+    }
+  });
+});
+
 type MachineView = { id: string; name: string; status: string };
 
 async function machinesOn(server: ClusterServer): Promise<MachineView[]> {
