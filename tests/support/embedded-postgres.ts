@@ -33,3 +33,16 @@ export function usePostgresPerFile(): { readonly postgres: TestPostgres; readonl
     },
   };
 }
+
+/**
+ * Pauses every node's listening connection (SIGSTOP of its PostgreSQL backend): no notice reaches
+ * any node until the returned function lets them run again, so a node knows only what it reads.
+ */
+export async function pauseListeners(pool: pg.Pool): Promise<() => void> {
+  const listeners = await pool.query<{ pid: number }>("SELECT pid FROM pg_stat_activity WHERE query LIKE 'LISTEN %' AND pid <> pg_backend_pid()");
+  expect(listeners.rows.length).toBeGreaterThanOrEqual(2);
+  for (const row of listeners.rows) process.kill(row.pid, "SIGSTOP");
+  return () => {
+    for (const row of listeners.rows) process.kill(row.pid, "SIGCONT");
+  };
+}

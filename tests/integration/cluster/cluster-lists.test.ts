@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as queries from "@/lib/store/queries";
 import { backfillIndexRows } from "@/lib/store/postgres/index-backfill";
 import { deleteConversationRows } from "@/lib/store/postgres/index-row-write";
-import { usePostgresPerFile } from "../../support/embedded-postgres";
+import { pauseListeners, usePostgresPerFile } from "../../support/embedded-postgres";
 import { postgresIndexDump } from "../../support/index-tables-dump";
 import { pollUntil } from "../../support/poll";
 import { startHarness, type Harness } from "../../support/runtime-harness";
@@ -26,16 +26,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await Promise.all([a?.close(), b?.close()]);
 });
-
-/** Pauses every node's listening connection (SIGSTOP of its backend): no notice reaches a node until resumed. */
-async function pauseListeners(): Promise<() => void> {
-  const listeners = await database.pool.query<{ pid: number }>("SELECT pid FROM pg_stat_activity WHERE query LIKE 'LISTEN %' AND pid <> pg_backend_pid()");
-  expect(listeners.rows.length).toBeGreaterThanOrEqual(2);
-  for (const row of listeners.rows) process.kill(row.pid, "SIGSTOP");
-  return () => {
-    for (const row of listeners.rows) process.kill(row.pid, "SIGCONT");
-  };
-}
 
 async function listed(harness: Harness, q?: string): Promise<string[]> {
   return (await harness.runtime.listConversations({ ...ALL, ...(q ? { q } : {}) })).conversations.map((conversation) => conversation.id);
@@ -64,7 +54,7 @@ async function dropRows(conversationId: string): Promise<void> {
 
 describe("lists on a node of a cluster", () => {
   it("show what another node wrote as soon as it answered, with no notice heard: conversations, a search, pending approvals", async () => {
-    const resume = await pauseListeners();
+    const resume = await pauseListeners(database.pool);
     try {
       const plain = await b.runtime.createConversation({ text: "zanzibar marmalade please" });
       const asking = await b.runtime.createConversation({ text: SHELL_TURN });

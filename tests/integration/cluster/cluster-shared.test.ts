@@ -3,7 +3,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startMachineProcess } from "../../support/machine-process";
 import { makeTempHome } from "../../support/temp-home";
-import { usePostgresPerFile } from "../../support/embedded-postgres";
+import { pauseListeners, usePostgresPerFile } from "../../support/embedded-postgres";
 import { pollUntil } from "../../support/poll";
 import { rawRequest } from "../../support/raw-http";
 import { connectSse } from "../../support/sse-client";
@@ -27,19 +27,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await Promise.all([a?.cleanup(), b?.cleanup()]);
 });
-
-/**
- * Pauses every node's listening connection (SIGSTOP of its PostgreSQL backend): no notice reaches
- * any node until the returned function lets them run again, so a node knows only what it reads.
- */
-async function pauseListeners(): Promise<() => void> {
-  const listeners = await database.pool.query<{ pid: number }>("SELECT pid FROM pg_stat_activity WHERE query LIKE 'LISTEN %' AND pid <> pg_backend_pid()");
-  expect(listeners.rows.length).toBeGreaterThanOrEqual(2);
-  for (const row of listeners.rows) process.kill(row.pid, "SIGSTOP");
-  return () => {
-    for (const row of listeners.rows) process.kill(row.pid, "SIGCONT");
-  };
-}
 
 async function signIn(server: ClusterServer, browser = "cluster-browser/1.0"): Promise<string> {
   const answer = await rawRequest(server.url, `/auth/signin?token=${TEST_TOKEN}`, { headers: { "user-agent": browser } });
@@ -71,7 +58,7 @@ describe("browser sessions on a cluster", () => {
   });
 
   it("a cookie B has not heard of yet (no notice reached it) is looked up in the database", async () => {
-    const resume = await pauseListeners();
+    const resume = await pauseListeners(database.pool);
     try {
       const cookie = await signIn(a, "unheard-of/1.0");
       expect(await listWith(b, cookie)).toBe(200);
@@ -111,7 +98,7 @@ describe("requestKey across nodes", () => {
     const body = JSON.stringify({ text: "made once across nodes", requestKey: "cross-node-create-0001" });
     // B's index must not have the creation yet: every node's listening connection is paused, so
     // no notice reaches B (A indexes its own writes without one) until they run again.
-    const resume = await pauseListeners();
+    const resume = await pauseListeners(database.pool);
     let first: Response;
     let again: Response;
     try {
@@ -195,7 +182,7 @@ describe("Conversation.node", () => {
 
 describe("lists across nodes", () => {
   it("A lists and finds a conversation B created, right after B's 201, with no notice heard (lists answer from the database)", async () => {
-    const resume = await pauseListeners();
+    const resume = await pauseListeners(database.pool);
     try {
       const answer = await b.api("/api/conversations", { method: "POST", body: JSON.stringify({ text: "quokka lemonade across nodes" }) });
       expect(answer.status).toBe(201);
@@ -236,7 +223,7 @@ describe("machines on a cluster", () => {
     const temp = makeTempHome("atrium-cluster-machine-");
     let laptop: ReturnType<typeof startMachineProcess> | undefined;
     try {
-      const resume = await pauseListeners();
+      const resume = await pauseListeners(database.pool);
       let machine: { id: string };
       let token: string;
       let root: string;
