@@ -1,7 +1,8 @@
 import type Database from "better-sqlite3";
 import type { IndexStatements } from "./index-statements";
 
-const SEARCHABLE_KINDS = new Set(["user_message", "assistant_message"]);
+/** The kinds of item whose text is searchable: the messages, not tool calls or notes. */
+export const SEARCHABLE_KINDS = new Set(["user_message", "assistant_message"]);
 const BULK_FTS_HASH_BYTES = 64 * 1024 * 1024;
 const DEFAULT_FTS_HASH_BYTES = 1024 * 1024;
 

@@ -1,9 +1,8 @@
+import { SEARCHABLE_KINDS } from "../search-index";
 import type { TableChanges } from "./index-row-capture";
 import { PG_INDEX_PREFIX } from "./index-tables";
 import { searchColumns } from "./search-tokens";
 
-/** The kinds of item whose text is searchable, as lib/store/search-index.ts keeps them in item_fts. */
-const SEARCHABLE_KINDS = new Set(["user_message", "assistant_message"]);
 
 const ITEM_SEARCH = `${PG_INDEX_PREFIX}item_search`;
 const TITLE_SEARCH = `${PG_INDEX_PREFIX}title_search`;

@@ -79,24 +79,27 @@ export async function migrateToCluster(home: string, pool: Pool, onProgress?: (p
   const blobs = new BlobStore(pool);
   const indexRows = new ConversationIndexRows(home, await clusterRecordKey(pool));
   const report: MigrationReport = { total: ids.length, copied: 0, upToDate: 0, records: 0, files: 0, bytes: 0, skipped: [], refused: [], failed: [], milliseconds: 0 };
-  for (const [index, conversationId] of ids.entries()) {
-    const source = readSourceConversation(paths, conversationId);
-    let outcome: MigrationOutcome;
-    try {
-      outcome = source.status === "ready" ? await copyConversation(pool, leases, blobs, indexRows, source) : { status: source.status, reason: source.reason };
-    } catch (error) {
-      outcome = { status: "failed", reason: error instanceof Error ? error.message : String(error) };
+  try {
+    for (const [index, conversationId] of ids.entries()) {
+      const source = readSourceConversation(paths, conversationId);
+      let outcome: MigrationOutcome;
+      try {
+        outcome = source.status === "ready" ? await copyConversation(pool, leases, blobs, indexRows, source) : { status: source.status, reason: source.reason };
+      } catch (error) {
+        outcome = { status: "failed", reason: error instanceof Error ? error.message : String(error) };
+      }
+      if (outcome.status === "copied") {
+        report.copied += 1;
+        report.records += outcome.records;
+        report.files += outcome.files;
+        report.bytes += outcome.bytes;
+      } else if (outcome.status === "up_to_date") report.upToDate += 1;
+      else report[outcome.status].push({ conversationId, reason: outcome.reason });
+      onProgress?.({ done: index + 1, total: ids.length, conversationId, title: source.status === "ready" ? source.title : "", outcome });
     }
-    if (outcome.status === "copied") {
-      report.copied += 1;
-      report.records += outcome.records;
-      report.files += outcome.files;
-      report.bytes += outcome.bytes;
-    } else if (outcome.status === "up_to_date") report.upToDate += 1;
-    else report[outcome.status].push({ conversationId, reason: outcome.reason });
-    onProgress?.({ done: index + 1, total: ids.length, conversationId, title: source.status === "ready" ? source.title : "", outcome });
+  } finally {
+    indexRows.close();
   }
-  indexRows.close();
   report.milliseconds = Math.round(performance.now() - started);
   return report;
 }
