@@ -41,10 +41,10 @@ export async function loadSidebar() {
   return { conversations, pendingApprovals: pending.length };
 }
 
-export function findConversation(runtime: Runtime, id: string): Conversation | null {
+export async function findConversation(runtime: Runtime, id: string): Promise<Conversation | null> {
   if (!isId(id)) return null;
   try {
-    return runtime.getConversation(id);
+    return await runtime.pages.getConversation(id);
   } catch (error) {
     // Not instanceof: the Runtime's errors come from server.ts's copy of the class, not this bundle's.
     if (isAtriumError(error) && error.code === "not_found") return null;
@@ -52,11 +52,11 @@ export function findConversation(runtime: Runtime, id: string): Conversation | n
   }
 }
 
-export function rootItemsAfter(runtime: Runtime, id: string, after: number): Item[] {
+export async function rootItemsAfter(runtime: Runtime, id: string, after: number): Promise<Item[]> {
   const items: Item[] = [];
   let cursor = after;
   for (;;) {
-    const page = runtime.listItems(id, { after: cursor, limit: 500 });
+    const page = await runtime.pages.listItems(id, { after: cursor, limit: 500 });
     items.push(...page.items);
     if (page.nextCursor === null) return items;
     cursor = page.nextCursor;
@@ -71,15 +71,14 @@ const RECENT_TURNS = 50;
  * after a failed turn's last item, in whatever page of history it lands) and the latest few.
  * A 10,000-item conversation has 5,000 turns; sending them all was 1.5 MB of every page.
  */
-export function turnsFor(runtime: Runtime, conversation: Conversation, items: Item[]): Turn[] {
+export function turnsFor(runtime: Runtime, conversation: Conversation, items: Item[]): Promise<Turn[]> {
   const ids = [...new Set(items.flatMap((item) => (item.turnId ? [item.turnId] : [])))];
-  return runtime.listTurns(conversation.id, { sessionId: conversation.rootSessionId, ids, recent: RECENT_TURNS });
+  return runtime.pages.listTurns(conversation.id, { sessionId: conversation.rootSessionId, ids, recent: RECENT_TURNS });
 }
 
 export async function loadConversationLive(runtime: Runtime, conversation: Conversation, afterSeq: number, shown?: Item[]) {
-  const items = shown ?? rootItemsAfter(runtime, conversation.id, afterSeq);
-  const turns = turnsFor(runtime, conversation, items);
-  const [approvals, questions] = await Promise.all([runtime.listApprovals("pending"), runtime.listQuestions(conversation.id, "pending")]);
+  const items = shown ?? (await rootItemsAfter(runtime, conversation.id, afterSeq));
+  const [turns, approvals, questions] = await Promise.all([turnsFor(runtime, conversation, items), runtime.listApprovals("pending"), runtime.listQuestions(conversation.id, "pending")]);
   return { conversation, items, turns, approvals: approvals.filter((approval) => approval.conversationId === conversation.id), questions };
 }
 
@@ -90,18 +89,18 @@ export async function loadConversationPage(id: string) {
   const runtime = await signedInRuntime();
   // A node of a cluster (DESIGN §10c) takes the conversation's lease if nobody holds it.
   if (isId(id)) await runtime.locate(id);
-  const conversation = findConversation(runtime, id);
+  const conversation = await findConversation(runtime, id);
   if (!conversation) notFound();
-  const latest = runtime.listItems(conversation.id, { tail: "true", limit: FIRST_PAGE });
+  const latest = await runtime.pages.listItems(conversation.id, { tail: "true", limit: FIRST_PAGE });
   const live = { ...(await loadConversationLive(runtime, conversation, 0, latest.items)), hasOlder: latest.nextCursor !== null };
   let parent: { id: string; title: string } | null | undefined;
   if (conversation.forkedFrom) {
-    const found = findConversation(runtime, conversation.forkedFrom.conversationId);
+    const found = await findConversation(runtime, conversation.forkedFrom.conversationId);
     parent = found ? { id: found.id, title: found.title } : null;
   }
   return {
     ...live,
-    waiting: runtime.listWaiting(conversation.id).filter((entry) => entry.sessionId === conversation.rootSessionId),
+    waiting: (await runtime.pages.listWaiting(conversation.id)).filter((entry) => entry.sessionId === conversation.rootSessionId),
     models: runtime.models.list(),
     parent,
     lineage: await loadLineage(runtime, conversation),
@@ -119,7 +118,7 @@ export async function loadLineage(runtime: Runtime, conversation: Conversation):
   ];
   const own = await runtime.reads.restartsOf(conversation.id);
   const restarted = Object.fromEntries([...new Set(own.map((restart) => restart.restartOf))].map((messageId) => [messageId, versionsOf(conversation, messageId, own)]));
-  const parent = conversation.forkedFrom && conversation.restartOf ? findConversation(runtime, conversation.forkedFrom.conversationId) : null;
+  const parent = conversation.forkedFrom && conversation.restartOf ? await findConversation(runtime, conversation.forkedFrom.conversationId) : null;
   const siblings = parent && conversation.restartOf ? versionsOf(parent, conversation.restartOf, await runtime.reads.restartsOf(parent.id)) : null;
   return { restarted, siblings };
 }

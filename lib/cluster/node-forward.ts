@@ -4,6 +4,7 @@ import { JSON_BODY_LIMIT } from "../api/request";
 import { NODE_HEADER, SIGNATURE_HEADER } from "../auth/cluster-signature";
 import { AtriumError, isAtriumError } from "../errors";
 import type { Runtime } from "../engine/runtime";
+import type { IndexReads } from "../store/index-reads";
 import { getCluster, type RegisteredCluster } from "./cluster-registry";
 
 /** Request headers a forwarded call carries on (the holder answers as if asked directly). */
@@ -60,7 +61,7 @@ export async function forwardToHolder(request: Request, runtime: Runtime): Promi
   if (!match) return null;
   const method = request.method.toUpperCase();
   if ((method === "GET" || method === "HEAD") && READ_FROM_DATABASE.test(url.pathname)) return null;
-  const conversationId = match[1] === "conversations" ? match[2]! : conversationOf(runtime, match[1]!, match[2]!);
+  const conversationId = match[1] === "conversations" ? match[2]! : await conversationOf(runtime.cluster.placement.reads, match[1]!, match[2]!);
   if (!conversationId) return null;
   // A call that has hopped once is answered here: it goes nowhere else, even after its machine.
   let placement = await runtime.locate(conversationId, { follow: !hopped });
@@ -213,13 +214,10 @@ async function forward(cluster: RegisteredCluster, request: Request, pathAndQuer
   return new Response(answer.body, { status: answer.status, headers: carried });
 }
 
-/** The conversation a turn, approval or question belongs to, from this node's index (null: unknown here). */
-function conversationOf(runtime: Runtime, kind: string, id: string): string | null {
-  const table = kind === "turns" ? "turns" : kind === "approvals" ? "approvals" : "questions";
-  const row = runtime.store.index.$client.prepare(`SELECT conversation_id AS conversationId FROM ${table} WHERE id = ?`).get(id) as
-    | { conversationId: string }
-    | undefined;
-  return row?.conversationId ?? null;
+/** The conversation a turn, approval or question belongs to, from the cluster's index (null: no such one). */
+async function conversationOf(reads: IndexReads, kind: string, id: string): Promise<string | null> {
+  const found = kind === "turns" ? await reads.getTurn(id) : kind === "approvals" ? await reads.getApproval(id) : await reads.getQuestion(id);
+  return found?.conversationId ?? null;
 }
 
 /**

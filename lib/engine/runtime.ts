@@ -17,6 +17,7 @@ import { assertUsable, type ConversationPatch } from "./conversation-patch";
 import { subscribeToConversation } from "./live-subscription";
 import { OwnerCache } from "./owner-cache";
 import { ReadModel } from "./read-model";
+import { ConversationPages } from "./conversation-pages";
 import { ConversationLifecycle } from "./conversation-lifecycle";
 import { stopOwner } from "./owner-lifecycle";
 import { replayMessage } from "./conversation-reads";
@@ -77,6 +78,8 @@ export class Runtime {
   private readonly owners: OwnerCache;
   /** Lists, pages and the live parts of one conversation: what the API reads. */
   readonly reads: ReadModel;
+  /** One conversation's pages wherever its owner runs: what the API and the workspace pages read of it. */
+  readonly pages: ConversationPages;
   /** Create, change, fork, rewind, delete. */
   private readonly lifecycle: ConversationLifecycle;
   private readonly agents: AgentCatalog;
@@ -133,6 +136,7 @@ export class Runtime {
       (conversationId) => this.cluster?.placement.caughtUp(conversationId) ?? Promise.resolve(),
       placement?.reads,
     );
+    this.pages = new ConversationPages(this.reads, placement?.reads ?? null, (conversationId) => !this.cluster || this.cluster.placement.isHere(conversationId));
     this.lifecycle = new ConversationLifecycle(this.context, this.owners, this.keys, this.reads);
     if (options.placement) this.cluster = new ClusterOwners(options.placement, this.context, this.owners, (id) => this.reads.indexedConversation(id));
   }
@@ -340,11 +344,6 @@ export class Runtime {
   /** POST /api/attachments: held until a message names it, on this node's disk or in the cluster's database. */
   upload(name: string, mediaType: string, data: Buffer): Promise<Attachment> {
     return this.store.files.saveUpload(this.store.newId(), name, mediaType, data, this.store.now());
-  }
-
-  /** The attachment's file on a single server (tests); the API reads `attachmentContent`. */
-  attachmentFile(conversationId: string, attachmentId: string): { path: string; attachment: Attachment } {
-    return this.reads.attachmentFile(conversationId, attachmentId);
   }
 
   attachmentContent(conversationId: string, attachmentId: string): Promise<{ attachment: Attachment; content: AttachmentContent }> {

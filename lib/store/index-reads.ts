@@ -40,6 +40,8 @@ export interface IndexReads {
   objectiveFor(conversationId: string): Promise<Objective | null>;
   /** Items of a session after a seq, in seq order; nextCursor is the last seq given when more follow. */
   listItems(sessionId: string, after: number, limit: number): Promise<{ items: Item[]; nextCursor: number | null }>;
+  /** Items of a session just before a seq, in seq order; nextCursor is the first seq given when more precede it (pass as before). */
+  listItemsBefore(sessionId: string, before: number, limit: number): Promise<{ items: Item[]; nextCursor: number | null }>;
   getItem(itemId: string): Promise<Item | null>;
   /**
    * A page of the seqs of one session's messages whose text matches (each word a prefix, as the

@@ -1,4 +1,4 @@
-import { and, asc, count, desc, eq, gt, inArray, sql, type SQL } from "drizzle-orm";
+import { and, asc, count, desc, eq, gt, inArray, lt, sql, type SQL } from "drizzle-orm";
 import type {
   Approval,
   Conversation,
@@ -171,6 +171,21 @@ export function listItems(
     items: page.map(toItem),
     nextCursor: rows.length > limit ? page[page.length - 1].seq : null,
   };
+}
+
+/** The items of a session just before a seq, in seq order; nextCursor is the first seq given when more precede it (pass as before). */
+export function listItemsBefore(db: IndexDatabase, sessionId: string, before: number, limit: number): { items: Item[]; nextCursor: number | null } {
+  const rows = prepared(db, "listItemsBefore", () =>
+    db
+      .select()
+      .from(tables.items)
+      .where(and(eq(tables.items.sessionId, id), lt(tables.items.seq, sql.placeholder("before"))))
+      .orderBy(desc(tables.items.seq))
+      .limit(sql.placeholder("limit"))
+      .prepare(),
+  ).all({ id: sessionId, before, limit: limit + 1 });
+  const page = rows.slice(0, limit).reverse().map(toItem);
+  return { items: page, nextCursor: rows.length > limit ? page[0].seq : null };
 }
 
 export function getItem(db: IndexDatabase, itemId: string): Item | null {

@@ -41,6 +41,10 @@ export class SqliteIndexReads implements IndexReads {
     return queries.listItems(this.db, sessionId, after, limit);
   }
 
+  async listItemsBefore(sessionId: string, before: number, limit: number) {
+    return queries.listItemsBefore(this.db, sessionId, before, limit);
+  }
+
   async getItem(itemId: string) {
     return queries.getItem(this.db, itemId);
   }

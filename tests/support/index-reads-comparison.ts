@@ -47,6 +47,7 @@ function matrix(index: IndexDatabase): Matrix {
     listConversations: listQueries,
     objectiveFor: conversations.map((id) => [id]),
     listItems: sessions.flatMap((id) => [[id, 0, 500], [id, 0, 1], [id, 0, 3], [id, 3, 2], [id, 2, 500], [id, 10_000, 5]] as Array<[string, number, number]>),
+    listItemsBefore: sessions.flatMap((id) => [[id, 1_000_000, 500], [id, 1_000_000, 1], [id, 4, 2], [id, 2, 500], [id, 1, 5]] as Array<[string, number, number]>),
     getItem: items.map((id) => [id]),
     itemConversation: items.map((id) => [id]),
     searchSessionItems,

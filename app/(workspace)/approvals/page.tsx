@@ -13,7 +13,7 @@ export default async function ApprovalsPage() {
   const machineOf: Record<string, string> = {};
   for (const approval of approvals) {
     if (titles[approval.conversationId] !== undefined) continue;
-    const conversation = findConversation(runtime, approval.conversationId);
+    const conversation = await findConversation(runtime, approval.conversationId);
     titles[approval.conversationId] = conversation?.title ?? "Deleted conversation";
     if (conversation) machineOf[approval.conversationId] = conversation.machine;
   }

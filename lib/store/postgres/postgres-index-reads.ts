@@ -1,4 +1,4 @@
-import { and, count, eq, gt, inArray, isNotNull, max, or, sql, type AnyColumn, type SQL } from "drizzle-orm";
+import { and, count, eq, gt, inArray, isNotNull, lt, max, or, sql, type AnyColumn, type SQL } from "drizzle-orm";
 import { drizzle, type NodePgDatabase } from "drizzle-orm/node-postgres";
 import type { Pool } from "pg";
 import type { Objective } from "../entities";
@@ -98,6 +98,18 @@ export class PostgresIndexReads implements IndexReads {
       .limit(limit + 1);
     const page = rows.slice(0, limit);
     return { items: page.map(toItem), nextCursor: rows.length > limit ? page[page.length - 1]!.seq : null };
+  }
+
+  async listItemsBefore(sessionId: string, before: number, limit: number) {
+    const { items } = tables;
+    const rows = await this.db
+      .select()
+      .from(items)
+      .where(and(eq(items.sessionId, sessionId), lt(items.seq, before)))
+      .orderBy(descending(items.seq))
+      .limit(limit + 1);
+    const page = rows.slice(0, limit).reverse().map(toItem);
+    return { items: page, nextCursor: rows.length > limit ? page[0]!.seq : null };
   }
 
   async getItem(itemId: string) {

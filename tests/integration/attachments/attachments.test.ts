@@ -40,7 +40,7 @@ describe("attachments", () => {
     const item = harness.runtime.listItems(id, {}).items[0];
     expect(item.attachments).toEqual([image, notes]);
     expect(fs.existsSync(path.join(harness.home, "uploads", `${image.id}.json`))).toBe(false);
-    expect(fs.readFileSync(harness.runtime.attachmentFile(id, image.id).path)).toEqual(PNG);
+    expect(fs.readFileSync(harness.runtime.reads.attachmentFile(id, image.id).path)).toEqual(PNG);
 
     const sent = server.requests[0].body.messages.find((message: { role: string }) => message.role === "user").content;
     expect(sent.find((part: { type: string }) => part.type === "image_url").image_url.url).toMatch(/^data:image\/png;base64,/);
@@ -83,7 +83,7 @@ describe("attachments", () => {
     const created = await harness.runtime.createConversation({ text: "keep this", attachments: [image.id] });
     await harness.turnEnded(created.conversation.id, created.turn.id);
     const fork = await harness.runtime.fork(created.conversation.id, {});
-    expect(fs.readFileSync(harness.runtime.attachmentFile(fork.id, image.id).path)).toEqual(PNG);
+    expect(fs.readFileSync(harness.runtime.reads.attachmentFile(fork.id, image.id).path)).toEqual(PNG);
   });
 
   it("a fork never follows an attachment name from a record out of the attachments folder", async () => {

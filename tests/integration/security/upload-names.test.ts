@@ -64,7 +64,7 @@ describe("upload names", () => {
       expect(sent.status, `${name}: ${await sent.clone().text()}`).toBe(202);
       const { turn } = (await sent.json()) as { turn: { id: string } };
       await harness.turnEnded(conversationId, turn.id);
-      const file = harness.runtime.attachmentFile(conversationId, attachment.id);
+      const file = harness.runtime.reads.attachmentFile(conversationId, attachment.id);
       expect(fs.readFileSync(file.path, "utf8")).toBe("some text\n");
     }
   });

@@ -19,7 +19,7 @@ export async function resyncConversation(id: string, afterSeq: number) {
   const runtime = await signedInRuntime();
   const parsed = resyncArguments.safeParse([id, afterSeq]);
   if (!parsed.success) return null;
-  const conversation = findConversation(runtime, parsed.data[0]);
+  const conversation = await findConversation(runtime, parsed.data[0]);
   if (!conversation) return null;
   return loadConversationLive(runtime, conversation, parsed.data[1]);
 }
@@ -39,7 +39,7 @@ export async function previewToolCall(id: string, itemId: string): Promise<strin
   // The file is read where the conversation's tools run: on the node holding it (DESIGN §10c). On
   // another node of a cluster the card shows the diff the call's own input makes instead.
   if ((await runtime.locate(parsed.data[0])).kind !== "here") return null;
-  const conversation = findConversation(runtime, parsed.data[0]);
+  const conversation = await findConversation(runtime, parsed.data[0]);
   const item = conversation ? getItem(runtime.store.index, parsed.data[1]) : null;
   if (!conversation || !item || itemConversation(runtime.store.index, item.id) !== conversation.id) return null;
   if (item.kind !== "tool_call" || item.status !== "waiting" || !item.toolName) return null;

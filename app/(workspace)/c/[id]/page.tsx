@@ -8,7 +8,7 @@ type Params = Promise<{ id: string }>;
 
 export async function generateMetadata({ params }: { params: Params }): Promise<Metadata> {
   const { id } = await params;
-  const conversation = findConversation(await signedInRuntime(), id);
+  const conversation = await findConversation(await signedInRuntime(), id);
   return { title: conversation?.title ?? "Not found" };
 }
 

@@ -5,7 +5,7 @@ import { updateConversationBody } from "@/lib/api/schemas";
 
 export const dynamic = "force-dynamic";
 
-export const GET = apiRoute<{ id: string }>(({ params, runtime }) => json({ conversation: runtime.getConversation(params.id) }));
+export const GET = apiRoute<{ id: string }>(async ({ params, runtime }) => json({ conversation: await runtime.pages.getConversation(params.id) }));
 
 export const PATCH = apiRoute<{ id: string }>(async ({ request, params, runtime }) => {
   const { requestKey: _requestKey, ...patch } = await readJson(request, updateConversationBody);

@@ -3,6 +3,6 @@ import { apiRoute } from "@/lib/api/route";
 
 export const dynamic = "force-dynamic";
 
-export const GET = apiRoute<{ turnId: string }>(({ params, runtime }) =>
-  json({ turn: runtime.getTurn(params.turnId), timeline: runtime.timeline(params.turnId) }),
+export const GET = apiRoute<{ turnId: string }>(async ({ params, runtime }) =>
+  json({ turn: await runtime.pages.getTurn(params.turnId), timeline: runtime.timeline(params.turnId) }),
 );

@@ -5,7 +5,7 @@ import { listItemsQuery } from "@/lib/api/schemas";
 
 export const dynamic = "force-dynamic";
 
-export const GET = apiRoute<{ id: string }>(({ request, params, runtime }) => {
+export const GET = apiRoute<{ id: string }>(async ({ request, params, runtime }) => {
   const query = parseWith(listItemsQuery, queryParams(request));
-  return json(runtime.listItems(params.id, query));
+  return json(await runtime.pages.listItems(params.id, query));
 });

@@ -5,7 +5,7 @@ import { objectiveBody, objectivePatchBody } from "@/lib/api/schemas";
 
 export const dynamic = "force-dynamic";
 
-export const GET = apiRoute<{ id: string }>(({ params, runtime }) => json({ objective: runtime.getConversation(params.id).objective }));
+export const GET = apiRoute<{ id: string }>(async ({ params, runtime }) => json({ objective: (await runtime.pages.getConversation(params.id)).objective }));
 
 export const POST = apiRoute<{ id: string }>(async ({ request, params, runtime }) => {
   const body = await readJson(request, objectiveBody);

@@ -3,4 +3,4 @@ import { apiRoute } from "@/lib/api/route";
 
 export const dynamic = "force-dynamic";
 
-export const GET = apiRoute<{ id: string }>(({ params, runtime }) => json({ waiting: runtime.listWaiting(params.id) }));
+export const GET = apiRoute<{ id: string }>(async ({ params, runtime }) => json({ waiting: await runtime.pages.listWaiting(params.id) }));

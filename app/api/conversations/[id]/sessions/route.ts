@@ -3,4 +3,4 @@ import { apiRoute } from "@/lib/api/route";
 
 export const dynamic = "force-dynamic";
 
-export const GET = apiRoute<{ id: string }>(({ params, runtime }) => json({ sessions: runtime.listSessions(params.id) }));
+export const GET = apiRoute<{ id: string }>(async ({ params, runtime }) => json({ sessions: await runtime.pages.listSessions(params.id) }));

@@ -3,4 +3,4 @@ import { apiRoute } from "@/lib/api/route";
 
 export const dynamic = "force-dynamic";
 
-export const GET = apiRoute<{ id: string }>(({ params, runtime }) => json({ turns: runtime.listTurns(params.id), nextCursor: null }));
+export const GET = apiRoute<{ id: string }>(async ({ params, runtime }) => json({ turns: await runtime.pages.listTurns(params.id), nextCursor: null }));
