@@ -233,7 +233,7 @@ async function openRuntime(options: ServerOptions, setting: RuntimeSetting): Pro
     const placement = cluster ? await cluster.attach(store) : undefined;
     const runtime = new Runtime({ store, config, log, placement, machineRecords: cluster?.machines });
     cluster?.onLost((conversationId) => runtime.cluster?.lost(conversationId));
-    cluster?.onIndexed((conversationId, types) => runtime.cluster?.indexed(conversationId, types));
+    cluster?.onChanged((change) => runtime.cluster?.changed(change));
     await runtime.start();
     return { store, runtime, cluster };
   } catch (error) {

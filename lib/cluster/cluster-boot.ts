@@ -7,6 +7,7 @@ import { ClusterSessions } from "./cluster-sessions";
 import { ClusterMachines } from "./cluster-machines";
 import { ClusterRecords } from "../store/postgres/cluster-records";
 import type { Lease } from "../store/postgres/leases";
+import { MetadataChanges, type MetadataChange } from "../store/postgres/metadata-changes";
 import { OwnerPlacement } from "../store/postgres/owner-placement";
 import type { Store } from "../store/store";
 
@@ -23,8 +24,8 @@ export interface ClusterBoot {
   machines: ClusterMachines;
   /** Once the Store exists: its index replicated from the database, and owners placed by lease. */
   attach(store: Store): Promise<OwnerPlacement>;
-  /** Other nodes' changes to a conversation, once indexed here (after attach). */
-  onIndexed(listener: (conversationId: string, types: string[]) => void): void;
+  /** Other nodes' changes to a conversation's metadata, as the feed announces them (after attach). */
+  onChanged(listener: (change: MetadataChange) => void): void;
   /** Who to tell when a lease is lost (the Runtime's owners; set once it exists). */
   onLost(listener: (conversationId: string) => void): void;
   stop(): Promise<void>;
@@ -48,7 +49,7 @@ export async function bootCluster(options: {
   const hostForUrl = options.host.includes(":") ? `[${options.host}]` : options.host;
   const nodeUrl = env.ATRIUM_NODE_URL || (options.port ? `http://${hostForUrl}:${options.port}` : null);
   let lostListener: (conversationId: string) => void = () => undefined;
-  let indexedListener: (conversationId: string, types: string[]) => void = () => undefined;
+  let changedListener: (change: MetadataChange) => void = () => undefined;
   const node = await ClusterNode.start({
     databaseUrl: options.databaseUrl,
     nodeUrl,
@@ -79,11 +80,12 @@ export async function bootCluster(options: {
       await backfillIndexRows(node.pool, store.paths.home, node.recordKey, options.log);
       const replica = await node.replicateIndex(store.index.$client, store.writer);
       records.replicateInto(replica);
-      replica.onChange((conversationId, types) => indexedListener(conversationId, types));
+      // Sidebars hear other nodes' changes from the feed and the database, not from this node's index.
+      new MetadataChanges(node.pool, (conversationId) => records.isLoaded(conversationId), (change) => changedListener(change), options.log).follow(node.feed);
       return new OwnerPlacement(node, records, replica);
     },
-    onIndexed(listener) {
-      indexedListener = listener;
+    onChanged(listener) {
+      changedListener = listener;
     },
     onLost(listener) {
       lostListener = listener;

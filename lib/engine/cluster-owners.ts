@@ -1,8 +1,9 @@
 import type { OwnerContext } from "./engine-owner";
 import { AtriumError, notFound } from "../errors";
-import type { Conversation } from "../events/entities";
+import type { MetadataChange } from "../store/postgres/metadata-changes";
 import type { OwnerPlacement, Placement } from "../store/postgres/owner-placement";
 import type { ConversationActor } from "./conversation-actor";
+import type { ReadModel } from "./read-model";
 import type { OwnerCache } from "./owner-cache";
 import { stopOwner } from "./owner-lifecycle";
 import { recoverOpenTurns } from "./recovery";
@@ -22,8 +23,8 @@ export class ClusterOwners {
     readonly placement: OwnerPlacement,
     private readonly context: OwnerContext,
     private readonly owners: OwnerCache,
-    /** The conversation as this node's index has it (null: not there). */
-    private readonly indexedConversation: (conversationId: string) => Conversation | null,
+    /** What the API reads: a conversation as this node's index has it, decorated as the API shows it. */
+    private readonly reads: ReadModel,
   ) {}
 
   get nodeId(): string {
@@ -63,7 +64,7 @@ export class ClusterOwners {
   actor(conversationId: string): ConversationActor {
     if (!this.placement.isHere(conversationId)) {
       // One no node has (locate said missing) is not found, as on a single node.
-      if (!this.indexedConversation(conversationId)) throw notFound("conversation", conversationId);
+      if (!this.reads.indexedConversation(conversationId)) throw notFound("conversation", conversationId);
       throw new AtriumError("node_unavailable", `conversation ${conversationId} is not held by this node; retry the request`);
     }
     return this.owners.get(conversationId);
@@ -78,19 +79,29 @@ export class ClusterOwners {
   }
 
   /**
-   * Records another node wrote, now in this node's index: the sidebars of this node hear of the
-   * conversation made, changed or deleted (DESIGN §10c: list events reach every node).
+   * Another node changed a conversation's metadata (DESIGN §10c: list events reach every node):
+   * the sidebars of this node hear of the conversation made, changed or deleted, and of the
+   * approvals it asked or settled, as the cluster's index tables have them now.
    */
-  indexed(conversationId: string, types: string[]): void {
+  async changed(change: MetadataChange): Promise<void> {
+    const { conversationId, types } = change;
     const bus = this.context.bus;
     if (types.includes("conversation.deleted")) {
       bus.publishList({ type: "conversation.deleted", conversationId });
       return;
     }
-    const conversation = this.indexedConversation(conversationId);
-    if (!conversation) return;
-    const type = types.includes("conversation.created") ? "conversation.created" : "conversation.updated";
-    bus.publishList({ type, conversationId, conversation });
+    try {
+      const indexed = await this.placement.reads.conversation(conversationId);
+      if (!indexed) return;
+      const type = types.includes("conversation.created") ? "conversation.created" : "conversation.updated";
+      bus.publishList({ type, conversationId, conversation: this.reads.decorate(indexed) });
+      for (const { type: approvalType, approvalId } of change.approvals) {
+        const approval = await this.placement.reads.getApproval(approvalId);
+        if (approval) bus.publishList({ type: approvalType, conversationId, approval });
+      }
+    } catch (error) {
+      this.context.log(`the list events of conversation ${conversationId} could not be read: ${String(error)}`);
+    }
   }
 
   /** An idle owner dropped from memory hands its lease back, so any node may take it at once. */
@@ -115,7 +126,7 @@ export class ClusterOwners {
 
   /** The other live node holding the link of the conversation's machine (null: local, linked here, or offline). */
   private machineNode(conversationId: string): { nodeId: string; url: string | null } | null {
-    const machine = this.indexedConversation(conversationId)?.machine;
+    const machine = this.reads.indexedConversation(conversationId)?.machine;
     if (!machine || !this.context.machines || this.context.machines.isLocal(machine)) return null;
     const holder = this.context.machines.linkHolder(machine);
     // A node other nodes cannot reach keeps nothing of another's: the conversation stays reachable.

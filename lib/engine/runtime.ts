@@ -138,7 +138,7 @@ export class Runtime {
     );
     this.pages = new ConversationPages(this.reads, placement?.reads ?? null, (conversationId) => !this.cluster || this.cluster.placement.isHere(conversationId));
     this.lifecycle = new ConversationLifecycle(this.context, this.owners, this.keys, this.reads);
-    if (options.placement) this.cluster = new ClusterOwners(options.placement, this.context, this.owners, (id) => this.reads.indexedConversation(id));
+    if (options.placement) this.cluster = new ClusterOwners(options.placement, this.context, this.owners, this.reads);
   }
 
   /** Catches the index up with the files and settles turns left open by a crash; before listening. */

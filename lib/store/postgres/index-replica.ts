@@ -38,7 +38,6 @@ export class IndexReplica {
   private readonly deleted = new Set<string>();
   /** Conversations whose rows this node has checked whole in the cluster's tables, or written whole (writeOwn). */
   private readonly whole = new Set<string>();
-  private readonly changeListeners = new Set<(conversationId: string, types: string[]) => void>();
   private readonly metadataCursor: Database.Statement;
   private readonly sessionCursors: Database.Statement;
 
@@ -109,19 +108,6 @@ export class IndexReplica {
     this.apply(conversationId, fresh.map((entry) => ({ stream: entry.stream, seq: String(entry.record.seq), record: entry.record })));
   }
 
-  /**
-   * Told after records another node wrote are indexed here: the conversation and the types of its
-   * metadata records applied (["conversation.deleted"] when it went), so sidebars here hear of it.
-   */
-  onChange(listener: (conversationId: string, types: string[]) => void): () => void {
-    this.changeListeners.add(listener);
-    return () => this.changeListeners.delete(listener);
-  }
-
-  private changed(conversationId: string, types: string[]): void {
-    for (const listener of this.changeListeners) listener(conversationId, types);
-  }
-
   /** Keeps up with a node's feed: each notice catches its conversation up; a resync catches all up. */
   follow(feed: RecordFeed): () => void {
     const stopNotices = feed.onNotice((notice) => void this.catchUp(notice.conversationId));
@@ -149,12 +135,9 @@ export class IndexReplica {
     }
     if (fresh.some((row) => row.stream === METADATA && row.record.type === "conversation.deleted")) {
       this.remove(conversationId);
-      this.changed(conversationId, ["conversation.deleted"]);
       return;
     }
     this.apply(conversationId, fresh);
-    const types = fresh.filter((row) => row.stream === METADATA).map((row) => String(row.record.type));
-    if (types.length > 0) this.changed(conversationId, types);
   }
 
   /**

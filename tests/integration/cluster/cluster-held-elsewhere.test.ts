@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Conversation, Turn } from "@/lib/events/entities";
+import type { ListEvent } from "@/lib/events/events";
 import * as queries from "@/lib/store/queries";
 import type { Runtime } from "@/lib/engine/runtime";
 import { pauseListeners, usePostgresPerFile } from "../../support/embedded-postgres";
@@ -160,6 +161,39 @@ describe("a conversation held by another node", () => {
       (runtime: Runtime) => runtime.pages.getQuestion(unknown),
     ]) {
       expect((await errorOf(read(a.runtime))).code).toBe("not_found");
+    }
+  });
+});
+
+describe("list events of another node's conversations", () => {
+  it("reach this node's sidebars from the feed and the database: created, updated, approval requested and decided, deleted", async () => {
+    const heard: ListEvent[] = [];
+    const stop = a.runtime.subscribeList((delivered) => heard.push(delivered.event));
+    try {
+      const made = await b.runtime.createConversation({ text: `[[tool:shell ${JSON.stringify({ command: "echo sidebar" })}]]` });
+      const id = made.conversation.id;
+      const requested = await b.waitForEvent(id, "approval.requested");
+      const of = (type: ListEvent["type"]) => heard.filter((event) => event.type === type && "conversationId" in event && event.conversationId === id);
+      await pollUntil(() => of("conversation.created").length > 0 && of("approval.requested").length > 0, { what: "A hearing the creation and the approval" });
+      const created = of("conversation.created")[0] as Extract<ListEvent, { type: "conversation.created" }>;
+      expect(created.conversation).toMatchObject({ id, title: made.conversation.title, rootSessionId: made.conversation.rootSessionId });
+      const asked = of("approval.requested")[0] as Extract<ListEvent, { type: "approval.requested" }>;
+      expect(asked.approval).toMatchObject({ id: requested.approval.id, conversationId: id, toolName: "shell" });
+
+      await b.runtime.decideApproval(requested.approval.id, "deny");
+      await pollUntil(() => of("approval.decided").length > 0, { what: "A hearing the decision" });
+      expect((of("approval.decided")[0] as Extract<ListEvent, { type: "approval.decided" }>).approval).toMatchObject({ id: requested.approval.id, status: "denied" });
+      await idle(b, id);
+      await pollUntil(() => of("conversation.updated").some((event) => event.type === "conversation.updated" && event.conversation.status === "idle"), { what: "A hearing the conversation idle" });
+
+      await b.runtime.deleteConversation(id);
+      await pollUntil(() => of("conversation.deleted").length === 1, { what: "A hearing the deletion" });
+      // A's own owner publishes nothing for it: every event came once, from B's records.
+      expect(of("conversation.created")).toHaveLength(1);
+      expect(of("approval.requested")).toHaveLength(1);
+      expect(of("approval.decided")).toHaveLength(1);
+    } finally {
+      stop();
     }
   });
 });
