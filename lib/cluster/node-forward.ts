@@ -76,8 +76,9 @@ export async function forwardToHolder(request: Request, runtime: Runtime): Promi
   for (let attempt = 0; ; attempt += 1) {
     if (!placement.url) throw new AtriumError("node_unavailable", `node ${placement.nodeId} holds conversation ${conversationId} but gave no ATRIUM_NODE_URL`);
     try {
-      const answer = await forward(cluster, request, pathAndQuery, placement.url, forwarded, body);
-      return indexedBeforeAnswer(runtime, request, answer, conversationId);
+      // Read your writes on the node you asked: the holder answers once its records and their index
+      // rows are committed, and this node reads a conversation it does not hold from those rows.
+      return await forward(cluster, request, pathAndQuery, placement.url, forwarded, body);
     } catch (error) {
       if (!(error instanceof HolderNotListening) || Date.now() >= waitUntil || request.signal.aborted) throw error;
       if (attempt === 0) runtime.context.log(`node ${placement.nodeId} holds conversation ${conversationId} but is not listening; waiting for its lease`);
@@ -87,29 +88,6 @@ export async function forwardToHolder(request: Request, runtime: Runtime): Promi
     // A client gone meanwhile is not answered here: nothing runs for it.
     request.signal.throwIfAborted();
     if (placement.kind === "here" || placement.kind === "missing") return withBody(request, body);
-  }
-}
-
-/**
- * Read your writes on the node you asked: a command answered by another node is in this node's
- * index before its answer goes back, so the client's next read here (its new turn, say) finds it
- * instead of racing the database's notice. Only a command's small JSON answer is held for this.
- */
-async function indexedBeforeAnswer(runtime: Runtime, request: Request, answer: Response, conversationId: string | null): Promise<Response> {
-  const method = request.method.toUpperCase();
-  if (method === "GET" || method === "HEAD" || !answer.ok || !answer.headers.get("content-type")?.includes("application/json")) return answer;
-  const body = await answer.text();
-  const id = conversationId ?? createdConversation(body);
-  if (id) await runtime.cluster?.placement.caughtUp(id);
-  return new Response(body, { status: answer.status, headers: answer.headers });
-}
-
-function createdConversation(body: string): string | null {
-  try {
-    const id = (JSON.parse(body) as { conversation?: { id?: unknown } }).conversation?.id;
-    return typeof id === "string" ? id : null;
-  } catch {
-    return null;
   }
 }
 
@@ -131,8 +109,7 @@ async function createOnMachineNode(cluster: RegisteredCluster, request: Request,
   const holder = machineId && !runtime.machines.isLocal(machineId) ? runtime.machines.linkHolder(machineId) : null;
   if (!holder?.url) return null;
   const url = new URL(request.url);
-  const forwarded = await forward(cluster, request, `${url.pathname}${url.search}`, holder.url, false, await commandBody(request));
-  return indexedBeforeAnswer(runtime, request, forwarded, null);
+  return forward(cluster, request, `${url.pathname}${url.search}`, holder.url, false, await commandBody(request));
 }
 
 /**

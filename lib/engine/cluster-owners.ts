@@ -16,6 +16,8 @@ import { recoverOpenTurns } from "./recovery";
  * A lease lost to another node stops this node's owner at once: its writes are refused anyway.
  */
 export class ClusterOwners {
+  /** Conversations whose owner this node let go (lost, handed over, evicted), lately: asked for again, they are node_unavailable, not not_found. */
+  private readonly letGo = new Set<string>();
   /** Hand-overs under way, per conversation: a request for that conversation waits for its own, never for another's. */
   private readonly handing = new Map<string, Promise<void>>();
 
@@ -45,7 +47,7 @@ export class ClusterOwners {
     const stale = this.owners.peek(conversationId);
     // An owner left from a lease this node no longer holds is never used again.
     if (stale && !this.placement.isHere(conversationId)) this.unload(stale);
-    const machineNode = follow ? this.machineNode(conversationId) : null;
+    const machineNode = follow ? await this.machineNode(conversationId) : null;
     if (machineNode && this.placement.isHere(conversationId)) {
       const owner = this.owners.peek(conversationId);
       if (owner && !owner.idle) return { kind: "here", taken: false };
@@ -63,8 +65,9 @@ export class ClusterOwners {
   /** The owner of a conversation located here (its records are loaded). */
   actor(conversationId: string): ConversationActor {
     if (!this.placement.isHere(conversationId)) {
-      // One no node has (locate said missing) is not found, as on a single node.
-      if (!this.reads.indexedConversation(conversationId)) throw notFound("conversation", conversationId);
+      // One no node has (locate said missing) is not found, as on a single node; one another node
+      // holds, or this node held a moment ago, is to be asked again.
+      if (this.placement.knownHolder(conversationId) === undefined && !this.letGo.has(conversationId)) throw notFound("conversation", conversationId);
       throw new AtriumError("node_unavailable", `conversation ${conversationId} is not held by this node; retry the request`);
     }
     return this.owners.get(conversationId);
@@ -106,6 +109,7 @@ export class ClusterOwners {
 
   /** An idle owner dropped from memory hands its lease back, so any node may take it at once. */
   evicted(conversationId: string): void {
+    this.forgotten(conversationId);
     this.placement.release(conversationId).catch((error: unknown) => this.context.log(`handing back conversation ${conversationId} failed: ${String(error)}`));
   }
 
@@ -124,9 +128,14 @@ export class ClusterOwners {
     return handing;
   }
 
-  /** The other live node holding the link of the conversation's machine (null: local, linked here, or offline). */
-  private machineNode(conversationId: string): { nodeId: string; url: string | null } | null {
-    const machine = this.reads.indexedConversation(conversationId)?.machine;
+  /**
+   * The other live node holding the link of the conversation's machine (null: local, linked here,
+   * or offline). Its machine: from this node's index when held here, else from the cluster's.
+   */
+  private async machineNode(conversationId: string): Promise<{ nodeId: string; url: string | null } | null> {
+    const machine = this.placement.isHere(conversationId)
+      ? this.reads.indexedConversation(conversationId)?.machine
+      : (await this.placement.reads.conversationRow(conversationId))?.executor;
     if (!machine || !this.context.machines || this.context.machines.isLocal(machine)) return null;
     const holder = this.context.machines.linkHolder(machine);
     // A node other nodes cannot reach keeps nothing of another's: the conversation stays reachable.
@@ -134,10 +143,16 @@ export class ClusterOwners {
   }
 
   private unload(owner: ConversationActor): void {
+    this.forgotten(owner.id);
     for (const finishing of stopOwner(owner)) finishing.catch(() => undefined);
     this.owners.drop(owner);
     owner.retire();
     // Its watchers here would hear nothing more: their streams end, and they come back to the holder.
     this.context.bus.end(owner.id);
+  }
+
+  private forgotten(conversationId: string): void {
+    if (this.letGo.size >= 10_000) this.letGo.clear();
+    this.letGo.add(conversationId);
   }
 }

@@ -12,6 +12,7 @@ import type { OwnerContext } from "./engine-owner";
 import { forkConversation } from "./fork";
 import type { OwnerCache } from "./owner-cache";
 import type { ReadModel } from "./read-model";
+import type { ConversationPages } from "./conversation-pages";
 import type { RequestKeys } from "./request-keys";
 import { revertFileOfTurn, rewindConversation, type RewindOptions, type RewindOutcome } from "./rewind";
 
@@ -26,6 +27,8 @@ export class ConversationLifecycle {
     private readonly owners: OwnerCache,
     private readonly keys: RequestKeys,
     private readonly reads: ReadModel,
+    /** One conversation's pages wherever its owner runs (a cluster's creation replayed on another node). */
+    private readonly pages: ConversationPages,
   ) {}
 
   async create(input: CreateConversationInput): Promise<{ conversation: Conversation; message: { id: string }; turn: Turn }> {
@@ -52,11 +55,20 @@ export class ConversationLifecycle {
       },
       (reference) => {
         const conversationId = String(reference.conversationId);
+        // On a node of a cluster, made by any node: read wherever its owner runs now.
+        if (this.context.store.cluster) return this.replayCreated(conversationId);
         // A first message recorded while the index failed: its turn is read once the index has it.
         this.context.store.catchUp.ensureCurrent(conversationId);
         return replayCreation(this.context.store, this.reads.getConversation(conversationId));
       },
     );
+  }
+
+  /** The answer a repeated creation gets on a node of a cluster: the conversation and its first turn, as their pages show them. */
+  private async replayCreated(conversationId: string): Promise<{ conversation: Conversation; message: { id: string }; turn: Turn }> {
+    const conversation = await this.pages.getConversation(conversationId);
+    const turn = (await this.pages.listTurns(conversationId)).find((candidate) => candidate.sessionId === conversation.rootSessionId);
+    return { conversation, message: { id: turn?.inputMessageIds[0] ?? "" }, turn: turn! };
   }
 
   private async undoCreation(actor: ConversationActor, attachments: AttachmentRef[]): Promise<void> {
@@ -103,7 +115,7 @@ export class ConversationLifecycle {
           this.context.bus.publishList({ type: "conversation.created", conversationId: forkedId, conversation });
           return conversation;
         },
-        (reference) => this.reads.getConversation(String(reference.conversationId)),
+        (reference) => this.pages.getConversation(String(reference.conversationId)),
       ),
     );
   }

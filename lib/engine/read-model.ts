@@ -16,7 +16,7 @@ import { SqliteIndexReads } from "../store/sqlite-index-reads";
 import { findAttachment, openAttachment, readArtifact, sessionsWithStatus, turnsWithLive } from "./conversation-reads";
 import { findQuestion } from "./decision-reads";
 import type { OwnerContext } from "./engine-owner";
-import { indexedItemsPage, indexedTurns, indexedWaiting, openIndexedAttachment, readCaughtUp } from "./indexed-reads";
+import { openIndexedAttachment, readFromDatabase } from "./indexed-reads";
 import { findInSession, type FindPage, type FindQuery } from "./item-find";
 import { pageOfItems, type ItemsPage, type ItemsQuery } from "./item-pages";
 import { missingParts } from "./missing";
@@ -38,9 +38,7 @@ export class ReadModel {
     private readonly ownedHere: (conversationId: string) => boolean = () => true,
     /** The node holding the conversation's lease as far as this node knows without asking (null on a single node; undefined: not known here). */
     private readonly nodeOf: (conversationId: string) => string | null | undefined = () => null,
-    /** This node's index given every record of the conversation written so far, by any node (a cluster). */
-    private readonly catchUp: (conversationId: string) => Promise<void> = async () => undefined,
-    /** The index's reads, the same over SQLite and PostgreSQL (lib/store/index-reads.ts). */
+    /** The index's reads, the same over SQLite and PostgreSQL (lib/store/index-reads.ts): a cluster's tables on a node of one. */
     private readonly index: IndexReads = new SqliteIndexReads(context.store.index),
   ) {}
 
@@ -48,10 +46,9 @@ export class ReadModel {
     return this.context.store;
   }
 
+  /** On a node of a cluster, of a conversation this node holds (Runtime.pages reads one held elsewhere). */
   getConversation(conversationId: string): Conversation {
-    // A conversation another node of the cluster holds is shown as this node's index has it.
-    const indexed = this.ownedHere(conversationId) ? null : this.indexedConversation(conversationId);
-    return indexed ?? this.decorate(this.owner(conversationId).conversation());
+    return this.decorate(this.owner(conversationId).conversation());
   }
 
   async listConversations(query: queries.ListConversationsQuery): Promise<{ conversations: Conversation[]; total: number }> {
@@ -59,7 +56,7 @@ export class ReadModel {
     return { conversations: conversations.map((conversation) => this.decorate(conversation)), total };
   }
 
-  /** The conversation as the index has it, without its owner (a cluster node's view of another node's conversation). */
+  /** The conversation as this node's index has it, without its owner (null: not there; on a cluster node, one it does not hold). */
   indexedConversation(conversationId: string): Conversation | null {
     const row = queries.conversationRow(this.store.index, conversationId);
     return row ? this.decorate(queries.toConversation(row, queries.objectiveFor(this.store.index, conversationId))) : null;
@@ -74,12 +71,10 @@ export class ReadModel {
   }
 
   listWaiting(conversationId: string): Waiting[] {
-    if (!this.ownedHere(conversationId)) return indexedWaiting(this.store, conversationId);
     return this.owner(conversationId).waitingList();
   }
 
   listItems(conversationId: string, options: ItemsQuery): ItemsPage {
-    if (!this.ownedHere(conversationId)) return indexedItemsPage(this.store, conversationId, options);
     return pageOfItems(this.store, this.owner(conversationId), options);
   }
 
@@ -88,7 +83,6 @@ export class ReadModel {
   }
 
   listTurns(conversationId: string, subset?: TurnSubset): Turn[] {
-    if (!this.ownedHere(conversationId)) return indexedTurns(this.store, conversationId, subset);
     return turnsWithLive(this.store, this.owner(conversationId), subset);
   }
 
@@ -155,19 +149,18 @@ export class ReadModel {
     return findAttachment(this.store, this.owner(conversationId), attachmentId);
   }
 
-  /** On a cluster node that does not hold the conversation: found in the index and read from the database (DESIGN §10c). */
+  /** On a cluster node that does not hold the conversation: found in the cluster's index and read from the database (DESIGN §10c). */
   attachmentContent(conversationId: string, attachmentId: string): Promise<{ attachment: Attachment; content: AttachmentContent }> {
-    if (!this.ownedHere(conversationId)) return readCaughtUp(() => openIndexedAttachment(this.store, conversationId, attachmentId), () => this.catchUp(conversationId));
+    if (!this.ownedHere(conversationId)) return readFromDatabase(() => openIndexedAttachment(this.store, this.index, conversationId, attachmentId));
     return openAttachment(this.store, this.owner(conversationId), attachmentId);
   }
 
   readArtifact(conversationId: string, artifactId: string, page: number): Promise<ArtifactPage> {
     if (!this.ownedHere(conversationId)) {
-      const indexed = async () => {
-        if (!queries.conversationRow(this.store.index, conversationId)) throw notFound("conversation", conversationId);
+      return readFromDatabase(async () => {
+        if (!(await this.index.conversationRow(conversationId))) throw notFound("conversation", conversationId);
         return readArtifact(this.store, conversationId, artifactId, page);
-      };
-      return readCaughtUp(indexed, () => this.catchUp(conversationId));
+      });
     }
     return readArtifact(this.store, this.owner(conversationId).id, artifactId, page);
   }

@@ -133,11 +133,10 @@ export class Runtime {
       this.timelineNotes,
       (conversationId) => !this.cluster || this.cluster.placement.isHere(conversationId),
       (conversationId) => (this.cluster ? this.cluster.placement.knownHolder(conversationId) : null),
-      (conversationId) => this.cluster?.placement.caughtUp(conversationId) ?? Promise.resolve(),
       placement?.reads,
     );
     this.pages = new ConversationPages(this.reads, placement?.reads ?? null, (conversationId) => !this.cluster || this.cluster.placement.isHere(conversationId));
-    this.lifecycle = new ConversationLifecycle(this.context, this.owners, this.keys, this.reads);
+    this.lifecycle = new ConversationLifecycle(this.context, this.owners, this.keys, this.reads, this.pages);
     if (options.placement) this.cluster = new ClusterOwners(options.placement, this.context, this.owners, this.reads);
   }
 

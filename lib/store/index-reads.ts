@@ -1,4 +1,4 @@
-import type { Approval, Conversation, Item, Objective, Question, Session, Turn } from "./entities";
+import type { Approval, Attachment, Conversation, Item, Objective, Question, Session, Turn } from "./entities";
 import type { RestartLink } from "./lineage";
 import type { Project } from "./projects";
 import type { ConversationRow, DecisionFilter, IndexedWaiting, ListConversationsQuery } from "./queries";
@@ -50,6 +50,8 @@ export interface IndexReads {
    */
   searchSessionItems(conversationId: string, sessionId: string, text: string, page: { after: number } | { before: number }, limit: number): Promise<ItemHits>;
   itemConversation(itemId: string): Promise<string | null>;
+  /** The attachment with this id that some message of the conversation carries (null: none); the id a checked id. */
+  attachment(conversationId: string, attachmentId: string): Promise<Attachment | null>;
   /** Turns of a conversation (of one session when given), oldest first (startedAt, then id). */
   listTurns(conversationId: string, sessionId?: string): Promise<Turn[]>;
   /** The turns a page of a session's history needs (see TurnSubset), oldest first. */

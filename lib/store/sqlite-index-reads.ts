@@ -1,6 +1,7 @@
 import type { IndexDatabase } from "./database";
 import { SEARCH_CANDIDATE_LIMIT } from "./conversation-search";
 import type { ConversationListQuery, IndexReads, IndexReadsOptions } from "./index-reads";
+import { itemAttachment } from "./item-attachments";
 import { searchSessionItems } from "./item-search";
 import { restartsOf } from "./lineage";
 import * as lookups from "./lookups";
@@ -51,6 +52,10 @@ export class SqliteIndexReads implements IndexReads {
 
   async searchSessionItems(conversationId: string, sessionId: string, text: string, page: { after: number } | { before: number }, limit: number) {
     return searchSessionItems(this.db, conversationId, sessionId, text, page, limit);
+  }
+
+  async attachment(conversationId: string, attachmentId: string) {
+    return itemAttachment(this.db, conversationId, attachmentId);
   }
 
   async itemConversation(itemId: string) {

@@ -72,7 +72,9 @@ export class Store implements RecordStore {
     this.newId = options.ids ?? createIdGenerator(() => this.now().getTime());
     this.log = options.log ?? ((message) => console.log(message));
     this.fs = options.fs ?? nodeStorageFs;
-    this.index = openIndex(this.paths.database, { migrationsFolder: options.migrationsFolder });
+    // A node of a cluster indexes only the conversations it holds, read in from the database when
+    // it takes their leases: nothing of them on its disk (DESIGN §10c).
+    this.index = openIndex(options.cluster ? ":memory:" : this.paths.database, { migrationsFolder: options.migrationsFolder });
     this.proofs = new RecordProofs(home, options.recordKey ?? null);
     this.cluster = options.cluster ?? null;
     this.files = options.files ?? new LocalFiles(this.paths);

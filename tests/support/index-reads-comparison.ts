@@ -37,6 +37,8 @@ function matrix(index: IndexDatabase): Matrix {
           for (const [offset, limit] of [[0, 200], [0, 3], [3, 3], [6, 4], [50, 10]] as const) listQueries.push([{ archived, sort, direction, model, offset, limit }]);
   const keys = index.$client.prepare("SELECT scope, key FROM request_keys").all() as Array<{ scope: string; key: string }>;
   const sessionsOf = index.$client.prepare("SELECT conversation_id AS conversationId, id FROM sessions ORDER BY id").all() as Array<{ conversationId: string; id: string }>;
+  const carried = index.$client.prepare("SELECT conversation_id AS conversationId, attachments FROM items WHERE attachments IS NOT NULL").all() as Array<{ conversationId: string; attachments: string }>;
+  const attachmentIds = carried.flatMap((row) => (JSON.parse(row.attachments) as Array<{ id: string }>).map((attachment) => [row.conversationId, attachment.id] as [string, string]));
   const hitPages = [{ after: 0 }, { after: 2 }, { before: 1_000_000 }, { before: 4 }];
   const searchSessionItems: Matrix["searchSessionItems"] = sessionsOf.flatMap(({ conversationId, id }) =>
     ["message", "the", "apple pie", "NUL", "nothing at all"].flatMap((text) => hitPages.flatMap((page) => [1, 100].map((limit) => [conversationId, id, text, page, limit] as Parameters<IndexReads["searchSessionItems"]>))),
@@ -50,6 +52,7 @@ function matrix(index: IndexDatabase): Matrix {
     listItemsBefore: sessions.flatMap((id) => [[id, 1_000_000, 500], [id, 1_000_000, 1], [id, 4, 2], [id, 2, 500], [id, 1, 5]] as Array<[string, number, number]>),
     getItem: items.map((id) => [id]),
     itemConversation: items.map((id) => [id]),
+    attachment: [...attachmentIds, ...attachmentIds.flatMap(([, attachmentId]) => conversations.map((conversationId) => [conversationId, attachmentId] as [string, string])), ...conversations.map((id) => [id, items[0] ?? id] as [string, string])],
     searchSessionItems,
     listTurns: conversations.flatMap((id) => [[id], [id, undefined], ...sessions.map((sessionId) => [id, sessionId] as [string, string])]),
     listTurnSubset: conversations.flatMap((id) =>

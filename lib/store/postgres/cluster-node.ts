@@ -82,15 +82,13 @@ export class ClusterNode {
   }
 
   /**
-   * This node's index kept up with every node's records: caught up now, then at each notice; and
-   * the index rows of what this node's owners write go into the cluster's tables with their
-   * records (issue 24).
+   * This node's index of the conversations it holds (DESIGN §10c: no replica of every conversation;
+   * OwnerPlacement reads one in when it takes its lease and drops it when the lease goes), and the
+   * index rows of what this node's owners write, into the cluster's tables with their records (issue 24).
    */
   async replicateIndex(client: Database.Database, writer: IndexWriter): Promise<IndexReplica> {
     const replica = new IndexReplica(this.pool, client, writer, this.options.log);
     this.records.writeIndexRows(replica.ownRows());
-    replica.follow(this.feed);
-    await replica.catchUpAll();
     return replica;
   }
 

@@ -85,6 +85,26 @@ export class IndexReplica {
   }
 
   /**
+   * A conversation this node no longer holds (its lease handed back or lost): its rows leave this
+   * index, after any catch-up or write of it under way; the cluster's tables keep them. Taken
+   * again, it is read back whole (catchUp).
+   */
+  drop(conversationId: string): Promise<void> {
+    const previous = this.reading.get(conversationId) ?? Promise.resolve();
+    const next = previous.then(() => {
+      this.whole.delete(conversationId);
+      try {
+        this.writer.transaction(() => this.writer.removeConversation(conversationId));
+      } catch (error) {
+        // Rows left behind are read over when it is taken again (catchUp); nothing reads them meanwhile.
+        this.log(`conversation ${conversationId} could not leave this node's index: ${String(error)}`);
+      }
+    });
+    this.reading.set(conversationId, next.catch(() => undefined));
+    return next;
+  }
+
+  /**
    * Records this node's owner has just written (DESIGN §2's order: durable, then indexed, then
    * published), applied in turn with the catch-ups of the conversation: records the index already
    * has are skipped, and a gap (a catch-up not yet run) is read from the database instead.

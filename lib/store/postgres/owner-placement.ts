@@ -69,19 +69,12 @@ export class OwnerPlacement {
 
   /**
    * The conversation created under `requestKey` on any node (null: none), once whole (its first
-   * turn recorded, or deleted; at once if `requestHash` differs) and in this node's index, so the
-   * requestKey's replay reads it here (DESIGN §8, §10c). The database's claim of the key decides
+   * turn recorded, or deleted; at once if `requestHash` differs), so the requestKey's replay reads
+   * it from the cluster's tables (DESIGN §8, §10c). The database's claim of the key decides
    * between creations at the same instant.
    */
-  async createdWithKey(requestKey: string, requestHash: string): Promise<KeyedCreation | null> {
-    const created = await findKeyedCreation(this.node.pool, this.node.feed, requestKey, requestHash);
-    if (created) await this.replica.catchUp(created.conversationId);
-    return created;
-  }
-
-  /** This node's index has every record of the conversation written so far (by any node). */
-  caughtUp(conversationId: string): Promise<void> {
-    return this.replica.catchUp(conversationId);
+  createdWithKey(requestKey: string, requestHash: string): Promise<KeyedCreation | null> {
+    return findKeyedCreation(this.node.pool, this.node.feed, requestKey, requestHash);
   }
 
   /** The node holding the lease as far as this node knows without asking: itself, or one found a moment ago (undefined: not known). */
@@ -101,15 +94,17 @@ export class OwnerPlacement {
     return new Map(rows.rows.map((row) => [row.conversation_id, row.node_id]));
   }
 
-  /** The owner is unloaded: the lease is handed back (another node may take it at once). */
+  /** The owner is unloaded: its records and index rows leave this node, and the lease is handed back (another node may take it at once). */
   async release(conversationId: string): Promise<void> {
     this.records.forget(conversationId);
+    await this.replica.drop(conversationId);
     await this.node.keeper.release(conversationId);
   }
 
-  /** The lease was lost (taken over): only the records are dropped; the keeper has let it go already. */
+  /** The lease was lost (taken over): the records and index rows are dropped; the keeper has let it go already. */
   lost(conversationId: string): void {
     this.records.forget(conversationId);
+    void this.replica.drop(conversationId);
   }
 
   private async decide(conversationId: string, prefer?: { nodeId: string; url: string | null }): Promise<Placement> {
@@ -120,8 +115,9 @@ export class OwnerPlacement {
     if (prefer) return { kind: "elsewhere", nodeId: prefer.nodeId, url: prefer.url };
     try {
       const { taken } = await this.records.load(conversationId);
-      // The index must have every record before recovery reads the open turns from it.
-      if (taken) await this.replica.catchUp(conversationId);
+      // This node's index holds only what it holds: the conversation is read into it now, before
+      // its owner is built and recovery reads the open turns from it.
+      await this.replica.catchUp(conversationId);
       return { kind: "here", taken };
     } catch (error) {
       if (!(error instanceof LeaseHeldError)) throw error;

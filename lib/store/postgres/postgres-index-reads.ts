@@ -1,9 +1,10 @@
-import { and, count, eq, gt, inArray, isNotNull, lt, max, or, sql, type AnyColumn, type SQL } from "drizzle-orm";
+import { and, count, eq, gt, inArray, isNotNull, like, lt, max, or, sql, type AnyColumn, type SQL } from "drizzle-orm";
 import { drizzle, type NodePgDatabase } from "drizzle-orm/node-postgres";
 import type { Pool } from "pg";
 import type { Objective } from "../entities";
 import { SEARCH_CANDIDATE_LIMIT } from "../conversation-search";
 import type { ConversationListQuery, IndexedConversation, IndexReads, IndexReadsOptions } from "../index-reads";
+import { attachmentAmong } from "../item-attachments";
 import { toRestartLink } from "../lineage";
 import type { CompactionRow } from "../lookups";
 import { RECENT_PROJECTS_LIMIT, toProject } from "../projects";
@@ -119,6 +120,15 @@ export class PostgresIndexReads implements IndexReads {
 
   async searchSessionItems(conversationId: string, sessionId: string, text: string, page: { after: number } | { before: number }, limit: number) {
     return postgresSessionHits(this.db, { conversationId, sessionId }, text, page, limit);
+  }
+
+  async attachment(conversationId: string, attachmentId: string) {
+    const { items } = tables;
+    const rows = await this.db
+      .select({ attachments: items.attachments })
+      .from(items)
+      .where(and(eq(items.conversationId, conversationId), like(items.attachments, `%${attachmentId}%`)));
+    return attachmentAmong(rows.map((row) => row.attachments), attachmentId);
   }
 
   async itemConversation(itemId: string) {

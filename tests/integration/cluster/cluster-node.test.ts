@@ -67,12 +67,18 @@ async function inProcessNode(leaseSeconds: number, nodeUrl: string) {
   return node;
 }
 
-/** An in-memory index of the node's own, kept up with every node's records. */
+/**
+ * An in-memory index kept up with every node's records: the node's replica told to follow the
+ * feed and catch every conversation up (a node's own index holds only the conversations it holds,
+ * each caught up the same way when it takes its lease: cluster-owned-index.test.ts).
+ */
 async function indexOf(node: ClusterNode) {
   const { home, cleanup } = makeTempHome();
   const index = openIndex(":memory:");
   cleanups.push(cleanup, () => void index.$client.close());
-  await node.replicateIndex(index.$client, new IndexWriter(index.$client, new RecordProofs(home, node.recordKey)));
+  const replica = await node.replicateIndex(index.$client, new IndexWriter(index.$client, new RecordProofs(home, node.recordKey)));
+  replica.follow(node.feed);
+  await replica.catchUpAll();
   return index;
 }
 
