@@ -9,6 +9,12 @@ import { stopOwner } from "./owner-lifecycle";
 import { recoverOpenTurns } from "./recovery";
 
 /**
+ * How long a request that finds a conversation's owner just gone from this node (a request under
+ * way when the lease went) is told to retry rather than that the conversation does not exist.
+ */
+const LET_GO_MS = 10_000;
+
+/**
  * The owners of a cluster node (DESIGN §10c). Before a request touches a conversation, `locate`
  * says where its owner runs: here (this node holds the lease; the owner is built from the
  * database's records, and a conversation taken over from a dead node has its open turns closed
@@ -16,8 +22,8 @@ import { recoverOpenTurns } from "./recovery";
  * A lease lost to another node stops this node's owner at once: its writes are refused anyway.
  */
 export class ClusterOwners {
-  /** Conversations whose owner this node let go (lost, handed over, evicted), lately: asked for again, they are node_unavailable, not not_found. */
-  private readonly letGo = new Set<string>();
+  /** When this node let a conversation's owner go (lost, handed over): asked for again within LET_GO_MS, it is node_unavailable, not not_found. */
+  private readonly letGo = new Map<string, number>();
   /** Hand-overs under way, per conversation: a request for that conversation waits for its own, never for another's. */
   private readonly handing = new Map<string, Promise<void>>();
 
@@ -67,7 +73,7 @@ export class ClusterOwners {
     if (!this.placement.isHere(conversationId)) {
       // One no node has (locate said missing) is not found, as on a single node; one another node
       // holds, or this node held a moment ago, is to be asked again.
-      if (this.placement.knownHolder(conversationId) === undefined && !this.letGo.has(conversationId)) throw notFound("conversation", conversationId);
+      if (this.placement.knownHolder(conversationId) === undefined && !this.letGoLately(conversationId)) throw notFound("conversation", conversationId);
       throw new AtriumError("node_unavailable", `conversation ${conversationId} is not held by this node; retry the request`);
     }
     return this.owners.get(conversationId);
@@ -109,7 +115,6 @@ export class ClusterOwners {
 
   /** An idle owner dropped from memory hands its lease back, so any node may take it at once. */
   evicted(conversationId: string): void {
-    this.forgotten(conversationId);
     this.placement.release(conversationId).catch((error: unknown) => this.context.log(`handing back conversation ${conversationId} failed: ${String(error)}`));
   }
 
@@ -153,6 +158,14 @@ export class ClusterOwners {
 
   private forgotten(conversationId: string): void {
     if (this.letGo.size >= 10_000) this.letGo.clear();
-    this.letGo.add(conversationId);
+    this.letGo.set(conversationId, Date.now() + LET_GO_MS);
+  }
+
+  private letGoLately(conversationId: string): boolean {
+    const until = this.letGo.get(conversationId);
+    if (until === undefined) return false;
+    if (until > Date.now()) return true;
+    this.letGo.delete(conversationId);
+    return false;
   }
 }

@@ -86,9 +86,26 @@ describe("a node's index", () => {
     expect(indexed(b, first)).toBe(false);
   });
 
+  it("answers not_found for a command to a conversation deleted on either node, on both", async () => {
+    const id = (await b.runtime.createConversation({ text: "soon deleted" })).conversation.id;
+    await idleOn(b, id);
+    await b.runtime.deleteConversation(id);
+    for (const harness of [a, b]) {
+      expect((await harness.runtime.locate(id)).kind).toBe("missing");
+      const refused = await harness.runtime.sendMessage(id, { text: "anyone?", mode: "auto" }).then(
+        () => null,
+        (error: unknown) => error as { code: string },
+      );
+      expect(refused?.code).toBe("not_found");
+      expect(indexed(harness, id)).toBe(false);
+    }
+  });
+
   it("takes over a conversation of a node that stops cleanly", async () => {
+    const kept = (await b.runtime.createConversation({ text: "held by B when it stops" })).conversation.id;
+    await idleOn(b, kept);
     const held = indexedConversations(b);
-    expect(held.length).toBeGreaterThan(0);
+    expect(held).toContain(kept);
     for (const id of held) expect(indexed(a, id)).toBe(false);
     await b.close();
     for (const id of held) {
