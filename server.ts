@@ -233,7 +233,7 @@ async function openRuntime(options: ServerOptions, setting: RuntimeSetting): Pro
     const placement = cluster ? await cluster.attach(store) : undefined;
     const runtime = new Runtime({ store, config, log, placement, machineRecords: cluster?.machines });
     cluster?.onLost((conversationId) => runtime.cluster?.lost(conversationId));
-    cluster?.onChanged((change) => runtime.cluster?.changed(change));
+    cluster?.onChanged((change) => runtime.cluster?.changed(change), () => runtime.bus.listListenerCount > 0);
     await runtime.start();
     return { store, runtime, cluster };
   } catch (error) {

@@ -24,8 +24,8 @@ export interface ClusterBoot {
   machines: ClusterMachines;
   /** Once the Store exists: its index replicated from the database, and owners placed by lease. */
   attach(store: Store): Promise<OwnerPlacement>;
-  /** Other nodes' changes to a conversation's metadata, as the feed announces them (after attach). */
-  onChanged(listener: (change: MetadataChange) => void): void;
+  /** Other nodes' changes to a conversation's metadata, as the feed announces them (after attach), read only while `wanted`. */
+  onChanged(listener: (change: MetadataChange) => void, wanted: () => boolean): void;
   /** Who to tell when a lease is lost (the Runtime's owners; set once it exists). */
   onLost(listener: (conversationId: string) => void): void;
   stop(): Promise<void>;
@@ -50,6 +50,7 @@ export async function bootCluster(options: {
   const nodeUrl = env.ATRIUM_NODE_URL || (options.port ? `http://${hostForUrl}:${options.port}` : null);
   let lostListener: (conversationId: string) => void = () => undefined;
   let changedListener: (change: MetadataChange) => void = () => undefined;
+  let changesWanted = () => false;
   const node = await ClusterNode.start({
     databaseUrl: options.databaseUrl,
     nodeUrl,
@@ -81,11 +82,12 @@ export async function bootCluster(options: {
       const replica = await node.replicateIndex(store.index.$client, store.writer);
       records.replicateInto(replica);
       // Sidebars hear other nodes' changes from the feed and the database, not from this node's index.
-      new MetadataChanges(node.pool, (conversationId) => records.isLoaded(conversationId), (change) => changedListener(change), options.log).follow(node.feed);
+      new MetadataChanges(node.pool, (conversationId) => records.isLoaded(conversationId), (change) => changedListener(change), () => changesWanted(), options.log).follow(node.feed);
       return new OwnerPlacement(node, records, replica);
     },
-    onChanged(listener) {
+    onChanged(listener, wanted) {
       changedListener = listener;
+      changesWanted = wanted;
     },
     onLost(listener) {
       lostListener = listener;

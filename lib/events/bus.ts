@@ -112,6 +112,11 @@ export class EventBus {
     return () => this.listListeners.delete(listener);
   }
 
+  /** How many subscribers the list events have (a node of a cluster reads other nodes' changes only for them). */
+  get listListenerCount(): number {
+    return this.listListeners.size;
+  }
+
   listenerCount(conversationId: string): number {
     return this.channels.get(conversationId)?.listeners.size ?? 0;
   }

@@ -86,7 +86,7 @@ export async function startHarness(
     const placement = cluster ? await cluster.attach(store) : undefined;
     const runtime = new Runtime({ store, config, log: () => {}, maxLoadedOwners: options.maxLoadedOwners, placement, machineRecords: cluster?.machines });
     cluster?.onLost((conversationId) => runtime.cluster?.lost(conversationId));
-    cluster?.onChanged((change) => runtime.cluster?.changed(change));
+    cluster?.onChanged((change) => runtime.cluster?.changed(change), () => runtime.bus.listListenerCount > 0);
     // Tapped before start() so the events of crash recovery are recorded too.
     const publish = runtime.bus.publish.bind(runtime.bus);
     runtime.bus.publish = (event) => {

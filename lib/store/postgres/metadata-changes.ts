@@ -27,8 +27,9 @@ const MAX_CURSORS = 50_000;
 /**
  * DESIGN §10c, "sidebars on every node see list changes": other nodes' changes to conversations'
  * metadata, from the feed's notices and a read of the records they announce (their types only),
- * never from this node's index. A conversation whose lease this node holds is left out: its owner
- * here publishes its own list events. Reads of one conversation run one after another, so its
+ * never from this node's index, and only while a sidebar here listens (list events are not kept
+ * for a later subscriber). A conversation whose lease this node holds is left out: its owner here
+ * publishes its own list events. Reads of one conversation run one after another, so its
  * changes are told in order, each once.
  */
 export class MetadataChanges {
@@ -40,6 +41,8 @@ export class MetadataChanges {
     private readonly pool: Pool,
     private readonly heldHere: (conversationId: string) => boolean,
     private readonly tell: (change: MetadataChange) => void,
+    /** Whether anyone here listens (a sidebar on this node): nothing is read for nobody. */
+    private readonly wanted: () => boolean,
     private readonly log: (message: string) => void = () => undefined,
   ) {}
 
@@ -60,6 +63,11 @@ export class MetadataChanges {
 
   private async read(notice: RecordNotice): Promise<void> {
     const { conversationId, seq } = notice;
+    if (!this.wanted()) {
+      // Read from its notice's transaction the next time (see CHANGES): nothing older is told.
+      this.cursors.delete(conversationId);
+      return;
+    }
     const cursor = this.cursors.get(conversationId);
     if (cursor !== undefined && cursor >= seq) return;
     if (this.heldHere(conversationId)) return this.remember(conversationId, seq);

@@ -91,7 +91,8 @@ describe("a node's index", () => {
     await idleOn(b, id);
     await b.runtime.deleteConversation(id);
     for (const harness of [a, b]) {
-      expect((await harness.runtime.locate(id)).kind).toBe("missing");
+      // B hands the deleted conversation's lease back a moment after the deletion answered.
+      await pollUntil(async () => (await harness.runtime.locate(id, { fresh: true })).kind === "missing", { what: "the deleted conversation missing" });
       const refused = await harness.runtime.sendMessage(id, { text: "anyone?", mode: "auto" }).then(
         () => null,
         (error: unknown) => error as { code: string },
