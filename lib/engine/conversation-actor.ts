@@ -141,9 +141,9 @@ export class ConversationActor implements OwnerState {
     return this.execute({ type: "complete_item", sessionId: session.id, item, fields });
   }
 
-  /** Inside a command only: writes the item without queueing (the command holds the queue). */
-  writeItem(session: SessionState, fields: ItemFields): Promise<Item> {
-    return this.items.create(session, fields);
+  /** Inside a command only: writes the item without queueing (the command holds the queue); `flushed`: see ItemWriter.create. */
+  writeItem(session: SessionState, fields: ItemFields, flushed?: (item: Item) => void): Promise<Item> {
+    return this.items.create(session, fields, flushed);
   }
 
   /** Inside a command only: completes the item without queueing. */

@@ -26,7 +26,7 @@ export interface EngineOwner extends Omit<ConversationOwner, "context"> {
   /** Runs a section in the owner's queue: for the engine's own command implementations only. */
   locked<T>(section: () => Promise<T> | T): Promise<T>;
   /** Inside a command's implementation: an item written without queueing again (createItem is the command). */
-  writeItem(session: SessionState, fields: ItemFields): Promise<Item>;
+  writeItem(session: SessionState, fields: ItemFields, flushed?: (item: Item) => void): Promise<Item>;
   /** Inside a command's implementation: an item completed without queueing again. */
   finishItem(session: SessionState, item: Item, fields: ItemCompletion): Promise<void>;
   /** The running turn's 2-second progress checkpoint, as a command of the owner. */

@@ -14,7 +14,13 @@ export class ItemWriter {
 
   constructor(private readonly owner: Pick<EngineOwner, "context" | "id" | "publish" | "records">) {}
 
-  async create(session: SessionState, fields: ItemFields): Promise<Item> {
+  /**
+   * `flushed`: the item joins its session as soon as its record is on disk, before the record is
+   * indexed, and `flushed` is told then (a new turn's input: its model request need not wait for
+   * the index). Only for an item of a turn not yet on record, which no snapshot shows (liveItems):
+   * its item.created event still follows the index update.
+   */
+  async create(session: SessionState, fields: ItemFields, flushed?: (item: Item) => void): Promise<Item> {
     const store = this.owner.context.store;
     const stored: StoredItem = {
       ...fields,
@@ -22,9 +28,16 @@ export class ItemWriter {
       sessionId: session.id,
       createdAt: store.now().toISOString(),
     };
-    const record = await this.owner.records.appendSession(session.id, { type: "item.created", item: stored });
-    const item: Item = { ...stored, seq: record.seq };
-    addItem(session, item);
+    const joined: { item?: Item } = {};
+    const join = (record: { seq: number }) => {
+      const item: Item = { ...stored, seq: record.seq };
+      joined.item = item;
+      addItem(session, item);
+      flushed?.(item);
+    };
+    const record = await this.owner.records.appendSession(session.id, { type: "item.created", item: stored }, flushed && join);
+    if (!joined.item) join(record);
+    const item = joined.item!;
     this.owner.publish({ type: "item.created", sessionId: session.id, turnId: item.turnId ?? undefined, item: { ...item } });
     return item;
   }

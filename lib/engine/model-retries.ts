@@ -12,6 +12,8 @@ export interface RetryingTurn {
   readonly session: SessionState;
   readonly turn: Turn;
   readonly signal: AbortSignal;
+  /** Whether the turn's `turn.started` reached the disk (settles once it is known). */
+  readonly recorded: Promise<boolean>;
 }
 
 /**
@@ -36,6 +38,8 @@ export async function callModelWithRetries(runner: RetryingTurn, call: (attemptI
       if (!classified.retryable || attempt >= retry.maxRetries) {
         throw new TurnFailure({ code: classified.code, message: classified.message });
       }
+      // Clients hear of a turn's retries only after its start (a model that fails at once can answer before turn.started is on disk).
+      if (!(await runner.recorded)) throw caught;
       const delayMs = retryDelay(attempt + 1, retry, classified.retryAfterMs);
       const now = new Date();
       runner.actor.context.noteTimeline(runner.turn.id, {

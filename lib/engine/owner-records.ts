@@ -29,9 +29,22 @@ export class OwnerRecords {
     return record;
   }
 
-  /** A session record; the owner's sessions keep their items themselves (ItemWriter). */
-  appendSession(sessionId: string, body: SessionRecordBody): Promise<SessionRecord> {
-    return this.durable(this.store.appendSession(this.conversationId, sessionId, body));
+  /**
+   * A session record; the owner's sessions keep their items themselves (ItemWriter). `flushed`
+   * is called once, as soon as the record is on disk: before its index update where the store
+   * can tell, else when the append resolves. Never for a record that did not reach the disk.
+   */
+  async appendSession(sessionId: string, body: SessionRecordBody, flushed?: (record: SessionRecord) => void): Promise<SessionRecord> {
+    if (!flushed) return this.durable(this.store.appendSession(this.conversationId, sessionId, body));
+    let told = false;
+    const tell = (record: SessionRecord) => {
+      if (told) return;
+      told = true;
+      flushed(record);
+    };
+    const record = await this.durable(this.store.appendSession(this.conversationId, sessionId, body, tell));
+    tell(record);
+    return record;
   }
 
   /** The command succeeded whatever the index did (a delete: catching up drops the rows). */

@@ -2,7 +2,7 @@ import type { EngineOwner } from "./engine-owner";
 import type { Turn } from "../events/entities";
 import type { MessageOrigin, MetadataRecord, TurnError } from "../store/records";
 import { SERVER_STOPPED_NOTICE } from "./crash-closing";
-import type { InterruptReason, SessionState, TurnHandle, TurnInput, WaitingEntry } from "../ports/owner-port";
+import type { InterruptReason, ItemFields, SessionState, TurnHandle, TurnInput, WaitingEntry } from "../ports/owner-port";
 import { settleParked } from "./parked-decisions";
 
 export const OWNER_INTERRUPT_NOTICE = "The previous turn was interrupted by the owner.";
@@ -18,6 +18,9 @@ export interface TurnStartRecording {
  * The records that start a turn, written inside the owner's start command; the owner then
  * changes its state. The inputs are flushed before this answers; `turn.started` is only queued
  * (its record comes back in `started`), so the turn's model request need not wait for its flush.
+ * `inputsFlushed` is called once, with the turn, as soon as its inputs are on disk and in the
+ * session: before the last one is indexed and told, and before `turn.started` is queued. It is
+ * not called when an input could not be written.
  */
 export async function recordTurnStart(
   owner: EngineOwner,
@@ -25,41 +28,13 @@ export async function recordTurnStart(
   inputs: TurnInput[],
   request: { requestKey?: string; requestHash?: string } | undefined,
   existingTurnId: string | undefined,
+  inputsFlushed: (turn: Turn) => void = () => undefined,
 ): Promise<TurnStartRecording> {
   const store = owner.context.store;
   const conversation = owner.conversation();
   const turnId = existingTurnId ?? store.newId();
-  // The user's items go to disk before the records that take them off the waiting list, so a
-  // crash in between leaves the message on disk (recovery drops the now-duplicate waiting entry).
-  for (const input of inputs) {
-    if (session.byId.has(input.id)) continue;
-    await owner.writeItem(session, {
-      id: input.id,
-      turnId,
-      kind: input.origin === "subagent" ? "subagent_report" : "user_message",
-      status: "completed",
-      text: input.text,
-      origin: input.origin as MessageOrigin,
-      fromSessionId: input.fromSessionId,
-      attachments: input.attachments?.length ? input.attachments : undefined,
-    });
-  }
-  for (const input of inputs.filter((candidate) => candidate.fromWaiting)) {
-    await owner.records.append({ type: "queue.removed", messageId: input.id, reason: "started" });
-  }
   const model = session.id === owner.rootSessionId ? conversation.model : session.model;
   const effort = session.id === owner.rootSessionId ? conversation.effort : null;
-  const started = owner.records.append({
-    type: "turn.started",
-    turnId,
-    sessionId: session.id,
-    model,
-    effort,
-    inputMessageIds: inputs.map((input) => input.id),
-    proof: store.proofs.turnStarted(owner.id, turnId, session.id),
-    requestKey: request?.requestKey,
-    requestHash: request?.requestHash,
-  });
   const turn: Turn = {
     id: turnId,
     conversationId: owner.id,
@@ -74,6 +49,43 @@ export async function recordTurnStart(
     usage: { inputTokens: 0, outputTokens: 0 },
     inputMessageIds: inputs.map((input) => input.id),
   };
+  let told = false;
+  const tell = () => {
+    if (told) return;
+    told = true;
+    inputsFlushed(turn);
+  };
+  const unwritten = inputs.filter((input) => !session.byId.has(input.id));
+  // The user's items go to disk before the records that take them off the waiting list, so a
+  // crash in between leaves the message on disk (recovery drops the now-duplicate waiting entry).
+  for (const [index, input] of unwritten.entries()) {
+    const fields: ItemFields = {
+      id: input.id,
+      turnId,
+      kind: input.origin === "subagent" ? "subagent_report" : "user_message",
+      status: "completed",
+      text: input.text,
+      origin: input.origin as MessageOrigin,
+      fromSessionId: input.fromSessionId,
+      attachments: input.attachments?.length ? input.attachments : undefined,
+    };
+    await owner.writeItem(session, fields, index === unwritten.length - 1 ? tell : undefined);
+  }
+  tell();
+  for (const input of inputs.filter((candidate) => candidate.fromWaiting)) {
+    await owner.records.append({ type: "queue.removed", messageId: input.id, reason: "started" });
+  }
+  const started = owner.records.append({
+    type: "turn.started",
+    turnId,
+    sessionId: session.id,
+    model,
+    effort,
+    inputMessageIds: inputs.map((input) => input.id),
+    proof: store.proofs.turnStarted(owner.id, turnId, session.id),
+    requestKey: request?.requestKey,
+    requestHash: request?.requestHash,
+  });
   return { turn, started };
 }
 

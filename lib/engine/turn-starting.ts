@@ -23,10 +23,11 @@ async function loadTurnRunner(): Promise<TurnRunnerClass> {
 /**
  * The owner's command that starts a turn: its inputs' records first, then the session takes the
  * runner, then clients are told once `turn.started` is on disk; the turn loop itself runs outside
- * the queue. The loop starts while `turn.started` is being flushed, so the model request does not
- * wait for that write: everything the turn writes goes through the owner's queue, behind this
- * command, and a start the disk refuses drops the runner and makes the owner refuse every command
- * written for the turn, so nothing of it is written.
+ * the queue. The loop starts as soon as the inputs are flushed (before they are indexed, and while
+ * `turn.started` is written), so the model request waits for neither: everything the turn writes
+ * goes through the owner's queue, behind this command, its reports wait for its start (turn-reports),
+ * and a start the disk refuses drops the runner and makes the owner refuse every command written
+ * for the turn, so nothing of it is written.
  */
 export async function startTurn(
   owner: EngineOwner,
@@ -36,20 +37,31 @@ export async function startTurn(
   existingTurnId?: string,
 ): Promise<Turn> {
   const TurnRunner = turnRunnerClass ?? (await loadTurnRunner());
-  const { turn, started } = await recordTurnStart(owner, session, inputs, request, existingTurnId);
-  const runner = new TurnRunner(owner, session, turn, false);
-  session.runner = runner;
-  runner.start();
+  // Set once the inputs are on disk (recordTurnStart calls `run`): from then on the turn's loop runs.
+  const started: { runner?: TurnRunner } = {};
+  const run = (turn: Turn) => {
+    const runner = new TurnRunner(owner, session, turn, false);
+    started.runner = runner;
+    session.runner = runner;
+    runner.start();
+  };
+  let turn: Turn;
   let record;
   try {
-    record = await started;
+    let recorded;
+    ({ turn, started: recorded } = await recordTurnStart(owner, session, inputs, request, existingTurnId, run));
+    record = await recorded;
   } catch (error) {
     // Before anything the turn sent the owner is applied: the owner refuses all of it (owner-commands).
-    owner.unrecordedTurns.add(turn.id);
-    if (session.runner === runner) session.runner = null;
-    runner.discard();
+    const runner = started.runner;
+    if (runner) {
+      owner.unrecordedTurns.add(runner.turn.id);
+      if (session.runner === runner) session.runner = null;
+      runner.discard();
+    }
     throw error;
   }
+  const runner = started.runner!;
   turn.startedAt = record.at;
   // A half-started turn resumed under its own id (crash-closing) may have been refused before.
   owner.unrecordedTurns.delete(turn.id);

@@ -64,14 +64,16 @@ export class IndexCatchUp {
    * One record: `append` puts it on disk, then `apply` indexes it in a transaction of its own
    * (a savepoint in the transaction of the records flushed in the same turn of the event loop,
    * see IndexGroupCommit). An index that fails for the disk's sake answers storage_full / storage_error, but the
-   * record stays in the files, and the conversation is marked stale.
+   * record stays in the files, and the conversation is marked stale. `flushed` (which must not
+   * throw) hears of the record once it is on disk, before it is indexed.
    */
-  async append<R>(conversationId: string, append: () => Promise<R>, apply: (record: R) => void): Promise<R> {
+  async append<R>(conversationId: string, append: () => Promise<R>, apply: (record: R) => void, flushed?: (record: R) => void): Promise<R> {
     this.inFlight.set(conversationId, (this.inFlight.get(conversationId) ?? 0) + 1);
     let record: R;
     let fault: AtriumError | null = null;
     try {
       record = await append();
+      flushed?.(record);
       if (!this.stale.has(conversationId)) fault = await this.applyGrouped(conversationId, () => apply(record));
     } finally {
       const left = this.inFlight.get(conversationId)! - 1;

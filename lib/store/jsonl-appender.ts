@@ -30,7 +30,7 @@ interface Pending {
 }
 
 /**
- * Append-only JSONL writer. Lines appended in the same tick share one write and
+ * Append-only JSONL writer. Lines appended in the same task share one write and
  * one fdatasync (group commit; the file is opened O_DSYNC, so that write is the flush); every
  * promise resolves only once its line is flushed, so callers can update the index and publish
  * strictly after.
@@ -128,10 +128,16 @@ export class JsonlAppender<Body extends object, Record extends Body & { seq: num
     });
   }
 
+  /**
+   * The write starts at the end of the current task (its microtasks included), not at the loop's
+   * next check phase: requests that arrive together are handled one after another in one poll
+   * phase, and each one's record is then already on its way to disk while the next is handled.
+   * Lines appended meanwhile wait in `pending` and share the next write.
+   */
   private schedule(): void {
     if (this.scheduled || this.flushing) return;
     this.scheduled = true;
-    setImmediate(() => void this.flush());
+    process.nextTick(() => void this.flush());
   }
 
   private async flush(): Promise<void> {

@@ -8,5 +8,9 @@ import type { MetadataRecord, MetadataRecordBody, SessionRecord, SessionRecordBo
  */
 export interface RecordStore {
   appendMetadata(conversationId: string, body: MetadataRecordBody): Promise<MetadataRecord>;
-  appendSession(conversationId: string, sessionId: string, body: SessionRecordBody): Promise<SessionRecord>;
+  /**
+   * `flushed`, when the backend can tell, is called once the record is durable and before it is
+   * indexed (a backend that cannot tell never calls it: OwnerRecords then calls it on resolve).
+   */
+  appendSession(conversationId: string, sessionId: string, body: SessionRecordBody, flushed?: (record: SessionRecord) => void): Promise<SessionRecord>;
 }

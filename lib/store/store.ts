@@ -102,7 +102,7 @@ export class Store implements RecordStore {
     );
   }
 
-  async appendSession(conversationId: string, sessionId: string, body: SessionRecordBody): Promise<SessionRecord> {
+  async appendSession(conversationId: string, sessionId: string, body: SessionRecordBody, flushed?: (record: SessionRecord) => void): Promise<SessionRecord> {
     if (this.cluster) return this.cluster.appendSession(conversationId, sessionId, body);
     const filePath = this.paths.session(conversationId, sessionId);
     return recordOf(
@@ -110,6 +110,7 @@ export class Store implements RecordStore {
         conversationId,
         () => this.append(filePath, body) as Promise<AppendedRecord<SessionRecord>>,
         ({ record, endOffset }) => this.writer.transaction(() => this.writer.applySession(conversationId, sessionId, record, endOffset)),
+        flushed && (({ record }) => flushed(record)),
       ),
     );
   }

@@ -1,7 +1,8 @@
 import fs from "node:fs";
 import path from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { FaultyStorageFs } from "@/lib/store/storage-fs";
+import { OpenAICompatibleStreamModel } from "@/lib/models/openai-compatible/stream-model";
 import { startFakeOpenAIServer, type FakeOpenAIServer } from "../../support/fake-openai";
 import { fakeModelConfig, startHarness, type Harness } from "../../support/runtime-harness";
 import { waitUntil } from "../../support/wait-until";
@@ -11,6 +12,7 @@ import { waitUntil } from "../../support/wait-until";
  * after. The send is still answered only once that record is on disk, clients hear of the turn
  * only then, and everything the turn writes (its answer, its end) lands after it. A start the
  * disk refuses fails the send and leaves nothing of the turn behind, though its request went out.
+ * Nor does the request wait for the message's index update: it is made once the message is flushed.
  */
 
 /** The next write of a file whose path contains `pathIncludes` waits for `release`, then writes and fails (ENOSPC) or succeeds. */
@@ -44,6 +46,7 @@ let harness: Harness | undefined;
 let fake: FakeOpenAIServer | undefined;
 let disk: GatedWriteFs | undefined;
 afterEach(async () => {
+  vi.restoreAllMocks();
   disk?.release();
   disk = undefined;
   await harness?.close();
@@ -123,6 +126,54 @@ describe("a turn's start record", () => {
     expect(lines(sessionLog).some((record) => record.type === "item.created" && record.item?.turnId === turnId && record.item.kind === "assistant_message")).toBe(true);
     const after = lines(metadata);
     expect(after.findIndex((record) => record.type === "turn.ended" && record.turnId === turnId)).toBeGreaterThan(after.findIndex((record) => record.type === "turn.started" && record.turnId === turnId));
+  });
+
+  it("is made once the message is flushed, before the message is indexed and told; the message's event still comes first", async () => {
+    const { id, harness, sessionLog } = await idleConversation();
+    const seen: Array<{ onDisk: boolean; told: boolean; inRequest: boolean }> = [];
+    const doStream = OpenAICompatibleStreamModel.prototype.doStream;
+    vi.spyOn(OpenAICompatibleStreamModel.prototype, "doStream").mockImplementation(function (this: OpenAICompatibleStreamModel, options) {
+      seen.push({
+        onDisk: lines(sessionLog).some((record) => record.type === "item.created" && record.item?.kind === "user_message" && JSON.stringify(record).includes("second")),
+        told: harness.events(id, "item.created").some((event) => event.item.kind === "user_message" && event.item.text === "second"),
+        inRequest: JSON.stringify(options.prompt).includes("second"),
+      });
+      return doStream.call(this, options);
+    });
+    const sent = await harness.runtime.sendMessage(id, { text: "second", mode: "auto" });
+    expect(seen).toEqual([{ onDisk: true, told: false, inRequest: true }]);
+    // Clients still hear of the message, then of the turn, then of its answer.
+    const types = harness.log
+      .filter(({ event }) => ("turnId" in event && event.turnId === sent.turn!.id) || ("item" in event && event.item.turnId === sent.turn!.id))
+      .map(({ event }) => ("item" in event ? `${event.type}:${event.item.kind}` : event.type));
+    expect((await harness.turnEnded(id, sent.turn!.id)).status).toBe("completed");
+    expect(types.slice(0, 2)).toEqual(["item.created:user_message", "turn.started"]);
+  });
+
+  it("held: a model error that is retried is told only after the turn's start (turn.retrying never comes before turn.started)", async () => {
+    const { id, harness, fake, disk } = await idleConversation();
+    fake.enqueue({ type: "error", status: 503, message: "busy" }, { type: "text", text: "after the retry" });
+    let failed = false;
+    const doStream = OpenAICompatibleStreamModel.prototype.doStream;
+    vi.spyOn(OpenAICompatibleStreamModel.prototype, "doStream").mockImplementation(function (this: OpenAICompatibleStreamModel, options) {
+      const streaming = doStream.call(this, options);
+      streaming.catch(() => (failed = true));
+      return streaming;
+    });
+    const arrived = disk.gateNext(path.join(id, "metadata.jsonl"), false);
+    const sending = harness.runtime.sendMessage(id, { text: "second", mode: "auto" });
+    await arrived;
+    // The 503 is back and handled (its rejection's handlers ran) while turn.started is held: nothing is told of a retry yet.
+    await waitUntil(() => failed, "the model's 503 while turn.started is held", 5000);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(harness.events(id, "turn.retrying")).toEqual([]);
+
+    disk.release();
+    const sent = await sending;
+    expect((await harness.turnEnded(id, sent.turn!.id)).status).toBe("completed");
+    const types = harness.log.filter(({ event }) => "turnId" in event && event.turnId === sent.turn!.id).map(({ event }) => event.type);
+    expect(types.indexOf("turn.started")).toBeGreaterThanOrEqual(0);
+    expect(types.indexOf("turn.retrying")).toBeGreaterThan(types.indexOf("turn.started"));
   });
 
   it("refused by the disk fails the send with storage_full; the turn whose model request already went out writes nothing, and the next message runs", async () => {
