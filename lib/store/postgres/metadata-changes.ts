@@ -21,6 +21,18 @@ const CHANGES = `SELECT record->>'type' AS type, record->>'approvalId' AS approv
     AND (seq > $2 OR ($2 < 0 AND xmin = (SELECT xmin FROM atrium_records WHERE conversation_id = $1 AND stream = 'metadata' AND seq = $3)))
   ORDER BY seq`;
 
+/**
+ * Every conversation's metadata records written at or after a time (the `at` each record holds,
+ * the writing node's clock), for the changes a lost listening connection missed. A scan of the
+ * records, run only when the feed's connection came back (rare), never per notice.
+ */
+const WRITTEN_SINCE = `SELECT conversation_id, seq, record->>'type' AS type, record->>'approvalId' AS approval_id FROM atrium_records
+  WHERE stream = 'metadata' AND record->>'at' >= $1
+  ORDER BY conversation_id, seq`;
+
+/** How far before the connection's loss the missed changes are looked for: notices in flight, and the nodes' clocks apart. */
+const MISSED_MARGIN_MS = 30_000;
+
 /** Cursors kept before they are forgotten (a forgotten one is read again from its notice's transaction). */
 const MAX_CURSORS = 50_000;
 
@@ -46,15 +58,56 @@ export class MetadataChanges {
     private readonly log: (message: string) => void = () => undefined,
   ) {}
 
-  /** Hears the feed's notices until the returned function is called. */
+  /** Hears the feed's notices, and reads what it missed after a lost connection, until the returned function is called. */
   follow(feed: RecordFeed): () => void {
-    return feed.onNotice((notice) => this.heard(notice));
+    const stopNotices = feed.onNotice((notice) => this.heard(notice));
+    const stopResyncs = feed.onResync((lostAt) => this.missed(lostAt));
+    return () => {
+      stopNotices();
+      stopResyncs();
+    };
+  }
+
+  /**
+   * The listening connection came back: notices of changes committed while it was down never
+   * came. Every conversation's metadata records since shortly before the loss are read, and what
+   * is after each conversation's cursor is told (in order with the notices heard since, each once).
+   */
+  private missed(lostAt: Date): void {
+    if (!this.wanted()) return;
+    const since = new Date(lostAt.getTime() - MISSED_MARGIN_MS).toISOString();
+    this.pool.query<{ conversation_id: string; seq: string; type: string; approval_id: string | null }>(WRITTEN_SINCE, [since]).then(
+      ({ rows }) => {
+        const byConversation = new Map<string, Array<{ seq: number; type: string; approval_id: string | null }>>();
+        for (const row of rows) {
+          const list = byConversation.get(row.conversation_id) ?? [];
+          list.push({ seq: Number(row.seq), type: row.type, approval_id: row.approval_id });
+          byConversation.set(row.conversation_id, list);
+        }
+        for (const [conversationId, records] of byConversation) this.queue(conversationId, () => this.tellAfterCursor(conversationId, records));
+      },
+      (error: unknown) => this.log(`the list events missed while the record feed was down could not be read: ${String(error)}`),
+    );
+  }
+
+  /** Records of one conversation read at a resync: those after its cursor are told. */
+  private tellAfterCursor(conversationId: string, records: Array<{ seq: number; type: string; approval_id: string | null }>): void {
+    if (this.heldHere(conversationId)) return;
+    const cursor = this.cursors.get(conversationId) ?? 0;
+    const fresh = records.filter((record) => record.seq > cursor);
+    if (fresh.length === 0) return;
+    this.remember(conversationId, fresh[fresh.length - 1]!.seq);
+    this.announce(conversationId, fresh);
   }
 
   private heard(notice: RecordNotice): void {
     if (notice.stream !== "metadata") return;
-    const { conversationId } = notice;
-    const next = (this.reading.get(conversationId) ?? Promise.resolve()).then(() => this.read(notice));
+    this.queue(notice.conversationId, () => this.read(notice));
+  }
+
+  /** Runs `work` after the conversation's reads under way: its changes are told in order. */
+  private queue(conversationId: string, work: () => Promise<void> | void): void {
+    const next = (this.reading.get(conversationId) ?? Promise.resolve()).then(work);
     this.reading.set(conversationId, next);
     void next.then(() => {
       if (this.reading.get(conversationId) === next) this.reading.delete(conversationId);
@@ -79,6 +132,10 @@ export class MetadataChanges {
       return;
     }
     this.remember(conversationId, seq);
+    this.announce(conversationId, rows);
+  }
+
+  private announce(conversationId: string, rows: Array<{ type: string; approval_id: string | null }>): void {
     if (rows.length === 0) return;
     const approvals = rows.flatMap(({ type, approval_id: approvalId }) => (isApprovalType(type) && approvalId ? [{ type, approvalId }] : []));
     this.tell({ conversationId, types: rows.map((row) => row.type), approvals });

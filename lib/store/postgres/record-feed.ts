@@ -66,7 +66,9 @@ export class RecordFeed {
   private client: pg.Client | null = null;
   private readonly followers = new Set<Follower>();
   private readonly noticeListeners = new Set<(notice: RecordNotice) => void>();
-  private readonly resyncListeners = new Set<() => void>();
+  private readonly resyncListeners = new Set<(lostAt: Date) => void>();
+  /** When the listening connection was lost (null while it is up): notices since then may be missed. */
+  private lostAt: Date | null = null;
   /** Other channels heard on the same connection (sessions): each one's listeners get the payload. */
   private readonly channels = new Map<string, Set<(payload: string) => void>>();
   private stopped = false;
@@ -123,8 +125,8 @@ export class RecordFeed {
     listeners.add(listener);
   }
 
-  /** Called after the listening connection came back: notices may have been missed meanwhile. */
-  onResync(listener: () => void): () => void {
+  /** Called after the listening connection came back: notices since `lostAt` (this node's clock) may have been missed. */
+  onResync(listener: (lostAt: Date) => void): () => void {
     this.resyncListeners.add(listener);
     return () => this.resyncListeners.delete(listener);
   }
@@ -161,6 +163,7 @@ export class RecordFeed {
   private lost(client: pg.Client, error: Error): void {
     if (this.client !== client || this.stopped) return;
     this.client = null;
+    this.lostAt ??= new Date();
     this.log(`the record feed lost its connection (${error.message}); dialling again`);
     void client.end().catch(() => undefined);
     this.redial(this.options.reconnectMs ?? 100);
@@ -183,8 +186,10 @@ export class RecordFeed {
 
   /** Back after a gap: every follower reads what it is behind, and listeners hear they may have missed notices. */
   private resync(): void {
+    const lostAt = this.lostAt ?? new Date();
+    this.lostAt = null;
     for (const follower of this.followers) void this.catchUp(follower);
-    for (const listener of this.resyncListeners) listener();
+    for (const listener of this.resyncListeners) listener(lostAt);
   }
 
   private heard(payload: string | undefined): void {
