@@ -46,8 +46,8 @@ export class ConversationPages {
     }
     const row = await found(cluster.conversationRow(conversationId), conversationId);
     const sessionId = await this.sessionOf(cluster, row, query.session);
-    if (query.around !== undefined) throw new AtriumError("node_unavailable", `conversation ${conversationId} is held by another node; ask its API`);
     const limit = Math.min(query.limit ?? DEFAULT_LIMIT, MAX_LIMIT);
+    if (query.around !== undefined) return itemsAround(cluster, sessionId, query.around, limit);
     if (query.q !== undefined) {
       const backward = query.before !== undefined || query.tail !== undefined;
       const page = backward ? { before: query.before ?? Number.MAX_SAFE_INTEGER } : { after: query.after ?? 0 };
@@ -103,6 +103,26 @@ export class ConversationPages {
     if (!sessions.some((session) => session.id === sessionId)) throw new AtriumError("not_found", `session ${sessionId} was not found in conversation ${row.id}`);
     return sessionId;
   }
+}
+
+/**
+ * `around` as the owner pages it (item-pages.ts): a window of `limit` items with the item at
+ * `limit / 2` from its start, moved back when fewer follow it; cursors both ways.
+ */
+async function itemsAround(cluster: IndexReads, sessionId: string, itemId: string, limit: number): Promise<ItemsPage> {
+  const item = await cluster.getItem(itemId);
+  if (!item || item.sessionId !== sessionId) throw badRequest(`item ${itemId} is not in this session`);
+  const following = await cluster.listItems(sessionId, item.seq - 1, limit);
+  const half = Math.floor(limit / 2);
+  const wantedBefore = following.items.length >= limit - half ? half : limit - following.items.length;
+  // At least one is read, to know whether anything lies before the window.
+  const preceding = await cluster.listItemsBefore(sessionId, item.seq, Math.max(wantedBefore, 1));
+  const before = wantedBefore === 0 ? [] : preceding.items;
+  const moreBefore = wantedBefore === 0 ? preceding.items.length > 0 : preceding.nextCursor !== null;
+  const after = following.items.slice(0, limit - before.length);
+  const moreAfter = after.length < following.items.length || following.nextCursor !== null;
+  const items = [...before, ...after];
+  return { items, nextCursor: moreAfter ? items[items.length - 1]!.seq : null, previousCursor: moreBefore ? items[0]!.seq : null };
 }
 
 async function found<T extends ConversationRow | IndexedConversation>(reading: Promise<T | null | undefined>, conversationId: string): Promise<T> {

@@ -132,6 +132,19 @@ describe("a conversation held by another node", () => {
         expect(onA).toEqual(await b.runtime.pages.listItems(id, query));
       }
       expect((await a.runtime.pages.listItems(id, { q: "apple" })).total).toBeGreaterThanOrEqual(3);
+      // A window around each item (a link to a found message), at limits that reach either end or neither.
+      const rootItems = (await b.runtime.pages.listItems(id, { limit: 500 })).items;
+      expect(rootItems.length).toBeGreaterThanOrEqual(8);
+      for (const item of rootItems) {
+        for (const limit of [1, 2, 3, 5, 100]) {
+          const onA = await a.runtime.pages.listItems(id, { around: item.id, limit });
+          expect(onA, `around item ${item.seq}, limit ${limit}`).toEqual(await b.runtime.pages.listItems(id, { around: item.id, limit }));
+          expect(onA.items.map((found) => found.id)).toContain(item.id);
+        }
+      }
+      expect(await errorOf(a.runtime.pages.listItems(id, { around: child.id, session: child.id }))).toEqual(await errorOf(b.runtime.pages.listItems(id, { around: child.id, session: child.id })));
+      const childItem = (await b.runtime.pages.listItems(id, { session: child.id })).items[0]!;
+      expect(await errorOf(a.runtime.pages.listItems(id, { around: childItem.id }))).toEqual(await errorOf(b.runtime.pages.listItems(id, { around: childItem.id })));
 
       // The waiting conversation: its question, its parked turn, its two waiting messages.
       expect(await a.runtime.pages.getQuestion(asked.question.id)).toEqual(await b.runtime.pages.getQuestion(asked.question.id));
