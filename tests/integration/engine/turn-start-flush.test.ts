@@ -176,6 +176,51 @@ describe("a turn's start record", () => {
     expect(types.indexOf("turn.retrying")).toBeGreaterThan(types.indexOf("turn.started"));
   });
 
+  it("held: a model step that ends before the turn's start is on disk tells the context figure only after turn.started", async () => {
+    const { id, harness, fake, disk } = await idleConversation();
+    // An answer with no text: the step writes no item (which would queue behind the start) and is over at once.
+    fake.enqueue({ type: "text", text: "" });
+    const requestsBefore = fake.requests.length;
+    const contextsBefore = harness.events(id, "context.updated").length;
+    const arrived = disk.gateNext(path.join(id, "metadata.jsonl"), false);
+    const sending = harness.runtime.sendMessage(id, { text: "second", mode: "auto" });
+    await arrived;
+    await waitUntil(() => requestedTurn(fake, requestsBefore) !== null, "the new turn's model request while turn.started is held", 5000);
+    const turnId = requestedTurn(fake, requestsBefore)!;
+    // The step is over and its usage reported (that report waits for the start): nothing of the turn is told yet.
+    await waitUntil(() => harness.runtime.actor(id).root.runner?.closing === true, "the turn loop to end while turn.started is held", 5000);
+    expect(harness.events(id, "context.updated")).toHaveLength(contextsBefore);
+
+    disk.release();
+    const sent = await sending;
+    expect(sent.turn!.id).toBe(turnId);
+    expect((await harness.turnEnded(id, turnId)).status).toBe("completed");
+    const types = harness.log.slice().map(({ event }) => event.type);
+    const started = harness.log.findIndex(({ event }) => event.type === "turn.started" && "turnId" in event && event.turnId === turnId);
+    expect(started).toBeGreaterThanOrEqual(0);
+    expect(types.slice(0, started).filter((type) => type === "context.updated")).toHaveLength(contextsBefore);
+  });
+
+  it("a model step that ends before the refused start is on disk tells no context figure for the turn that never was", async () => {
+    const { id, harness, fake, disk } = await idleConversation();
+    fake.enqueue({ type: "text", text: "" });
+    const requestsBefore = fake.requests.length;
+    const contextsBefore = harness.events(id, "context.updated").length;
+    const arrived = disk.gateNext(path.join(id, "metadata.jsonl"), true);
+    const outcome = harness.runtime.sendMessage(id, { text: "second", mode: "auto" }).then(
+      () => "answered",
+      (error: unknown) => error,
+    );
+    await arrived;
+    await waitUntil(() => requestedTurn(fake, requestsBefore) !== null, "the new turn's model request while turn.started is held", 5000);
+    await waitUntil(() => harness.runtime.actor(id).root.runner?.closing === true, "the turn loop to end while turn.started is held", 5000);
+    disk.release();
+    expect(await outcome).toMatchObject({ code: "storage_full" });
+    await waitUntil(() => !harness.runtime.actor(id).hasOpenTurn(), "the dropped turn to leave the session", 5000);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(harness.events(id, "context.updated")).toHaveLength(contextsBefore);
+  });
+
   it("refused by the disk fails the send with storage_full; the turn whose model request already went out writes nothing, and the next message runs", async () => {
     const { id, harness, fake, disk, metadata, sessionLog } = await idleConversation();
     const requestsBefore = fake.requests.length;
