@@ -221,6 +221,46 @@ describe("a turn's start record", () => {
     expect(harness.events(id, "context.updated")).toHaveLength(contextsBefore);
   });
 
+  it("held: a steer and a jump sent meanwhile wait for the start and then act on the new turn, in order", async () => {
+    const { id, harness, fake, disk } = await idleConversation();
+    fake.enqueue({ type: "hang" });
+    const requestsBefore = fake.requests.length;
+    const arrived = disk.gateNext(path.join(id, "metadata.jsonl"), false);
+    const sending = harness.runtime.sendMessage(id, { text: "second", mode: "auto" });
+    await arrived;
+    await waitUntil(() => requestedTurn(fake, requestsBefore) !== null, "the new turn's model request while turn.started is held", 5000);
+    const turnId = requestedTurn(fake, requestsBefore)!;
+    const steering = harness.runtime.sendMessage(id, { text: "steered", mode: "steer" });
+    const jumping = harness.runtime.sendMessage(id, { text: "jumped", mode: "jump" });
+    let settled = 0;
+    void steering.then(() => (settled += 1));
+    void jumping.then(() => (settled += 1));
+    await new Promise((resolve) => setImmediate(resolve));
+    // Both are commands of the owner: they wait behind the start, and the turn loop still runs.
+    expect(settled).toBe(0);
+    expect(harness.runtime.actor(id).root.runner?.turn.id).toBe(turnId);
+
+    disk.release();
+    expect((await sending).turn!.id).toBe(turnId);
+    expect(await steering).toMatchObject({ message: { status: "steered" }, turn: { id: turnId } });
+    expect((await jumping).message.status).toBe("jumped");
+    const ended = await harness.turnEnded(id, turnId);
+    expect(ended.status).toBe("interrupted");
+    // The jump runs next (with the steer the interrupted turn never read).
+    await waitUntil(() => harness.events(id, "turn.started").filter((event) => event.turnId !== turnId).length === 2, "the jump's turn to start", 5000);
+    const next = harness.events(id, "turn.started").filter((event) => event.turnId !== turnId)[1];
+    expect((await harness.turnEnded(id, next.turnId!)).status).toBe("completed");
+    const of = (turn: string) =>
+      harness.log
+        .filter(({ event }) => ("turnId" in event && event.turnId === turn) || ("item" in event && event.item.turnId === turn))
+        .map(({ event }) => ("item" in event ? `${event.type}:${event.item.kind}` : event.type));
+    expect(of(turnId).slice(0, 2)).toEqual(["item.created:user_message", "turn.started"]);
+    expect(of(turnId).at(-1)).toBe("turn.ended");
+    expect(of(turnId).filter((type) => type === "turn.started")).toHaveLength(1);
+    const texts = harness.runtime.actor(id).root.items.filter((item) => item.turnId === next.turnId && item.kind === "user_message").map((item) => item.text);
+    expect(texts).toContain("jumped");
+  });
+
   it("refused by the disk fails the send with storage_full; the turn whose model request already went out writes nothing, and the next message runs", async () => {
     const { id, harness, fake, disk, metadata, sessionLog } = await idleConversation();
     const requestsBefore = fake.requests.length;
