@@ -6,6 +6,7 @@ import { OpenAICompatibleStreamModel } from "@/lib/models/openai-compatible/stre
 import { startFakeOpenAIServer, type FakeOpenAIServer } from "../../support/fake-openai";
 import { fakeModelConfig, startHarness, type Harness } from "../../support/runtime-harness";
 import { waitUntil } from "../../support/wait-until";
+import type { ConversationEvent, Delivered } from "@/lib/events/events";
 
 /**
  * Issue 25: a new turn's model request goes out while its `turn.started` is being flushed, not
@@ -148,6 +149,40 @@ describe("a turn's start record", () => {
       .map(({ event }) => ("item" in event ? `${event.type}:${event.item.kind}` : event.type));
     expect((await harness.turnEnded(id, sent.turn!.id)).status).toBe("completed");
     expect(types.slice(0, 2)).toEqual(["item.created:user_message", "turn.started"]);
+  });
+
+  it("a client joining between the message's flush and its index update gets a snapshot without the turn, then each event of it once, in order", async () => {
+    const { id, harness, sessionLog } = await idleConversation();
+    const writer = harness.runtime.store.writer;
+    const applySession = writer.applySession.bind(writer);
+    let joined: Array<Delivered<ConversationEvent>> | null = null;
+    let unsubscribe = () => {};
+    vi.spyOn(writer, "applySession").mockImplementation((conversationId, sessionId, record, endOffset) => {
+      if (!joined && record.type === "item.created" && record.item.kind === "user_message" && record.item.text === "second") {
+        // The message is on disk, its turn's loop runs, neither is indexed or told: a client joins now.
+        expect(lines(sessionLog).some((line) => line.type === "item.created" && JSON.stringify(line).includes("second"))).toBe(true);
+        expect(harness.runtime.actor(id).root.runner).not.toBeNull();
+        const received: Array<Delivered<ConversationEvent>> = [];
+        joined = received;
+        unsubscribe = harness.runtime.subscribe(id, {}, (delivered) => received.push(delivered));
+      }
+      applySession(conversationId, sessionId, record, endOffset);
+    });
+    const sent = await harness.runtime.sendMessage(id, { text: "second", mode: "auto" });
+    const turnId = sent.turn!.id;
+    expect((await harness.turnEnded(id, turnId)).status).toBe("completed");
+    unsubscribe();
+    const events = joined!.map(({ event }) => event);
+    expect(events[0]).toMatchObject({ type: "snapshot", items: [], turns: [] });
+    const ofTurn = events
+      .filter((event) => ("turnId" in event && event.turnId === turnId) || ("item" in event && event.item.turnId === turnId))
+      .map((event) => ("item" in event ? `${event.type}:${event.item.kind}` : event.type));
+    expect(ofTurn.slice(0, 2)).toEqual(["item.created:user_message", "turn.started"]);
+    expect(ofTurn.filter((type) => type === "item.created:user_message")).toHaveLength(1);
+    expect(ofTurn.filter((type) => type === "turn.started")).toHaveLength(1);
+    expect(ofTurn.at(-1)).toBe("turn.ended");
+    const ids = joined!.map((delivered) => delivered.id);
+    expect(ids.slice(1)).toEqual([...new Set(ids.slice(1))].sort((a, b) => a - b));
   });
 
   it("held: a model error that is retried is told only after the turn's start (turn.retrying never comes before turn.started)", async () => {
