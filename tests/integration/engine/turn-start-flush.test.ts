@@ -111,6 +111,7 @@ describe("a turn's start record", () => {
     expect(answered).toBe(false);
     expect(harness.runtime.actor(id).runningTurns()).toEqual([]);
     expect(harness.runtime.actor(id).liveItems()).toEqual([]);
+    expect(harness.runtime.listSessions(id).map((session) => session.status)).toEqual(["idle"]);
     expect(harness.events(id, "turn.started").some((event) => event.turnId === turnId)).toBe(false);
     expect(lines(sessionLog).some((record) => record.type === "item.created" && record.item?.turnId === turnId && record.item.kind === "assistant_message")).toBe(false);
 
