@@ -293,6 +293,11 @@ describe("a turn's start record", () => {
     expect(of(turnId).slice(0, 2)).toEqual(["item.created:user_message", "turn.started"]);
     expect(of(turnId).at(-1)).toBe("turn.ended");
     expect(of(turnId).filter((type) => type === "turn.started")).toHaveLength(1);
+    // The interrupted turn's end is told before anything of the next one.
+    const at = (where: (event: ConversationEvent) => boolean) => harness.log.findIndex(({ event }) => where(event));
+    expect(at((event) => event.type === "turn.ended" && event.turnId === turnId)).toBeLessThan(
+      at((event) => ("turnId" in event && event.turnId === next.turnId) || ("item" in event && event.item.turnId === next.turnId)),
+    );
     const texts = harness.runtime.actor(id).root.items.filter((item) => item.turnId === next.turnId && item.kind === "user_message").map((item) => item.text);
     expect(texts).toContain("jumped");
   });
