@@ -18,11 +18,12 @@ export function turnsWithLive(store: Store, actor: ConversationActor, subset?: T
   return turns.map((turn) => live.get(turn.id) ?? turn);
 }
 
+/** A turn whose start is still being flushed (its loop may already run) is not shown: it may never have been (runningTurns). */
 export function sessionsWithStatus(store: Store, actor: ConversationActor): Session[] {
-  return queries.listSessions(store.index, actor.id).map((session) => ({
-    ...session,
-    status: liveStatus(actor.sessions.get(session.id)?.runner?.turn.status),
-  }));
+  return queries.listSessions(store.index, actor.id).map((session) => {
+    const runner = actor.sessions.get(session.id)?.runner;
+    return { ...session, status: liveStatus(runner?.onRecord ? runner.turn.status : undefined) };
+  });
 }
 
 /** The file of an attachment some message of this conversation carries. */

@@ -263,7 +263,9 @@ export class TurnRunner implements TurnHandle {
       estimatedInput: step.usage.inputTokens === null ? 0 : estimateRequest(request, tokenCounterFor(modelConfig?.provider)),
       reasoningContext: applied === "all_turns" || applied === "current_turn" ? applied : undefined,
     });
-    publishContext(this.actor, this.session, this.turn.model, request);
+    // A step can end while the turn's start is still being flushed: its figure is told after turn.started, or never (a refused start).
+    if (this.onRecord) publishContext(this.actor, this.session, this.turn.model, request);
+    else void this.recorded.then((onRecord) => onRecord && publishContext(this.actor, this.session, this.turn.model, request));
     return step;
   }
 

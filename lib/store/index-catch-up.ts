@@ -64,16 +64,22 @@ export class IndexCatchUp {
    * One record: `append` puts it on disk, then `apply` indexes it in a transaction of its own
    * (a savepoint in the transaction of the records flushed in the same turn of the event loop,
    * see IndexGroupCommit). An index that fails for the disk's sake answers storage_full / storage_error, but the
-   * record stays in the files, and the conversation is marked stale. `flushed` (which must not
-   * throw) hears of the record once it is on disk, before it is indexed.
+   * record stays in the files, and the conversation is marked stale. `flushed` hears of the record
+   * once it is on disk, before it is indexed; should it throw, the record is indexed all the same
+   * (the index never falls behind its files unmarked) and its error is the answer.
    */
   async append<R>(conversationId: string, append: () => Promise<R>, apply: (record: R) => void, flushed?: (record: R) => void): Promise<R> {
     this.inFlight.set(conversationId, (this.inFlight.get(conversationId) ?? 0) + 1);
     let record: R;
     let fault: AtriumError | null = null;
+    let listenerError: { error: unknown } | null = null;
     try {
       record = await append();
-      flushed?.(record);
+      try {
+        flushed?.(record);
+      } catch (error) {
+        listenerError = { error };
+      }
       if (!this.stale.has(conversationId)) fault = await this.applyGrouped(conversationId, () => apply(record));
     } finally {
       const left = this.inFlight.get(conversationId)! - 1;
@@ -92,6 +98,7 @@ export class IndexCatchUp {
       }
     }
     if (fault) throw new IndexBehindError(record, fault);
+    if (listenerError) throw listenerError.error;
     return record;
   }
 

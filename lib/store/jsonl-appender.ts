@@ -132,7 +132,10 @@ export class JsonlAppender<Body extends object, Record extends Body & { seq: num
    * The write starts at the end of the current task (its microtasks included), not at the loop's
    * next check phase: requests that arrive together are handled one after another in one poll
    * phase, and each one's record is then already on its way to disk while the next is handled.
-   * Lines appended meanwhile wait in `pending` and share the next write.
+   * Lines appended meanwhile wait in `pending` and share the next write. A tick queued from a
+   * promise job runs once the microtask queue is empty, so every line a task's promise jobs append
+   * shares the write (the store's callers always append from one: they await the appender first);
+   * a line appended from the task's synchronous part starts its write before those jobs run.
    */
   private schedule(): void {
     if (this.scheduled || this.flushing) return;

@@ -6,6 +6,7 @@ import { OpenAICompatibleStreamModel } from "@/lib/models/openai-compatible/stre
 import { startFakeOpenAIServer, type FakeOpenAIServer } from "../../support/fake-openai";
 import { fakeModelConfig, startHarness, type Harness } from "../../support/runtime-harness";
 import { waitUntil } from "../../support/wait-until";
+import type { ConversationEvent, Delivered } from "@/lib/events/events";
 
 /**
  * Issue 25: a new turn's model request goes out while its `turn.started` is being flushed, not
@@ -110,6 +111,7 @@ describe("a turn's start record", () => {
     expect(answered).toBe(false);
     expect(harness.runtime.actor(id).runningTurns()).toEqual([]);
     expect(harness.runtime.actor(id).liveItems()).toEqual([]);
+    expect(harness.runtime.listSessions(id).map((session) => session.status)).toEqual(["idle"]);
     expect(harness.events(id, "turn.started").some((event) => event.turnId === turnId)).toBe(false);
     expect(lines(sessionLog).some((record) => record.type === "item.created" && record.item?.turnId === turnId && record.item.kind === "assistant_message")).toBe(false);
 
@@ -150,6 +152,40 @@ describe("a turn's start record", () => {
     expect(types.slice(0, 2)).toEqual(["item.created:user_message", "turn.started"]);
   });
 
+  it("a client joining between the message's flush and its index update gets a snapshot without the turn, then each event of it once, in order", async () => {
+    const { id, harness, sessionLog } = await idleConversation();
+    const writer = harness.runtime.store.writer;
+    const applySession = writer.applySession.bind(writer);
+    let joined: Array<Delivered<ConversationEvent>> | null = null;
+    let unsubscribe = () => {};
+    vi.spyOn(writer, "applySession").mockImplementation((conversationId, sessionId, record, endOffset) => {
+      if (!joined && record.type === "item.created" && record.item.kind === "user_message" && record.item.text === "second") {
+        // The message is on disk, its turn's loop runs, neither is indexed or told: a client joins now.
+        expect(lines(sessionLog).some((line) => line.type === "item.created" && JSON.stringify(line).includes("second"))).toBe(true);
+        expect(harness.runtime.actor(id).root.runner).not.toBeNull();
+        const received: Array<Delivered<ConversationEvent>> = [];
+        joined = received;
+        unsubscribe = harness.runtime.subscribe(id, {}, (delivered) => received.push(delivered));
+      }
+      applySession(conversationId, sessionId, record, endOffset);
+    });
+    const sent = await harness.runtime.sendMessage(id, { text: "second", mode: "auto" });
+    const turnId = sent.turn!.id;
+    expect((await harness.turnEnded(id, turnId)).status).toBe("completed");
+    unsubscribe();
+    const events = joined!.map(({ event }) => event);
+    expect(events[0]).toMatchObject({ type: "snapshot", items: [], turns: [] });
+    const ofTurn = events
+      .filter((event) => ("turnId" in event && event.turnId === turnId) || ("item" in event && event.item.turnId === turnId))
+      .map((event) => ("item" in event ? `${event.type}:${event.item.kind}` : event.type));
+    expect(ofTurn.slice(0, 2)).toEqual(["item.created:user_message", "turn.started"]);
+    expect(ofTurn.filter((type) => type === "item.created:user_message")).toHaveLength(1);
+    expect(ofTurn.filter((type) => type === "turn.started")).toHaveLength(1);
+    expect(ofTurn.at(-1)).toBe("turn.ended");
+    const ids = joined!.map((delivered) => delivered.id);
+    expect(ids.slice(1)).toEqual([...new Set(ids.slice(1))].sort((a, b) => a - b));
+  });
+
   it("held: a model error that is retried is told only after the turn's start (turn.retrying never comes before turn.started)", async () => {
     const { id, harness, fake, disk } = await idleConversation();
     fake.enqueue({ type: "error", status: 503, message: "busy" }, { type: "text", text: "after the retry" });
@@ -174,6 +210,96 @@ describe("a turn's start record", () => {
     const types = harness.log.filter(({ event }) => "turnId" in event && event.turnId === sent.turn!.id).map(({ event }) => event.type);
     expect(types.indexOf("turn.started")).toBeGreaterThanOrEqual(0);
     expect(types.indexOf("turn.retrying")).toBeGreaterThan(types.indexOf("turn.started"));
+  });
+
+  it("held: a model step that ends before the turn's start is on disk tells the context figure only after turn.started", async () => {
+    const { id, harness, fake, disk } = await idleConversation();
+    // An answer with no text: the step writes no item (which would queue behind the start) and is over at once.
+    fake.enqueue({ type: "text", text: "" });
+    const requestsBefore = fake.requests.length;
+    const contextsBefore = harness.events(id, "context.updated").length;
+    const arrived = disk.gateNext(path.join(id, "metadata.jsonl"), false);
+    const sending = harness.runtime.sendMessage(id, { text: "second", mode: "auto" });
+    await arrived;
+    await waitUntil(() => requestedTurn(fake, requestsBefore) !== null, "the new turn's model request while turn.started is held", 5000);
+    const turnId = requestedTurn(fake, requestsBefore)!;
+    // The step is over and its usage reported (that report waits for the start): nothing of the turn is told yet.
+    await waitUntil(() => harness.runtime.actor(id).root.runner?.closing === true, "the turn loop to end while turn.started is held", 5000);
+    expect(harness.events(id, "context.updated")).toHaveLength(contextsBefore);
+
+    disk.release();
+    const sent = await sending;
+    expect(sent.turn!.id).toBe(turnId);
+    expect((await harness.turnEnded(id, turnId)).status).toBe("completed");
+    const types = harness.log.slice().map(({ event }) => event.type);
+    const started = harness.log.findIndex(({ event }) => event.type === "turn.started" && "turnId" in event && event.turnId === turnId);
+    expect(started).toBeGreaterThanOrEqual(0);
+    expect(types.slice(0, started).filter((type) => type === "context.updated")).toHaveLength(contextsBefore);
+  });
+
+  it("a model step that ends before the refused start is on disk tells no context figure for the turn that never was", async () => {
+    const { id, harness, fake, disk } = await idleConversation();
+    fake.enqueue({ type: "text", text: "" });
+    const requestsBefore = fake.requests.length;
+    const contextsBefore = harness.events(id, "context.updated").length;
+    const arrived = disk.gateNext(path.join(id, "metadata.jsonl"), true);
+    const outcome = harness.runtime.sendMessage(id, { text: "second", mode: "auto" }).then(
+      () => "answered",
+      (error: unknown) => error,
+    );
+    await arrived;
+    await waitUntil(() => requestedTurn(fake, requestsBefore) !== null, "the new turn's model request while turn.started is held", 5000);
+    await waitUntil(() => harness.runtime.actor(id).root.runner?.closing === true, "the turn loop to end while turn.started is held", 5000);
+    disk.release();
+    expect(await outcome).toMatchObject({ code: "storage_full" });
+    await waitUntil(() => !harness.runtime.actor(id).hasOpenTurn(), "the dropped turn to leave the session", 5000);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(harness.events(id, "context.updated")).toHaveLength(contextsBefore);
+  });
+
+  it("held: a steer and a jump sent meanwhile wait for the start and then act on the new turn, in order", async () => {
+    const { id, harness, fake, disk } = await idleConversation();
+    fake.enqueue({ type: "hang" });
+    const requestsBefore = fake.requests.length;
+    const arrived = disk.gateNext(path.join(id, "metadata.jsonl"), false);
+    const sending = harness.runtime.sendMessage(id, { text: "second", mode: "auto" });
+    await arrived;
+    await waitUntil(() => requestedTurn(fake, requestsBefore) !== null, "the new turn's model request while turn.started is held", 5000);
+    const turnId = requestedTurn(fake, requestsBefore)!;
+    const steering = harness.runtime.sendMessage(id, { text: "steered", mode: "steer" });
+    const jumping = harness.runtime.sendMessage(id, { text: "jumped", mode: "jump" });
+    let settled = 0;
+    void steering.then(() => (settled += 1));
+    void jumping.then(() => (settled += 1));
+    await new Promise((resolve) => setImmediate(resolve));
+    // Both are commands of the owner: they wait behind the start, and the turn loop still runs.
+    expect(settled).toBe(0);
+    expect(harness.runtime.actor(id).root.runner?.turn.id).toBe(turnId);
+
+    disk.release();
+    expect((await sending).turn!.id).toBe(turnId);
+    expect(await steering).toMatchObject({ message: { status: "steered" }, turn: { id: turnId } });
+    expect((await jumping).message.status).toBe("jumped");
+    const ended = await harness.turnEnded(id, turnId);
+    expect(ended.status).toBe("interrupted");
+    // The jump runs next (with the steer the interrupted turn never read).
+    await waitUntil(() => harness.events(id, "turn.started").filter((event) => event.turnId !== turnId).length === 2, "the jump's turn to start", 5000);
+    const next = harness.events(id, "turn.started").filter((event) => event.turnId !== turnId)[1];
+    expect((await harness.turnEnded(id, next.turnId!)).status).toBe("completed");
+    const of = (turn: string) =>
+      harness.log
+        .filter(({ event }) => ("turnId" in event && event.turnId === turn) || ("item" in event && event.item.turnId === turn))
+        .map(({ event }) => ("item" in event ? `${event.type}:${event.item.kind}` : event.type));
+    expect(of(turnId).slice(0, 2)).toEqual(["item.created:user_message", "turn.started"]);
+    expect(of(turnId).at(-1)).toBe("turn.ended");
+    expect(of(turnId).filter((type) => type === "turn.started")).toHaveLength(1);
+    // The interrupted turn's end is told before anything of the next one.
+    const at = (where: (event: ConversationEvent) => boolean) => harness.log.findIndex(({ event }) => where(event));
+    expect(at((event) => event.type === "turn.ended" && event.turnId === turnId)).toBeLessThan(
+      at((event) => ("turnId" in event && event.turnId === next.turnId) || ("item" in event && event.item.turnId === next.turnId)),
+    );
+    const texts = harness.runtime.actor(id).root.items.filter((item) => item.turnId === next.turnId && item.kind === "user_message").map((item) => item.text);
+    expect(texts).toContain("jumped");
   });
 
   it("refused by the disk fails the send with storage_full; the turn whose model request already went out writes nothing, and the next message runs", async () => {

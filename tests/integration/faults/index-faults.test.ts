@@ -63,6 +63,27 @@ function indexedTexts(sessionId: string): Array<string | null | undefined> {
 }
 
 describe.each(INDEX_FAULTS)("$code on the index", (fault) => {
+  it("a message whose turn loop started at its flush: the request carries it, and clients hear of it once, then of its turn", async () => {
+    await start();
+    const { id } = await idleConversation();
+    faults.inject({ operation: "index", code: fault.code, times: 1 });
+    const before = harness.log.length;
+    await expectAnswer(harness.runtime.sendMessage(id, { text: "kept on disk [[stream:2]]", mode: "auto" }), fault);
+    const turnId = harness.runtime.actor(id).root.items.find((item) => item.text === "kept on disk [[stream:2]]")!.turnId!;
+    expect((await harness.turnEnded(id, turnId)).status).toBe("completed");
+    const told = harness.log
+      .slice(before)
+      .filter(({ event }) => ("turnId" in event && event.turnId === turnId) || ("item" in event && event.item.turnId === turnId))
+      .map(({ event }) => ("item" in event ? `${event.type}:${event.item.kind}` : event.type));
+    expect(told.slice(0, 2)).toEqual(["item.created:user_message", "turn.started"]);
+    expect(told.filter((type) => type === "item.created:user_message" || type === "turn.started")).toHaveLength(2);
+    expect(told.at(-1)).toBe("turn.ended");
+    const answer = harness.runtime.actor(id).root.items.find((item) => item.turnId === turnId && item.kind === "assistant_message")!;
+    expect(answer.text).toContain("kept on disk");
+    await waitUntil(() => !harness.runtime.store.catchUp.isStale(id), "the index to catch up from the files");
+    expectReindexEqualsLive(harness);
+  });
+
   it("a message: the send answers with the fault, the record stays in its file, and the index catches up from it", async () => {
     await start();
     const { id, rootSessionId } = await idleConversation();

@@ -24,6 +24,23 @@ describe("catching a stale index up", () => {
 
   const message = (conversation: BuiltConversation, text: string) => userMessageRecord(store, conversation, text);
 
+  it("indexes a record whose flush listener throws (the error is the append's answer), and tells the listener before the index has it", async () => {
+    const conversation = await createConversation(store, { texts: ["before"] });
+    const { conversationId, rootSessionId } = conversation;
+    const indexedWhenTold: boolean[] = [];
+    const appending = store.appendSession(conversationId, rootSessionId, message(conversation, "told early"), () => {
+      indexedWhenTold.push(indexedItems(store, conversationId).some((row) => row.text === "told early"));
+      throw new Error("a listener's bug");
+    });
+    await expect(appending).rejects.toThrow("a listener's bug");
+    expect(indexedWhenTold).toEqual([false]);
+    // The record is on disk and in the index all the same: the index is not left behind its files unawares.
+    expect(indexedItems(store, conversationId).map((row) => row.text)).toContain("told early");
+    expect(store.catchUp.isStale(conversationId)).toBe(false);
+    await store.appendSession(conversationId, rootSessionId, message(conversation, "after"));
+    expect(indexedItems(store, conversationId).map((row) => row.text).slice(-2)).toEqual(["told early", "after"]);
+  });
+
   it("takes concurrent appends to a stale conversation once each, and ends equal to a rebuild", async () => {
     const conversation = await createConversation(store, { texts: ["before"] });
     const { conversationId, rootSessionId } = conversation;

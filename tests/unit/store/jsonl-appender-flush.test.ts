@@ -47,4 +47,21 @@ describe("a JSONL appender's flush", () => {
     expect(fs.readFileSync(file, "utf8").trim().split("\n").map((line) => (JSON.parse(line) as { type: string }).type)).toEqual(["a", "b", "c", "d", "e"]);
     await appender.close();
   });
+
+  it("gives one write to lines appended from one task's promise jobs, however many awaits each took to get there (the store awaits its appender first)", async () => {
+    const disk = new CountingFs();
+    const appender = await JsonlAppender.open<{ type: string }, { type: string; seq: number }>(path.join(directory, "log.jsonl"), { fs: disk });
+    const after = async (hops: number, type: string) => {
+      for (let hop = 0; hop < hops; hop += 1) await Promise.resolve();
+      return appender.append({ type });
+    };
+    await new Promise<void>((resolve) =>
+      setImmediate(() => {
+        // One macrotask: every append is made by a promise job of it, after 1 to 5 hops.
+        void Promise.resolve().then(() => Promise.all([after(1, "a"), after(5, "b"), after(3, "c")]).then(() => resolve()));
+      }),
+    );
+    expect(disk.writes).toEqual([3]);
+    await appender.close();
+  });
 });
