@@ -1,0 +1,71 @@
+import { setImmediate as tick } from "node:timers/promises";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { usePostgresPerFile } from "../../support/embedded-postgres";
+import { pollUntil } from "../../support/poll";
+import { startHarness, type Harness } from "../../support/runtime-harness";
+
+/**
+ * Issue 24 step (f), DESIGN §10c: a node reads a conversation into its (in-memory) index when it
+ * takes the lease. Until that read is done the node does not count the conversation as held: a
+ * page read or a command arriving meanwhile never sees a half-read index (a 404 for a
+ * conversation that exists, an empty page). Two real Runtimes on one real PostgreSQL.
+ */
+const database = usePostgresPerFile();
+let a: Harness;
+let b: Harness;
+
+beforeAll(async () => {
+  [a, b] = await Promise.all([
+    startHarness({}, undefined, { databaseUrl: database.postgres.url }),
+    startHarness({}, undefined, { databaseUrl: database.postgres.url, maxLoadedOwners: 1 }),
+  ]);
+}, 60_000);
+
+afterAll(async () => {
+  await Promise.all([a?.close(), b?.close()]);
+});
+
+/** A conversation made on B whose lease B has handed back (its idle owner evicted by a second one). */
+async function releasedByB(text: string): Promise<string> {
+  const id = (await b.runtime.createConversation({ text })).conversation.id;
+  await pollUntil(async () => (await b.runtime.pages.getConversation(id)).status === "idle", { what: "the conversation idle" });
+  const other = (await b.runtime.createConversation({ text: "pushes the first out" })).conversation.id;
+  await pollUntil(async () => (await b.runtime.pages.getConversation(other)).status === "idle", { what: "the second idle" });
+  await pollUntil(async () => !b.runtime.cluster!.placement.isHere(id) && (await a.runtime.cluster!.placement.holders([id])).size === 0, {
+    what: "B handing the lease back",
+  });
+  return id;
+}
+
+describe("a lease being taken", () => {
+  it("counts the conversation as held only once its index rows are read in", async () => {
+    const id = await releasedByB("read in whole [[stream:3]]");
+    const expected = await a.runtime.pages.listItems(id, {});
+    expect(expected.items.length).toBeGreaterThan(0);
+    const taking = a.runtime.locate(id);
+    let done = false;
+    void taking.then(() => (done = true));
+    const seen: Array<{ conversation: string | null; items: number; located: string }> = [];
+    // Every turn of the loop while the lease is being taken: what a request arriving then is answered.
+    while (!done) {
+      const located = await Promise.race([a.runtime.locate(id), tick().then(() => null)]);
+      const conversation = await a.runtime.pages.getConversation(id).then(
+        (found) => found.id,
+        (error: unknown) => `error ${(error as { code?: string }).code}`,
+      );
+      const items = await a.runtime.pages.listItems(id, {}).then(
+        (page) => page.items.length,
+        () => -1,
+      );
+      seen.push({ conversation, items, located: located?.kind ?? "waiting" });
+      await tick();
+    }
+    expect((await taking).kind).toBe("here");
+    expect(seen.length).toBeGreaterThan(0);
+    for (const answer of seen) {
+      expect(answer.conversation).toBe(id);
+      expect(answer.items).toBe(expected.items.length);
+    }
+    expect((await a.runtime.pages.listItems(id, {})).items).toEqual(expected.items);
+  });
+});
