@@ -113,8 +113,18 @@ export class ClusterOwners {
     }
   }
 
-  /** An idle owner dropped from memory hands its lease back, so any node may take it at once. */
+  /**
+   * An idle owner dropped from memory hands its lease back, so any node may take it at once. A
+   * request that found it here a moment before is told to retry (node_unavailable), not that the
+   * conversation does not exist.
+   */
   evicted(conversationId: string): void {
+    this.forgotten(conversationId);
+    this.deleted(conversationId);
+  }
+
+  /** A conversation deleted here hands its lease back (a command for it then answers not_found, on every node). */
+  deleted(conversationId: string): void {
     this.placement.release(conversationId).catch((error: unknown) => this.context.log(`handing back conversation ${conversationId} failed: ${String(error)}`));
   }
 

@@ -220,7 +220,7 @@ export class Runtime {
   async deleteConversation(conversationId: string): Promise<void> {
     await this.lifecycle.delete(conversationId);
     // A node of a cluster lets go of a deleted conversation's lease.
-    this.cluster?.evicted(conversationId);
+    this.cluster?.deleted(conversationId);
   }
 
   fork(conversationId: string, options: { throughItemId?: string; beforeItemId?: string; requestKey?: string }): Promise<Conversation> {

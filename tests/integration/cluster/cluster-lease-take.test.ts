@@ -69,3 +69,26 @@ describe("a lease being taken", () => {
     expect((await a.runtime.pages.listItems(id, {})).items).toEqual(expected.items);
   });
 });
+
+describe("a lease handed back because its idle owner left memory", () => {
+  it("answers a command that found it here a moment before node_unavailable (retry), not not_found", async () => {
+    const x = await releasedByB("x, handed back by B");
+    const y = await releasedByB("y, handed back by B");
+    // B (one owner in memory) takes x, then y: x's idle owner is evicted and its lease handed back.
+    expect((await b.runtime.locate(x)).kind).toBe("here");
+    b.runtime.getConversation(x);
+    expect((await b.runtime.locate(y)).kind).toBe("here");
+    b.runtime.getConversation(y);
+    await pollUntil(() => !b.runtime.cluster!.placement.isHere(x), { what: "B letting x go" });
+    // A command for x located before the eviction reaches its owner now.
+    const refused = await b.runtime.sendMessage(x, { text: "still there?", mode: "auto" }).then(
+      () => null,
+      (error: unknown) => error as { code: string },
+    );
+    expect(refused?.code).toBe("node_unavailable");
+    // Asked again, it is taken here once more and runs.
+    expect((await b.runtime.locate(x)).kind).toBe("here");
+    const sent = await b.runtime.sendMessage(x, { text: "now", mode: "auto" });
+    await b.turnEnded(x, sent.turn!.id);
+  });
+});
