@@ -92,3 +92,12 @@ describe("a lease handed back because its idle owner left memory", () => {
     await b.turnEnded(x, sent.turn!.id);
   });
 });
+
+describe("a node's index replica", () => {
+  it("keeps nothing per conversation once its writes, reads in and drops are done", async () => {
+    const pending = (harness: Harness) => (harness.runtime.cluster!.placement as unknown as { replica: { reading: Map<string, unknown> } }).replica.reading;
+    // Written on B (one owner in memory): each is indexed, written, then dropped as the next one comes.
+    for (const text of ["one", "two", "three"]) await releasedByB(text);
+    await pollUntil(() => pending(b).size === 0 && pending(a).size === 0, { what: "no index work left under way" });
+  });
+});
