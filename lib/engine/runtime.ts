@@ -365,7 +365,8 @@ export class Runtime {
 
   /** A verified GitHub webhook: wakes every objective whose listener matches. */
   deliverGithubEvent(event: GithubEvent): Promise<number> {
-    return deliverGithubEvent(this.store, (conversationId) => this.actor(conversationId), event);
+    const cluster = this.cluster && { reads: this.cluster.placement.reads, locate: (id: string) => this.locate(id, { follow: false }), log: this.context.log };
+    return deliverGithubEvent(this.store, (conversationId) => this.actor(conversationId), event, cluster);
   }
 
   getContext(conversationId: string): ContextInfo {
