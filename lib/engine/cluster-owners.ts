@@ -60,6 +60,8 @@ export class ClusterOwners {
       await this.handOver(conversationId, machineNode.nodeId);
     }
     const placement = await this.placement.place(conversationId, machineNode ?? undefined, fresh);
+    // Found deleted (or never made): a command for it is not_found, however lately this node let it go.
+    if (placement.kind === "missing") this.letGo.delete(conversationId);
     if (placement.kind !== "here") return placement;
     if (placement.taken) {
       this.context.log(`conversation ${conversationId}: lease taken by node ${this.nodeId}`);

@@ -91,6 +91,18 @@ describe("a lease handed back because its idle owner left memory", () => {
     const sent = await b.runtime.sendMessage(x, { text: "now", mode: "auto" });
     await b.turnEnded(x, sent.turn!.id);
   });
+
+  it("answers not_found once the conversation it let go is found deleted", async () => {
+    const x = await releasedByB("evicted on B, then deleted on A");
+    expect((await a.runtime.locate(x)).kind).toBe("here");
+    await a.runtime.deleteConversation(x);
+    await pollUntil(async () => (await b.runtime.locate(x, { fresh: true })).kind === "missing", { what: "B finding x gone" });
+    const refused = await b.runtime.sendMessage(x, { text: "anyone?", mode: "auto" }).then(
+      () => null,
+      (error: unknown) => error as { code: string },
+    );
+    expect(refused?.code).toBe("not_found");
+  });
 });
 
 describe("a node's index replica", () => {
