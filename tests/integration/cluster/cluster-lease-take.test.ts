@@ -29,11 +29,15 @@ afterAll(async () => {
 async function releasedByB(text: string): Promise<string> {
   const id = (await b.runtime.createConversation({ text })).conversation.id;
   await pollUntil(async () => (await b.runtime.pages.getConversation(id)).status === "idle", { what: "the conversation idle" });
-  const other = (await b.runtime.createConversation({ text: "pushes the first out" })).conversation.id;
-  await pollUntil(async () => (await b.runtime.pages.getConversation(other)).status === "idle", { what: "the second idle" });
-  await pollUntil(async () => !b.runtime.cluster!.placement.isHere(id) && (await a.runtime.cluster!.placement.holders([id])).size === 0, {
-    what: "B handing the lease back",
-  });
+  // Pushed out by other conversations until its idle owner is evicted (one with work under way is not).
+  await pollUntil(
+    async () => {
+      const other = (await b.runtime.createConversation({ text: "pushes the first out" })).conversation.id;
+      await pollUntil(async () => (await b.runtime.pages.getConversation(other)).status === "idle", { what: "the other idle" });
+      return !b.runtime.cluster!.placement.isHere(id) && (await a.runtime.cluster!.placement.holders([id])).size === 0;
+    },
+    { what: "B handing the lease back" },
+  );
   return id;
 }
 
