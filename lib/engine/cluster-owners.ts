@@ -60,6 +60,8 @@ export class ClusterOwners {
       await this.handOver(conversationId, machineNode.nodeId);
     }
     const placement = await this.placement.place(conversationId, machineNode ?? undefined, fresh);
+    // Found deleted (or never made): a command for it is not_found, however lately this node let it go.
+    if (placement.kind === "missing") this.letGo.delete(conversationId);
     if (placement.kind !== "here") return placement;
     if (placement.taken) {
       this.context.log(`conversation ${conversationId}: lease taken by node ${this.nodeId}`);
@@ -113,8 +115,18 @@ export class ClusterOwners {
     }
   }
 
-  /** An idle owner dropped from memory hands its lease back, so any node may take it at once. */
+  /**
+   * An idle owner dropped from memory hands its lease back, so any node may take it at once. A
+   * request that found it here a moment before is told to retry (node_unavailable), not that the
+   * conversation does not exist.
+   */
   evicted(conversationId: string): void {
+    this.forgotten(conversationId);
+    this.deleted(conversationId);
+  }
+
+  /** A conversation deleted here hands its lease back (a command for it then answers not_found, on every node). */
+  deleted(conversationId: string): void {
     this.placement.release(conversationId).catch((error: unknown) => this.context.log(`handing back conversation ${conversationId} failed: ${String(error)}`));
   }
 

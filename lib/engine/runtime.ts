@@ -220,7 +220,7 @@ export class Runtime {
   async deleteConversation(conversationId: string): Promise<void> {
     await this.lifecycle.delete(conversationId);
     // A node of a cluster lets go of a deleted conversation's lease.
-    this.cluster?.evicted(conversationId);
+    this.cluster?.deleted(conversationId);
   }
 
   fork(conversationId: string, options: { throughItemId?: string; beforeItemId?: string; requestKey?: string }): Promise<Conversation> {
@@ -365,7 +365,8 @@ export class Runtime {
 
   /** A verified GitHub webhook: wakes every objective whose listener matches. */
   deliverGithubEvent(event: GithubEvent): Promise<number> {
-    return deliverGithubEvent(this.store, (conversationId) => this.actor(conversationId), event);
+    const cluster = this.cluster && { reads: this.cluster.placement.reads, locate: (id: string) => this.locate(id, { follow: false }), log: this.context.log };
+    return deliverGithubEvent(this.store, (conversationId) => this.actor(conversationId), event, cluster);
   }
 
   getContext(conversationId: string): ContextInfo {

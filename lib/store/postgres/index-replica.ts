@@ -90,8 +90,7 @@ export class IndexReplica {
    * again, it is read back whole (catchUp).
    */
   drop(conversationId: string): Promise<void> {
-    const previous = this.reading.get(conversationId) ?? Promise.resolve();
-    const next = previous.then(() => {
+    return this.inTurn(conversationId, () => {
       this.whole.delete(conversationId);
       try {
         this.writer.transaction(() => this.writer.removeConversation(conversationId));
@@ -100,8 +99,6 @@ export class IndexReplica {
         this.log(`conversation ${conversationId} could not leave this node's index: ${String(error)}`);
       }
     });
-    this.reading.set(conversationId, next.catch(() => undefined));
-    return next;
   }
 
   /**
@@ -110,9 +107,18 @@ export class IndexReplica {
    * has are skipped, and a gap (a catch-up not yet run) is read from the database instead.
    */
   applyWritten(conversationId: string, written: Array<{ stream: string; record: { seq: number; type: string } }>): Promise<void> {
+    return this.inTurn(conversationId, () => this.applyOwn(conversationId, written));
+  }
+
+  /** A step run after the catch-ups and writes of the conversation under way; forgotten once done (nothing kept per conversation). */
+  private inTurn(conversationId: string, step: () => Promise<void> | void): Promise<void> {
     const previous = this.reading.get(conversationId) ?? Promise.resolve();
-    const next = previous.then(() => this.applyOwn(conversationId, written));
-    this.reading.set(conversationId, next.catch(() => undefined));
+    const next = previous.then(step);
+    const settled = next.catch(() => undefined);
+    this.reading.set(conversationId, settled);
+    void settled.then(() => {
+      if (this.reading.get(conversationId) === settled) this.reading.delete(conversationId);
+    });
     return next;
   }
 

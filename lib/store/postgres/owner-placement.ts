@@ -30,6 +30,11 @@ export class OwnerPlacement {
   private readonly placing = new Map<string, Promise<Placement>>();
   /** Recent answers "another node holds it", kept briefly so a busy client's commands cost no query each. */
   private readonly elsewhere = new Map<string, { placement: Placement; until: number }>();
+  /**
+   * Leases being taken here whose conversations are not yet read into this node's index: not held
+   * yet (isHere), so nothing reads or runs against a half-read index; a request meanwhile waits.
+   */
+  private readonly readingIn = new Map<string, Promise<Placement>>();
 
   /** The API's lists on this node: the cluster's index tables, current as soon as any node's write commits (issue 24). */
   readonly reads: IndexReads;
@@ -48,7 +53,15 @@ export class OwnerPlacement {
    * the machine.
    */
   place(conversationId: string, prefer?: { nodeId: string; url: string | null }, fresh = false): Promise<Placement> {
-    if (this.records.isLoaded(conversationId)) return Promise.resolve({ kind: "here", taken: false });
+    if (this.isHere(conversationId)) return Promise.resolve({ kind: "here", taken: false });
+    const reading = this.readingIn.get(conversationId);
+    // Its first request's decision: only that one recovers a lease just taken (one that failed is decided again).
+    if (reading) {
+      return reading.then(
+        (placement) => (placement.kind === "here" ? { kind: "here", taken: false } : placement),
+        () => this.place(conversationId, prefer, fresh),
+      );
+    }
     const known = this.elsewhere.get(conversationId);
     if (known && known.until > Date.now() && !fresh) return Promise.resolve(known.placement);
     this.elsewhere.delete(conversationId);
@@ -62,9 +75,9 @@ export class OwnerPlacement {
     return placing;
   }
 
-  /** Whether this node holds the conversation's lease and has its records. */
+  /** Whether this node holds the conversation's lease and has its records, read into its index. */
   isHere(conversationId: string): boolean {
-    return this.records.isLoaded(conversationId);
+    return this.records.isLoaded(conversationId) && !this.readingIn.has(conversationId);
   }
 
   /**
@@ -79,7 +92,7 @@ export class OwnerPlacement {
 
   /** The node holding the lease as far as this node knows without asking: itself, or one found a moment ago (undefined: not known). */
   knownHolder(conversationId: string): string | undefined {
-    if (this.records.isLoaded(conversationId)) return this.node.id;
+    if (this.isHere(conversationId)) return this.node.id;
     const known = this.elsewhere.get(conversationId);
     return known && known.until > Date.now() && known.placement.kind === "elsewhere" ? known.placement.nodeId : undefined;
   }
@@ -114,16 +127,30 @@ export class OwnerPlacement {
     // That node takes the lease when the request reaches it (not remembered: nobody holds it yet).
     if (prefer) return { kind: "elsewhere", nodeId: prefer.nodeId, url: prefer.url };
     try {
-      const { taken } = await this.records.load(conversationId);
-      // This node's index holds only what it holds: the conversation is read into it now, before
-      // its owner is built and recovery reads the open turns from it.
-      await this.replica.catchUp(conversationId);
-      return { kind: "here", taken };
+      return await this.takeHere(conversationId);
     } catch (error) {
       if (!(error instanceof LeaseHeldError)) throw error;
       const holder = await this.liveHolder(conversationId);
       return this.heldElsewhere(conversationId, error.holder.nodeId, holder?.url ?? null);
     }
+  }
+
+  /**
+   * The lease taken and the records loaded; this node's index holds only what it holds, so the
+   * conversation is read into it now, before anything here counts it as held (isHere), its owner
+   * is built and recovery reads the open turns from it.
+   */
+  private takeHere(conversationId: string): Promise<Placement> {
+    const taking = (async (): Promise<Placement> => {
+      const { taken } = await this.records.load(conversationId);
+      await this.replica.catchUp(conversationId);
+      return { kind: "here", taken };
+    })();
+    const settled = taking.finally(() => {
+      if (this.readingIn.get(conversationId) === settled) this.readingIn.delete(conversationId);
+    });
+    this.readingIn.set(conversationId, settled);
+    return settled;
   }
 
   private heldElsewhere(conversationId: string, nodeId: string, url: string | null): Placement {
