@@ -75,18 +75,26 @@ export class ClusterRecords implements StoreCluster {
     this.loaded.delete(conversationId);
   }
 
+  /**
+   * A record written goes into the loaded records unless they have it already (the lease was lost
+   * meanwhile and taken again: its records read in whole after the write committed), and into the
+   * index unless the conversation was let go meanwhile (its next read-in catches the index up).
+   */
   async appendMetadata(conversationId: string, body: MetadataRecordBody): Promise<MetadataRecord> {
+    const held = this.loaded.has(conversationId);
     const record = await fenced(conversationId, this.node.records.appendMetadata(conversationId, body), this.log);
-    this.loaded.get(conversationId)?.metadata.push(record);
-    await this.replica.applyWritten(conversationId, [{ stream: METADATA, record }]);
+    const loaded = this.loaded.get(conversationId);
+    if (loaded) pushNew(loaded.metadata, record);
+    if (loaded || !held) await this.replica.applyWritten(conversationId, [{ stream: METADATA, record }]);
     return record;
   }
 
   async appendSession(conversationId: string, sessionId: string, body: SessionRecordBody): Promise<SessionRecord> {
+    const held = this.loaded.has(conversationId);
     const record = await fenced(conversationId, this.node.records.appendSession(conversationId, sessionId, body), this.log);
     const loaded = this.loaded.get(conversationId);
     if (loaded) pushTo(loaded.sessions, sessionId, record);
-    await this.replica.applyWritten(conversationId, [{ stream: sessionId, record }]);
+    if (loaded || !held) await this.replica.applyWritten(conversationId, [{ stream: sessionId, record }]);
     return record;
   }
 
@@ -146,8 +154,14 @@ function creationClaim(records: NewRecord[]): { requestKey: string; requestHash:
 
 function pushTo(sessions: Map<string, SessionRecord[]>, sessionId: string, record: SessionRecord): void {
   const items = sessions.get(sessionId) ?? [];
-  items.push(record);
+  pushNew(items, record);
   sessions.set(sessionId, items);
+}
+
+/** Appends a record the list does not have yet (records are kept in seq order, one per seq). */
+function pushNew<R extends { seq: number }>(records: R[], record: R): void {
+  const last = records[records.length - 1];
+  if (!last || last.seq < record.seq) records.push(record);
 }
 
 function readResult<R extends { seq: number }>(records: R[]): JsonlReadResult<R> {
