@@ -25,7 +25,7 @@ export interface ClusterBoot {
   /** Once the Store exists: its index replicated from the database, and owners placed by lease. */
   attach(store: Store): Promise<OwnerPlacement>;
   /** Other nodes' changes to a conversation's metadata, as the feed announces them (after attach), read only while `wanted`. */
-  onChanged(listener: (change: MetadataChange) => void, wanted: () => boolean): void;
+  onChanged(listener: (change: MetadataChange) => Promise<void> | void, wanted: () => boolean): void;
   /** Who to tell when a lease is lost (the Runtime's owners; set once it exists). */
   onLost(listener: (conversationId: string) => void): void;
   stop(): Promise<void>;
@@ -49,7 +49,7 @@ export async function bootCluster(options: {
   const hostForUrl = options.host.includes(":") ? `[${options.host}]` : options.host;
   const nodeUrl = env.ATRIUM_NODE_URL || (options.port ? `http://${hostForUrl}:${options.port}` : null);
   let lostListener: (conversationId: string) => void = () => undefined;
-  let changedListener: (change: MetadataChange) => void = () => undefined;
+  let changedListener: (change: MetadataChange) => Promise<void> | void = () => undefined;
   let changesWanted = () => false;
   const node = await ClusterNode.start({
     databaseUrl: options.databaseUrl,

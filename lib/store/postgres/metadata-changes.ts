@@ -52,7 +52,8 @@ export class MetadataChanges {
   constructor(
     private readonly pool: Pool,
     private readonly heldHere: (conversationId: string) => boolean,
-    private readonly tell: (change: MetadataChange) => void,
+    /** Publishes the change; the next change of the conversation waits for it, so they are told in order. */
+    private readonly tell: (change: MetadataChange) => Promise<void> | void,
     /** Whether anyone here listens (a sidebar on this node): nothing is read for nobody. */
     private readonly wanted: () => boolean,
     private readonly log: (message: string) => void = () => undefined,
@@ -91,13 +92,13 @@ export class MetadataChanges {
   }
 
   /** Records of one conversation read at a resync: those after its cursor are told. */
-  private tellAfterCursor(conversationId: string, records: Array<{ seq: number; type: string; approval_id: string | null }>): void {
+  private tellAfterCursor(conversationId: string, records: Array<{ seq: number; type: string; approval_id: string | null }>): Promise<void> | void {
     if (this.heldHere(conversationId)) return;
     const cursor = this.cursors.get(conversationId) ?? 0;
     const fresh = records.filter((record) => record.seq > cursor);
     if (fresh.length === 0) return;
     this.remember(conversationId, fresh[fresh.length - 1]!.seq);
-    this.announce(conversationId, fresh);
+    return this.announce(conversationId, fresh);
   }
 
   private heard(notice: RecordNotice): void {
@@ -132,13 +133,17 @@ export class MetadataChanges {
       return;
     }
     this.remember(conversationId, seq);
-    this.announce(conversationId, rows);
+    await this.announce(conversationId, rows);
   }
 
-  private announce(conversationId: string, rows: Array<{ type: string; approval_id: string | null }>): void {
+  private async announce(conversationId: string, rows: Array<{ type: string; approval_id: string | null }>): Promise<void> {
     if (rows.length === 0) return;
     const approvals = rows.flatMap(({ type, approval_id: approvalId }) => (isApprovalType(type) && approvalId ? [{ type, approvalId }] : []));
-    this.tell({ conversationId, types: rows.map((row) => row.type), approvals });
+    try {
+      await this.tell({ conversationId, types: rows.map((row) => row.type), approvals });
+    } catch (error) {
+      this.log(`the list events of conversation ${conversationId} could not be told: ${String(error)}`);
+    }
   }
 
   private remember(conversationId: string, seq: number): void {

@@ -29,7 +29,7 @@ describe("list events across a lost listening connection", () => {
     const feed = new RecordFeed({ pool: database.pool, connectionString: database.postgres.url, reconnectMs: 1_500 });
     await feed.start();
     const told: MetadataChange[] = [];
-    const changes = new MetadataChanges(database.pool, () => false, (change) => told.push(change), () => true);
+    const changes = new MetadataChanges(database.pool, () => false, (change) => void told.push(change), () => true);
     const stop = changes.follow(feed);
     const of = (conversationId: string) => told.filter((change) => change.conversationId === conversationId).flatMap((change) => change.types);
     try {
@@ -53,6 +53,39 @@ describe("list events across a lost listening connection", () => {
       expect(types.filter((type) => type === "turn.ended")).toHaveLength(1);
       // The conversation told before the loss sits inside the look-back window: its cursor keeps it from being told twice.
       expect(of(before)).toEqual(toldBefore);
+    } finally {
+      stop();
+      await feed.stop();
+    }
+  });
+});
+
+describe("list events of one conversation", () => {
+  it("are told one after another, in the order of its records, each waiting for the one before to be published", async () => {
+    const feed = new RecordFeed({ pool: database.pool, connectionString: database.postgres.url });
+    await feed.start();
+    const told: string[] = [];
+    let publishing = 0;
+    let overlapped = false;
+    // A publication takes a database round trip or two (ClusterOwners.changed reads the conversation and its approvals).
+    const publish = async (change: MetadataChange) => {
+      publishing += 1;
+      if (publishing > 1) overlapped = true;
+      await database.pool.query("SELECT pg_sleep(0.03)");
+      told.push(...change.types);
+      publishing -= 1;
+    };
+    const stop = new MetadataChanges(database.pool, () => false, publish, () => true).follow(feed);
+    try {
+      const made = await writer.runtime.createConversation({ text: "first" });
+      const id = made.conversation.id;
+      await writer.waitForEvent(id, "turn.ended");
+      await writer.runtime.sendMessage(id, { text: "second", mode: "auto" });
+      await writer.waitForEvent(id, "turn.ended", (event) => event.turn.id !== made.turn!.id);
+      const written = writer.runtime.store.readMetadata(id).records.map((entry) => entry.record.type);
+      await waitUntil(() => told.length === written.length, "every metadata record of the conversation told");
+      expect(told).toEqual(written);
+      expect(overlapped, "a change published while the one before it was still being published").toBe(false);
     } finally {
       stop();
       await feed.stop();
