@@ -37,7 +37,7 @@ import { RequestKeys } from "./request-keys";
 import { changeObjectiveRequest, openObjectiveRequest } from "./objective-requests";
 import { buildEngineContext } from "./runtime-context";
 import { TimelineNotes } from "./timeline-notes";
-import { deliverGithubEvent, type GithubEvent } from "./webhooks";
+import { deliverGithubEvent, type GithubEvent, type WebhookDelivery } from "./webhooks";
 import type { MachineRegistry } from "../machines/machine-registry";
 import type { MachineBook } from "../machines/machine-records";
 import type { OwnerPlacement, Placement } from "../store/postgres/owner-placement";
@@ -363,9 +363,9 @@ export class Runtime {
     return changeObjectiveRequest(this.keys, this.actor(conversationId), { status, note }, requestKey);
   }
 
-  /** A verified GitHub webhook: wakes every objective whose listener matches. */
-  deliverGithubEvent(event: GithubEvent): Promise<number> {
-    const cluster = this.cluster && { reads: this.cluster.placement.reads, locate: (id: string) => this.locate(id, { follow: false }), log: this.context.log };
+  /** A verified GitHub webhook: wakes every objective whose listener matches (on a cluster node, as `delivery` says). */
+  deliverGithubEvent(event: GithubEvent, delivery: WebhookDelivery = {}): Promise<number> {
+    const cluster = this.cluster && { ...delivery, reads: this.cluster.placement.reads, locate: (id: string) => this.locate(id, { follow: false }), log: this.context.log };
     return deliverGithubEvent(this.store, (conversationId) => this.actor(conversationId), event, cluster);
   }
 
