@@ -1,4 +1,5 @@
 import { sign } from "@octokit/webhooks-methods";
+import { freePort } from "../../support/mcp-servers";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ClusterSignatures } from "@/lib/auth/cluster-signature";
 import { CLUSTER_SECRET, startClusterServer, type ClusterServer } from "../../support/cluster-server";
@@ -18,7 +19,7 @@ let b: ClusterServer;
 
 beforeAll(async () => {
   const config = { webhooks: { github: { secret: SECRET } } };
-  [a, b] = await Promise.all([startClusterServer(database.postgres.url, 47131, config), startClusterServer(database.postgres.url, 47132, config)]);
+  [a, b] = await Promise.all([startClusterServer(database.postgres.url, await freePort(), config), startClusterServer(database.postgres.url, await freePort(), config)]);
 }, 90_000);
 
 afterAll(async () => {
