@@ -2,7 +2,7 @@ import type { Runtime } from "../engine/runtime";
 import { AtriumError } from "../errors";
 import type { Approval } from "../events/entities";
 import { getApproval } from "../store/queries";
-import { ApprovalRules, commandMatchesPrefix, type ApprovalRule } from "../tools/approval-rules";
+import { approvalRulesOf, commandMatchesPrefix, type ApprovalRule } from "../tools/approval-rules";
 import type { rememberRule } from "./schemas";
 import type { z } from "zod";
 
@@ -24,13 +24,13 @@ export async function decideAndRemember(runtime: Runtime, approvalId: string, re
     if (!commandMatchesPrefix(command, prefix)) throw new AtriumError("bad_request", "the command prefix must begin the command being approved (and the command must not chain others)");
   }
   const conversation = runtime.getConversation(pending.conversationId);
-  const rules = new ApprovalRules(runtime.store.paths.home);
-  const before = rules.list().length;
-  const rule = rules.add({ machine: conversation.machine, path: conversation.cwd, tool: remember.tool, commandPrefix: prefix }, runtime.store.now());
+  const rules = approvalRulesOf(runtime.store.paths.home);
+  const before = new Set((await rules.list()).map((known) => known.id));
+  const rule = await rules.add({ machine: conversation.machine, path: conversation.cwd, tool: remember.tool, commandPrefix: prefix }, runtime.store.now());
   try {
     return { approval: await runtime.decideApproval(approvalId, "approve", requestKey), rule };
   } catch (error) {
-    if (rules.list().length > before) rules.remove(rule.id);
+    if (!before.has(rule.id)) await rules.remove(rule.id);
     throw error;
   }
 }

@@ -90,12 +90,13 @@ function summary(report: MigrationReport): string {
   return `Migrated ${report.total} conversations in ${report.milliseconds} ms: ${parts.join(", ")}.${again}`;
 }
 
-function describeShared({ machines, sessions }: SharedStateReport): string[] {
+function describeShared({ machines, sessions, approvalRules }: SharedStateReport): string[] {
   const names = (list: string[]) => (list.length > 0 ? `: ${list.join(", ")}` : "");
   return [
     ...machines.refused.map(({ name, reason }) => `Refused machine "${name}": ${reason}`),
     `Machines: copied ${machines.copied.length}${names(machines.copied)}; ${machines.alreadyThere.length} already there; ${machines.refused.length} refused.`,
     `Browser sessions: copied ${sessions.copied}; ${sessions.alreadyThere} already there.`,
+    `"Always allow" rules: copied ${approvalRules.copied}; ${approvalRules.alreadyThere} already there.`,
   ];
 }
 

@@ -5,6 +5,8 @@ import { BlobFiles } from "../store/postgres/blob-files";
 import { backfillIndexRows } from "../store/postgres/index-backfill";
 import { ClusterSessions } from "./cluster-sessions";
 import { ClusterMachines } from "./cluster-machines";
+import { ClusterApprovalRules } from "./cluster-approval-rules";
+import { useApprovalRuleBook } from "../tools/approval-rules";
 import { ClusterRecords } from "../store/postgres/cluster-records";
 import type { Lease } from "../store/postgres/leases";
 import { MetadataChanges, type MetadataChange } from "../store/postgres/metadata-changes";
@@ -22,6 +24,8 @@ export interface ClusterBoot {
   sessions: ClusterSessions;
   /** The linked machines' records, shared by every node. */
   machines: ClusterMachines;
+  /** The "always allow" rules, shared by every node (the data directory's rules once attached). */
+  approvalRules: ClusterApprovalRules;
   /** Once the Store exists: its index replicated from the database, and owners placed by lease. */
   attach(store: Store): Promise<OwnerPlacement>;
   /** Other nodes' changes to a conversation's metadata, as the feed announces them (after attach), read only while `wanted`. */
@@ -63,11 +67,12 @@ export async function bootCluster(options: {
   });
   const records = new ClusterRecords(node, options.log);
   const shared = { pool: node.pool, feed: node.feed, log: options.log, nodeId: node.id, leaseSeconds: options.config.cluster.leaseSeconds };
-  const [sessions, machines] = await Promise.all([ClusterSessions.start(shared), ClusterMachines.start(shared)]).catch(async (error: unknown) => {
+  const [sessions, machines, approvalRules] = await Promise.all([ClusterSessions.start(shared), ClusterMachines.start(shared), ClusterApprovalRules.start(shared)]).catch(async (error: unknown) => {
     await node.stop();
     throw error;
   });
   const files = new BlobFiles(node.pool, node.id, (conversationId) => node.keeper.lease(conversationId));
+  let attachedHome: string | null = null;
   options.log(`Atrium node ${node.id} joined the cluster${nodeUrl ? ` (reached at ${nodeUrl})` : ""}`);
   return {
     node,
@@ -76,7 +81,11 @@ export async function bootCluster(options: {
     signatures,
     sessions,
     machines,
+    approvalRules,
     async attach(store) {
+      // The data directory keeps only the node's own config (DESIGN §10c): its rules are the cluster's.
+      attachedHome = store.paths.home;
+      useApprovalRuleBook(attachedHome, approvalRules);
       // After the index tables' migrations (ClusterNode.start): conversations of nodes before issue 24 get their rows.
       await backfillIndexRows(node.pool, store.paths.home, node.recordKey, options.log);
       const replica = await node.replicateIndex(store.index.$client, store.writer);
@@ -95,6 +104,7 @@ export async function bootCluster(options: {
     stop: async () => {
       // The machines' links this node held are handed back before the pool ends.
       await machines.stop();
+      if (attachedHome !== null) useApprovalRuleBook(attachedHome, null);
       return node.stop();
     },
   };

@@ -3,10 +3,13 @@ import { SessionStore } from "../auth/session-store";
 import { MachineRecords } from "../machines/machine-records";
 import { MACHINE_CHANNEL, SESSION_CHANNEL } from "../store/postgres/schema";
 import { databaseJson } from "../store/postgres/database-json";
+import { ApprovalRules } from "../tools/approval-rules";
+import { insertRule, ruleKnown } from "./cluster-approval-rules";
 
 export interface SharedStateReport {
   machines: { copied: string[]; alreadyThere: string[]; refused: Array<{ name: string; reason: string }> };
   sessions: { copied: number; alreadyThere: number };
+  approvalRules: { copied: number; alreadyThere: number };
 }
 
 /**
@@ -14,12 +17,16 @@ export interface SharedStateReport {
  * conversations. Linked machines (`machines.json`: token hashes, never tokens) go into
  * `atrium_machines`, so each machine reconnects to the cluster with the token it has; browser
  * sessions (`sessions.json`: hashes only) into `atrium_sessions`, so nobody is signed out by the
- * move. Idempotent: what the cluster already has is left as it is. A machine whose name or token
+ * move; "always allow" rules (`approval-rules.json`) into `atrium_approval_rules`, in their order. Idempotent: what the cluster already has is left as it is. A machine whose name or token
  * another machine of the cluster already has is refused (two machines cannot answer to one name,
  * and two gateways cannot share one token).
  */
-export async function migrateSharedState(paths: { machines: string; sessions: string }, pool: pg.Pool): Promise<SharedStateReport> {
-  const report: SharedStateReport = { machines: { copied: [], alreadyThere: [], refused: [] }, sessions: { copied: 0, alreadyThere: 0 } };
+export async function migrateSharedState(paths: { home: string; machines: string; sessions: string }, pool: pg.Pool): Promise<SharedStateReport> {
+  const report: SharedStateReport = {
+    machines: { copied: [], alreadyThere: [], refused: [] },
+    sessions: { copied: 0, alreadyThere: 0 },
+    approvalRules: { copied: 0, alreadyThere: 0 },
+  };
   for (const machine of new MachineRecords(paths.machines).all()) {
     const clash = await pool.query<{ id: string; same_name: boolean; same_token: boolean }>(
       `SELECT id, record->>'name' = $2 AS same_name, record->>'tokenHash' = $3 AS same_token FROM atrium_machines
@@ -49,6 +56,13 @@ export async function migrateSharedState(paths: { machines: string; sessions: st
     );
     if (saved.rowCount === 1) report.sessions.copied += 1;
     else report.sessions.alreadyThere += 1;
+  }
+  for (const rule of new ApprovalRules(paths.home).list()) {
+    if (await ruleKnown(pool, rule)) report.approvalRules.alreadyThere += 1;
+    else {
+      await insertRule(pool, rule);
+      report.approvalRules.copied += 1;
+    }
   }
   return report;
 }

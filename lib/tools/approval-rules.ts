@@ -54,8 +54,51 @@ export function ruleMatches(rule: ApprovalRule, target: RuleTarget): boolean {
   return command !== null && commandMatchesPrefix(command, rule.commandPrefix);
 }
 
+export type RuleFields = { machine: string; path: string; tool: string; commandPrefix: string | null };
+
+/**
+ * Where a data directory's rules are kept: its file on a single node, the cluster's database on a
+ * node of a cluster (DESIGN §10c). `match` is synchronous and cheap: it runs at each tool call.
+ */
+export interface ApprovalRuleBook {
+  list(filter?: { machine?: string; path?: string }): ApprovalRule[] | Promise<ApprovalRule[]>;
+  match(target: RuleTarget): ApprovalRule | null;
+  add(fields: RuleFields, now?: Date): ApprovalRule | Promise<ApprovalRule>;
+  remove(id: string): boolean | Promise<boolean>;
+}
+
+/** The fields as a rule keeps them: the folder resolved, a blank prefix none. */
+export function normalRuleFields(fields: RuleFields): RuleFields {
+  return { ...fields, path: path.resolve(fields.path), commandPrefix: fields.commandPrefix?.trim() || null };
+}
+
+export function listFilter(rules: ApprovalRule[], filter: { machine?: string; path?: string }): ApprovalRule[] {
+  const wantedPath = filter.path === undefined ? undefined : path.resolve(filter.path);
+  return rules.filter((rule) => (filter.machine === undefined || rule.machine === filter.machine) && (wantedPath === undefined || rule.path === wantedPath));
+}
+
+/** On globalThis, as the Runtime is (lib/engine/runtime-registry): Next bundles routes apart from server.ts. */
+const BOOKS_KEY = Symbol.for("atrium.approvalRuleBooks");
+type Registry = { [BOOKS_KEY]?: Map<string, ApprovalRuleBook> };
+
+function books(): Map<string, ApprovalRuleBook> {
+  const registry = globalThis as Registry;
+  return (registry[BOOKS_KEY] ??= new Map());
+}
+
+/** A node of a cluster keeps its data directory's rules elsewhere (null: back to the file). */
+export function useApprovalRuleBook(home: string, book: ApprovalRuleBook | null): void {
+  if (book) books().set(path.resolve(home), book);
+  else books().delete(path.resolve(home));
+}
+
+/** The rules of the data directory at `home`: the cluster's when its node registered them, else its file. */
+export function approvalRulesOf(home: string): ApprovalRuleBook {
+  return books().get(path.resolve(home)) ?? new ApprovalRules(home);
+}
+
 /** The rules file of one data directory; read on every use (it is small), written whole through a rename. */
-export class ApprovalRules {
+export class ApprovalRules implements ApprovalRuleBook {
   private readonly filePath: string;
 
   constructor(home: string) {
@@ -63,8 +106,7 @@ export class ApprovalRules {
   }
 
   list(filter: { machine?: string; path?: string } = {}): ApprovalRule[] {
-    const wantedPath = filter.path === undefined ? undefined : path.resolve(filter.path);
-    return this.read().filter((rule) => (filter.machine === undefined || rule.machine === filter.machine) && (wantedPath === undefined || rule.path === wantedPath));
+    return listFilter(this.read(), filter);
   }
 
   match(target: RuleTarget): ApprovalRule | null {
@@ -72,9 +114,9 @@ export class ApprovalRules {
   }
 
   /** Adds a rule; the same rule asked for twice (a retried request) is kept once. */
-  add(fields: { machine: string; path: string; tool: string; commandPrefix: string | null }, now = new Date()): ApprovalRule {
+  add(fields: RuleFields, now = new Date()): ApprovalRule {
     const rules = this.read();
-    const wanted = { ...fields, path: path.resolve(fields.path), commandPrefix: fields.commandPrefix?.trim() || null };
+    const wanted = normalRuleFields(fields);
     const existing = rules.find((rule) => rule.machine === wanted.machine && rule.path === wanted.path && rule.tool === wanted.tool && rule.commandPrefix === wanted.commandPrefix);
     if (existing) return existing;
     const rule: ApprovalRule = { id: ulid(now.getTime()), ...wanted, createdAt: now.toISOString() };

@@ -2,7 +2,7 @@ import type { Item } from "../events/entities";
 import { artifactPreview } from "../context/artifacts";
 import { canonicalJson } from "../store/canonical-json";
 import { askWithoutSandbox, resolveApprovalPolicy } from "./approval-policy";
-import { ApprovalRules } from "./approval-rules";
+import { approvalRulesOf } from "./approval-rules";
 import { runTool, type ToolDefinition } from "./tool";
 import type { ConversationToolContext } from "./conversation-tool";
 import type { TurnHandle } from "../ports/owner-port";
@@ -53,7 +53,7 @@ export async function handleToolCall(runner: TurnHandle, item: Item): Promise<vo
   // An "always allow in this project" rule (DESIGN §6) answers for the owner; the sandbox still confines the call,
   // and where there is no sandbox a shell call asks whatever the rules say (DESIGN §5).
   const ruleMayAnswer = policy === "ask" && !(name === "shell" && sandboxBackend(sandbox) === "unavailable");
-  const rule = ruleMayAnswer ? new ApprovalRules(context.store.paths.home).match({ machine: actor.conversation().machine, path: actor.conversation().cwd, toolName: name, input: item.input }) : null;
+  const rule = ruleMayAnswer ? approvalRulesOf(context.store.paths.home).match({ machine: actor.conversation().machine, path: actor.conversation().cwd, toolName: name, input: item.input }) : null;
   const allowedBy = rule ? { ruleId: rule.id, tool: rule.tool, commandPrefix: rule.commandPrefix } : undefined;
   if (policy === "ask" && !rule) {
     const decision = await waitForApproval(runner, item);

@@ -10,6 +10,9 @@ export const MACHINE_CHANNEL = "atrium_machines";
 /** The LISTEN/NOTIFY channel of browser-session changes ({op: add|del|all, h?: hash}; ClusterSessions). */
 export const SESSION_CHANNEL = "atrium_sessions";
 
+/** The LISTEN/NOTIFY channel of "always allow" rule changes ({op: put|del, id}; ClusterApprovalRules). */
+export const APPROVAL_RULE_CHANNEL = "atrium_approval_rules";
+
 /**
  * The cluster's record tables (DESIGN §10c). `atrium_records` is append-only: one row per record,
  * keyed (conversation, stream, seq), stream being "metadata" or a session id, `record` the same
@@ -79,6 +82,19 @@ CREATE TABLE IF NOT EXISTS atrium_machines (
 
 -- When the machine linked to the node holding it (that node's clock, ISO 8601): every node shows it.
 ALTER TABLE atrium_machines ADD COLUMN IF NOT EXISTS linked_at text;
+
+-- "Always allow in this project" rules (DESIGN §6), in the order they were made (position); one
+-- rule per project, tool and prefix.
+CREATE TABLE IF NOT EXISTS atrium_approval_rules (
+  id text PRIMARY KEY,
+  position bigserial NOT NULL,
+  machine text NOT NULL,
+  path text NOT NULL,
+  tool text NOT NULL,
+  command_prefix text,
+  created_at text NOT NULL
+);
+CREATE UNIQUE INDEX IF NOT EXISTS atrium_approval_rules_one ON atrium_approval_rules (machine, path, tool, coalesce(command_prefix, ''));
 
 -- When a blob was written: an upload no message claimed goes after 24 hours.
 ALTER TABLE atrium_blob_heads ADD COLUMN IF NOT EXISTS created_at timestamptz NOT NULL DEFAULT clock_timestamp();

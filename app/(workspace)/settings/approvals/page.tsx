@@ -2,7 +2,7 @@ import type { Metadata } from "next";
 import { ApprovalRulesSettings } from "@/components/settings/approval-rules-settings";
 import { PageHeader } from "@/components/sidebar/page-header";
 import { SettingsNav } from "@/components/settings/settings-nav";
-import { ApprovalRules } from "@/lib/tools/approval-rules";
+import { approvalRulesOf } from "@/lib/tools/approval-rules";
 import { signedInRuntime } from "../../workspace-data";
 
 export const metadata: Metadata = { title: "Approvals" };
@@ -15,7 +15,7 @@ export default async function ApprovalSettingsPage() {
       <PageHeader title="Settings" />
       <SettingsNav />
       <div className="mx-auto grid w-full max-w-3xl gap-4 overflow-y-auto p-4 md:p-6">
-        <ApprovalRulesSettings rules={new ApprovalRules(runtime.store.paths.home).list()} />
+        <ApprovalRulesSettings rules={await approvalRulesOf(runtime.store.paths.home).list()} />
       </div>
     </>
   );
