@@ -73,6 +73,8 @@ export class RecordFeed {
   private readonly channels = new Map<string, Set<(payload: string) => void>>();
   private stopped = false;
   private reconnectTimer: NodeJS.Timeout | null = null;
+  /** The LISTEN queries onChannel sent, one after another. */
+  private listening: Promise<unknown> = Promise.resolve();
   private readonly log: (message: string) => void;
 
   constructor(private readonly options: RecordFeedOptions) {
@@ -120,7 +122,13 @@ export class RecordFeed {
     if (!listeners) {
       listeners = new Set();
       this.channels.set(channel, listeners);
-      await this.client?.query(`LISTEN ${channel}`);
+      // One LISTEN at a time on the connection (channels asked for at once would overlap their queries).
+      const client = this.client;
+      if (client) {
+        const listening = this.listening.then(() => client.query(`LISTEN ${channel}`));
+        this.listening = listening.catch(() => undefined);
+        await listening;
+      }
     }
     listeners.add(listener);
   }

@@ -172,4 +172,27 @@ describe("record feed", () => {
     await waitUntil(() => kept.length === 2, "the second record to reach the follower still following");
     expect(fed).toHaveLength(1);
   });
+
+  it("listens to channels asked for at once one after another on its connection, and hears each", async () => {
+    const feed = await startFeed();
+    const client = (feed as unknown as { client: pg.Client }).client;
+    const query = client.query.bind(client) as (text: string) => Promise<unknown>;
+    let running = 0;
+    let most = 0;
+    (client as unknown as { query: (text: string) => Promise<unknown> }).query = async (text: string) => {
+      running += 1;
+      most = Math.max(most, running);
+      try {
+        return await query(text);
+      } finally {
+        running -= 1;
+      }
+    };
+    const heard: string[] = [];
+    await Promise.all(["atrium_test_one", "atrium_test_two", "atrium_test_three"].map((channel) => feed.onChannel(channel, (payload) => heard.push(`${channel}:${payload}`))));
+    expect(most, "LISTEN queries overlapping on the one connection").toBe(1);
+    for (const channel of ["atrium_test_one", "atrium_test_two", "atrium_test_three"]) await database.pool.query(`NOTIFY ${channel}, 'hello'`);
+    await waitUntil(() => heard.length === 3, "a notice on each channel");
+    expect(heard.sort()).toEqual(["atrium_test_one:hello", "atrium_test_three:hello", "atrium_test_two:hello"]);
+  });
 });
