@@ -9,6 +9,8 @@ import { lineOrder, type IndexRowsHook } from "./postgres-record-store";
 import type { RecordFeed } from "./record-feed";
 
 const METADATA = "metadata";
+/** Deleted conversations remembered (so a late notice reads nothing) before the set starts again. */
+const MAX_DELETED_KEPT = 10_000;
 /** Thrown to roll back the capture's SQLite transaction (writeOwn). */
 const ROLLED_BACK = Symbol("rolled back");
 
@@ -24,13 +26,15 @@ const RECORDS_AFTER = `SELECT stream, seq, record FROM atrium_records
   ORDER BY stream <> 'metadata', stream, seq`;
 
 /**
- * A node's SQLite index kept up with atrium_records (DESIGN §10c): every record any node writes
- * is applied through the same IndexWriter the files backend uses, so a node answers lists, items,
- * turns and decisions of every conversation from its own index with the reads it has today. The
- * index's own progress columns are the cursors (conversations.metadata_seq, sessions.file_seq;
+ * A node's SQLite index of the conversations whose leases it holds (DESIGN §10c), kept up with
+ * atrium_records through the same IndexWriter the files backend uses: a conversation is read in
+ * when its lease is taken and dropped when it is let go (other nodes' conversations are read from
+ * the cluster's index tables, never from here); the owner's own writes are applied once committed
+ * (applyWritten) and their rows written into the cluster's tables in their transaction (ownRows).
+ * The index's own progress columns are the cursors (conversations.metadata_seq, sessions.file_seq;
  * the *_bytes columns hold the seq too, there being no file): a conversation is caught up by
  * reading its records after them, metadata first (a session's row exists before its items).
- * A conversation whose metadata holds conversation.deleted is removed and never read again.
+ * A conversation whose metadata holds conversation.deleted is removed and not read again.
  */
 export class IndexReplica {
   private readonly reading = new Map<string, Promise<void>>();
@@ -278,6 +282,8 @@ export class IndexReplica {
   }
 
   private remove(conversationId: string): void {
+    // Bounded: a deleted conversation forgotten here is recognised again from its tombstone if ever read.
+    if (this.deleted.size >= MAX_DELETED_KEPT) this.deleted.clear();
     this.deleted.add(conversationId);
     this.writer.transaction(() => this.writer.removeConversation(conversationId));
   }
