@@ -122,11 +122,15 @@ export class ClusterOwners {
    */
   evicted(conversationId: string): void {
     this.forgotten(conversationId);
-    this.deleted(conversationId);
+    this.handBack(conversationId);
   }
 
   /** A conversation deleted here hands its lease back (a command for it then answers not_found, on every node). */
   deleted(conversationId: string): void {
+    this.handBack(conversationId);
+  }
+
+  private handBack(conversationId: string): void {
     this.placement.release(conversationId).catch((error: unknown) => this.context.log(`handing back conversation ${conversationId} failed: ${String(error)}`));
   }
 
