@@ -1,6 +1,7 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
+import { collectGarbage } from "./collect-garbage";
 import { responsesBenchRequest, streamResponses } from "./responses-stream";
 import { monotonicMicros, parseBenchPrompt, stampWord, type BenchRequest } from "./stamps";
 
@@ -13,8 +14,8 @@ import { monotonicMicros, parseBenchPrompt, stampWord, type BenchRequest } from 
  * (./responses-stream.ts). It remembers when each tag's first request arrived, for submit →
  * model request. BENCH_FAKE_LOG=1 logs every request to stderr.
  */
-export type FakeModelMessage = { type: "listening"; port: number } | { type: "arrivals"; arrivals: Record<string, number> };
-export type FakeModelCommand = { type: "arrivals" } | { type: "exit" };
+export type FakeModelMessage = { type: "listening"; port: number } | { type: "arrivals"; arrivals: Record<string, number> } | { type: "collected" };
+export type FakeModelCommand = { type: "arrivals" } | { type: "collect" } | { type: "exit" };
 
 interface ChatMessage {
   role: string;
@@ -133,6 +134,11 @@ process.on("message", (command: FakeModelCommand) => {
   if (command.type === "exit") {
     server.closeAllConnections();
     server.close(() => process.exit(0));
+    return;
+  }
+  if (command.type === "collect") {
+    collectGarbage();
+    process.send!({ type: "collected" } satisfies FakeModelMessage);
     return;
   }
   process.send!({ type: "arrivals", arrivals: Object.fromEntries(arrivals) } satisfies FakeModelMessage);

@@ -6,8 +6,14 @@ import type { FakeModelCommand, FakeModelMessage } from "./fake-model";
 /** The parent's handles on the fake model and the SSE client, each its own process. */
 const REPLY_TIMEOUT_MS = 60_000;
 
+/** With BENCH_EVENT_LOG set (the peers harness's --event-log), the child logs its GCs too, as role `file` without .ts. */
 function forkTs(file: string): ChildProcess {
-  return fork(path.join(import.meta.dirname, file), [], { execArgv: ["--import", "tsx"], stdio: ["ignore", "inherit", "inherit", "ipc"] });
+  const eventLog = process.env.BENCH_EVENT_LOG ? ["--require", path.join(import.meta.dirname, "..", "peers", "event-log.cjs")] : [];
+  return fork(path.join(import.meta.dirname, file), [], {
+    execArgv: ["--import", "tsx", ...eventLog],
+    env: { ...process.env, BENCH_EVENT_ROLE: file.replace(/\.ts$/, "") },
+    stdio: ["ignore", "inherit", "inherit", "ipc"],
+  });
 }
 
 /** The next message from `child` for which `pick` answers something, or a rejection on exit, timeout or `failed`. */
@@ -68,6 +74,13 @@ export class FakeModel {
     const answer = nextMessage(this.child, (message: FakeModelMessage) => (message.type === "arrivals" ? message.arrivals : undefined), "fake model");
     this.child.send({ type: "arrivals" } satisfies FakeModelCommand);
     return answer;
+  }
+
+  /** A full garbage collection in the fake's process, answered once done (see ./collect-garbage.ts). */
+  async collectGarbage(): Promise<void> {
+    const answer = nextMessage(this.child, (message: FakeModelMessage) => (message.type === "collected" ? true : undefined), "fake model");
+    this.child.send({ type: "collect" } satisfies FakeModelCommand);
+    await answer;
   }
 
   stop(): Promise<void> {

@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
+import { httpCall } from "../support/http-call";
 import { BENCH_TOKEN, freePort, startBenchServer, type BenchServer } from "../support/server-process";
 import type { Received } from "./client-process";
 import { StreamClient, type FakeModel } from "./handles";
@@ -77,13 +78,9 @@ export function writeConfig(home: string, fakeUrl: string): void {
 }
 
 export async function post<T>(server: BenchServer, pathname: string, body: object): Promise<T> {
-  const response = await fetch(`${server.url}${pathname}`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${BENCH_TOKEN}`, "content-type": "application/json" },
-    body: JSON.stringify(body),
-  });
-  if (!response.ok) throw new Error(`POST ${pathname}: HTTP ${response.status} ${await response.text()}`);
-  return (await response.json()) as T;
+  const response = await httpCall(`${server.url}${pathname}`, "POST", { authorization: `Bearer ${BENCH_TOKEN}`, "content-type": "application/json" }, JSON.stringify(body));
+  if (!response.ok) throw new Error(`POST ${pathname}: HTTP ${response.status} ${response.text}`);
+  return JSON.parse(response.text) as T;
 }
 
 /** Polls each turn until it has ended, with a deadline. */

@@ -4,6 +4,7 @@ import http from "node:http";
 import path from "node:path";
 import { sseFrames } from "../model/sse-frames";
 import { monotonicMicros } from "../model/stamps";
+import { httpCall } from "../support/http-call";
 import type { Driver } from "./driver";
 import { pollReady, portInRange } from "./process";
 import { SpawnedDriver } from "./spawned-driver";
@@ -93,14 +94,9 @@ export class OpencodeDriver extends SpawnedDriver implements Driver {
   }
 
   private async call(method: string, pathname: string, body?: object): Promise<string> {
-    const response = await fetch(`${this.url}${pathname}`, {
-      method,
-      headers: body ? { "content-type": "application/json" } : {},
-      body: body ? JSON.stringify(body) : undefined,
-    });
-    const text = await response.text();
-    if (!response.ok) throw new Error(`opencode ${method} ${pathname}: HTTP ${response.status} ${text.slice(0, 300)}`);
-    return text;
+    const response = await httpCall(`${this.url}${pathname}`, method, body ? { "content-type": "application/json" } : {}, body ? JSON.stringify(body) : undefined);
+    if (!response.ok) throw new Error(`opencode ${method} ${pathname}: HTTP ${response.status} ${response.text.slice(0, 300)}`);
+    return response.text;
   }
 
   async create(text: string): Promise<string> {

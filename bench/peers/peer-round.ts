@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from "node:timers/promises";
+import { collectGarbage } from "../model/collect-garbage";
 import type { FakeModel } from "../model/handles";
 import { rssBytes, sampleRss, treeCpuMs, treeRssBytes } from "../model/proc";
 import { CONVERSATIONS, IDLE_MS, SEQUENTIAL_TURNS, toModelRequestMs, WARM_WORDS, WORDS } from "../model/round";
@@ -113,6 +114,9 @@ export async function peerRound(driver: Driver, tracker: Tracker, home: string, 
     let sequentialWords = 0;
     const sequentialCpuBefore = treeCpuMs(pid);
     for (let turn = 0; turn < SEQUENTIAL_TURNS; turn += 1) {
+      // The harness (this process, which reads the stream) and the fake model collect their garbage between turns, not on a measured word.
+      collectGarbage();
+      await fake.collectGarbage();
       await turnInEach(driver, tracker, [ids[turn % ids.length]], () => benchPrompt(tag("seq", turn)), WORDS);
       sequential.push(...tracker.latencies());
       for (const sample of tracker.samples()) sequentialSamples.push({ turn, ...sample });
