@@ -2,6 +2,7 @@ import { setImmediate as tick } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { usePostgresPerFile } from "../../support/embedded-postgres";
 import { pollUntil } from "../../support/poll";
+import { pushOutIdleOwner } from "../../support/push-out-idle-owner";
 import { startHarness, type Harness } from "../../support/runtime-harness";
 
 /**
@@ -29,15 +30,7 @@ afterAll(async () => {
 async function releasedByB(text: string): Promise<string> {
   const id = (await b.runtime.createConversation({ text })).conversation.id;
   await pollUntil(async () => (await b.runtime.pages.getConversation(id)).status === "idle", { what: "the conversation idle" });
-  // Pushed out by other conversations until its idle owner is evicted (one with work under way is not).
-  await pollUntil(
-    async () => {
-      const other = (await b.runtime.createConversation({ text: "pushes the first out" })).conversation.id;
-      await pollUntil(async () => (await b.runtime.pages.getConversation(other)).status === "idle", { what: "the other idle" });
-      return !b.runtime.cluster!.placement.isHere(id) && (await a.runtime.cluster!.placement.holders([id])).size === 0;
-    },
-    { what: "B handing the lease back" },
-  );
+  await pushOutIdleOwner(b, async () => !b.runtime.cluster!.placement.isHere(id) && (await a.runtime.cluster!.placement.holders([id])).size === 0, "B handing the lease back");
   return id;
 }
 

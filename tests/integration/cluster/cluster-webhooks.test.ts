@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { wakeOnHolder } from "@/lib/cluster/webhook-forward";
 import { usePostgresPerFile } from "../../support/embedded-postgres";
 import { pollUntil } from "../../support/poll";
+import { pushOutIdleOwner } from "../../support/push-out-idle-owner";
 import { startHarness, type Harness } from "../../support/runtime-harness";
 
 /**
@@ -39,14 +40,7 @@ describe("a GitHub webhook on a cluster", () => {
     await pollUntil(async () => (await b.runtime.pages.getConversation(id)).objective?.status === "waiting_event", { what: "the objective waiting" });
     await pollUntil(async () => (await b.runtime.pages.getConversation(id)).status === "idle", { what: "idle, waiting" });
     // B's idle owner leaves memory for another conversation (once nothing of it runs): nobody holds the waiting one now.
-    await pollUntil(
-      async () => {
-        const other = (await b.runtime.createConversation({ text: "another" })).conversation.id;
-        await pollUntil(async () => (await b.runtime.pages.getConversation(other)).status === "idle", { what: "the other idle" });
-        return (await a.runtime.cluster!.placement.holders([id])).size === 0;
-      },
-      { what: "the lease handed back" },
-    );
+    await pushOutIdleOwner(b, async () => (await a.runtime.cluster!.placement.holders([id])).size === 0, "the lease handed back", "another");
     // The webhook reaches A, which never held the conversation.
     expect(await a.runtime.deliverGithubEvent(CLOSED)).toBe(1);
     await pollUntil(async () => ((await a.runtime.pages.getConversation(id)).objective?.slices ?? 0) > 1, { what: "a new slice" });
