@@ -43,10 +43,11 @@ export interface SseWriter {
 
 /**
  * An SSE response: `start` is called once with a writer and returns the cleanup. A client
- * disconnect only detaches the subscriber; it never cancels work. Frames written in one turn
- * of the event loop leave together at its setImmediate: with many turns streaming, the deltas
- * of several model sockets arrive in one poll, and each chunk sent costs a stream write, a
- * socket write and a client wake-up. A lone delta waits only for the end of its poll phase.
+ * disconnect only detaches the subscriber; it never cancels work. A loop turn's first frame
+ * leaves at once, so a lone delta waits for nothing; the frames written after it in the same
+ * turn leave together at its setImmediate: with many turns streaming, the deltas of several
+ * model sockets arrive in one poll, and each chunk sent costs a stream write, a socket write
+ * and a client wake-up.
  *
  * The stream's high-water mark is 0, so `desiredSize` is minus the bytes the client has not
  * read yet and `pull` runs only when the queue is empty: past 4 MiB queued, or 30 s without
@@ -91,9 +92,14 @@ export function sseStream(request: Request, start: (writer: SseWriter) => () => 
         };
         const write = (text: string) => {
           if (!open) return;
-          gathering ??= setImmediate(endGathering);
-          pending += text;
-          if (pending.length >= FLUSH_CHARACTERS) flushPending();
+          if (gathering) {
+            pending += text;
+            if (pending.length >= FLUSH_CHARACTERS) flushPending();
+            return;
+          }
+          // A loop turn's first frame leaves at once (a lone delta waits for nothing); those after it gather.
+          gathering = setImmediate(endGathering);
+          enqueue(text);
         };
         const heartbeat = setInterval(() => {
           if (behindSince !== null && Date.now() - behindSince > MAX_BEHIND_MS) return close();
