@@ -1,5 +1,6 @@
-import type { LanguageModelV3StreamPart } from "@ai-sdk/provider";
+import type { LanguageModelV3StreamPart, LanguageModelV3StreamResult } from "@ai-sdk/provider";
 import { aiSdk } from "../lazy-packages";
+import { isPushable, type PushableStreamResult } from "../models/pushed-parts";
 import { modelCallOptions, toolCallInput, type ModelCallInput } from "./model-call";
 
 type ProviderMetadata = Record<string, Record<string, unknown>> | undefined;
@@ -55,9 +56,9 @@ export async function runModelStep(request: StepRequest, sink: StepSink): Promis
   const step: StepResult = { usage: { inputTokens: null, outputTokens: 0 }, providerMetadata: undefined, toolCalls: 0, aborted: false };
   const signal = request.signal;
   const options = await modelCallOptions(request);
-  let stream: ReadableStream<LanguageModelV3StreamPart>;
+  let result: LanguageModelV3StreamResult;
   try {
-    ({ stream } = await request.model.doStream(options));
+    result = await request.model.doStream(options);
   } catch (error) {
     if (signal.aborted) return { ...step, aborted: true };
     throw error;
@@ -71,7 +72,8 @@ export async function runModelStep(request: StepRequest, sink: StepSink): Promis
     textOpen: false,
     openParts: { text: new Set<string>(), reasoning: new Set<string>() },
   };
-  const reader = stream.getReader();
+  if (isPushable(result)) return pushedStep(result, state, sink, signal);
+  const reader = result.stream.getReader();
   let ended = false;
   try {
     for (;;) {
@@ -101,10 +103,69 @@ export async function runModelStep(request: StepRequest, sink: StepSink): Promis
     // Leaving early (an error, an abort, a sink that threw) lets the provider's request go.
     if (!ended) reader.cancel().catch(() => {});
   }
+  return endedStep(state);
+}
+
+/**
+ * The same step on parts the provider pushes (lib/models/pushed-parts.ts): each is handled in
+ * the callback that parsed it, with no read, queue or promise per delta, and with the same
+ * outcomes as reading the stream: an error part, a sink that throws or a dropped body fail the
+ * step, an aborted signal ends it `aborted`, and leaving early lets the request go.
+ */
+function pushedStep(result: PushableStreamResult, state: PartState, sink: StepSink, signal: AbortSignal): Promise<StepResult> {
+  return new Promise<StepResult>((resolve, reject) => {
+    let over = false;
+    let stop: (() => void) | null = null;
+    let stopAsked = false;
+    const leave = (outcome: () => void) => {
+      if (over) return;
+      over = true;
+      if (stop) stop();
+      else stopAsked = true;
+      outcome();
+    };
+    const aborted = () =>
+      leave(() => {
+        state.step.aborted = true;
+        resolve(state.step);
+      });
+    const failed = (error: unknown) => leave(() => reject(error));
+    stop = result.pushParts({
+      part(part) {
+        if (over) return;
+        if (signal.aborted) return aborted();
+        let pending: Promise<void> | void;
+        try {
+          pending = handlePart(state, part, sink);
+        } catch (error) {
+          return failed(error);
+        }
+        if (pending) return pending.then(undefined, failed);
+      },
+      end() {
+        if (over) return;
+        over = true;
+        try {
+          resolve(endedStep(state));
+        } catch (error) {
+          reject(error);
+        }
+      },
+      fail(error) {
+        if (signal.aborted) return aborted();
+        failed(error);
+      },
+    });
+    if (stopAsked) stop();
+  });
+}
+
+/** A stream that ended: the step, or NoOutputGeneratedError when it had no output and no finish. */
+function endedStep(state: PartState): StepResult {
   if (!state.finished && !state.output) {
     throw new (aiSdk().NoOutputGeneratedError)({ message: "No output generated. The model stream ended without a finish chunk." });
   }
-  return step;
+  return state.step;
 }
 
 /** What one step has seen of its stream so far. */

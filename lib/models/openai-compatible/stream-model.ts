@@ -1,11 +1,11 @@
-import type http from "node:http";
 import { createRequire } from "node:module";
-import { EmptyResponseBodyError, JSONParseError, type LanguageModelV3, type LanguageModelV3CallOptions, type LanguageModelV3StreamPart, type LanguageModelV3StreamResult, type LanguageModelV3Usage } from "@ai-sdk/provider";
-import { createParser } from "eventsource-parser";
+import { EmptyResponseBodyError, JSONParseError, type LanguageModelV3, type LanguageModelV3CallOptions, type LanguageModelV3StreamPart, type LanguageModelV3Usage } from "@ai-sdk/provider";
+import type { PushableStreamResult } from "../pushed-parts";
 import { isPlainChunk } from "./chunk-check";
 import { ChunkMapper, type ParsedChunk } from "./chunk-parts";
-import { bodyReadError, type ResponseContext } from "./network-error";
+import type { ResponseContext } from "./network-error";
 import { nodeBodyOf, nodeFetch } from "./node-fetch";
+import { ResponseParts } from "./response-parts";
 
 /*
  * Loaded on the first model built, like the providers themselves (registry.ts): a server that
@@ -48,8 +48,9 @@ function sdkParts(model: LanguageModelV3): SdkChatModelParts {
  * generate and error answers) but reads the streamed answer itself: the body as Node chunks,
  * eventsource-parser's parser fed directly, each chunk checked cheaply (the SDK's zod schema
  * where the cheap check is not sure) and mapped to parts as the SDK maps them, all in the
- * socket's data callback. The SDK reads the same stream through four web-stream stages, a
- * zod parse and several promises per delta.
+ * socket's data callback, and handed to a reader that takes them pushed (`pushParts`, the
+ * engine) or to the result's web stream. The SDK reads the same stream through four
+ * web-stream stages, a zod parse and several promises per delta.
  */
 export class OpenAICompatibleStreamModel implements LanguageModelV3 {
   readonly specificationVersion = "v3";
@@ -76,7 +77,7 @@ export class OpenAICompatibleStreamModel implements LanguageModelV3 {
     return this.sdkModel.doGenerate(options);
   }
 
-  async doStream(options: LanguageModelV3CallOptions): Promise<LanguageModelV3StreamResult> {
+  async doStream(options: LanguageModelV3CallOptions): Promise<PushableStreamResult> {
     const { postJsonToApi, combineHeaders, extractResponseHeaders } = providerUtils();
     const parts = this.parts;
     const { args, warnings, metadataKey } = await parts.getArgs({ ...options });
@@ -97,22 +98,34 @@ export class OpenAICompatibleStreamModel implements LanguageModelV3 {
       fetch: nodeFetch,
     });
     const context: ResponseContext = { url, requestBodyValues: body, statusCode: message.statusCode ?? 200, responseHeaders: responseHeaders ?? {} };
-    const stream = partStream(message, context, (emit) =>
-      new ChunkMapper(
-        {
-          emit,
-          metadataKey,
-          includeRawChunks: options.includeRawChunks === true,
-          convertUsage: (usage) => parts.convertUsage(usage),
-          metadataExtractor: parts.config.metadataExtractor?.createStreamExtractor(),
-          newToolCallTracker: (controller, trackerOptions) => new (providerUtils().StreamingToolCallTracker)(controller as never, trackerOptions),
-          generateId: providerUtils().generateId,
-        },
-        warnings,
-      ),
-      parts.chunkSchema,
-    );
-    return { stream, request: { body }, response: { headers: responseHeaders } };
+    const responseParts = new ResponseParts({
+      message,
+      context,
+      mapperFor: (emit) =>
+        new ChunkMapper(
+          {
+            emit,
+            metadataKey,
+            includeRawChunks: options.includeRawChunks === true,
+            convertUsage: (usage) => parts.convertUsage(usage),
+            metadataExtractor: parts.config.metadataExtractor?.createStreamExtractor(),
+            newToolCallTracker: (controller, trackerOptions) => new (providerUtils().StreamingToolCallTracker)(controller as never, trackerOptions),
+            generateId: providerUtils().generateId,
+          },
+          warnings,
+        ),
+      parse: (data) => parseChunk(data, parts.chunkSchema),
+    });
+    let stream: ReadableStream<LanguageModelV3StreamPart> | null = null;
+    // The web stream is made when it is asked for: a reader that takes the parts pushed never pays for one.
+    return {
+      get stream() {
+        return (stream ??= responseParts.stream());
+      },
+      pushParts: (sink) => responseParts.push(sink),
+      request: { body },
+      response: { headers: responseHeaders },
+    };
   }
 }
 
@@ -127,85 +140,4 @@ function parseChunk(text: string, schema: SdkChatModelParts["chunkSchema"]): Par
   }
   if (isPlainChunk(value)) return { success: true, value, rawValue: value };
   return safeValidateTypes({ value, schema }) as Promise<ParsedChunk>;
-}
-
-const PART_QUEUE = 64;
-
-/**
- * The parts of one response body. Chunks are handled in the socket's data callback, in order:
- * one that needs zod's (asynchronous) check holds the ones after it until it is done. The body
- * pauses while the reader is PART_QUEUE parts behind and resumes when it reads again.
- */
-function partStream(
-  message: http.IncomingMessage,
-  context: ResponseContext,
-  mapperFor: (emit: (part: LanguageModelV3StreamPart) => void) => ChunkMapper,
-  schema: SdkChatModelParts["chunkSchema"],
-): ReadableStream<LanguageModelV3StreamPart> {
-  /** An error waits for the parts before it to be read: erroring a stream throws its queue away. */
-  let failure: { error: unknown } | null = null;
-  let sendFailure = () => {};
-  return new ReadableStream<LanguageModelV3StreamPart>(
-    {
-      start(controller) {
-        const mapper = mapperFor((part) => controller.enqueue(part));
-        let waiting: Promise<void> | null = null;
-        const inOrder = (step: () => void | Promise<void>) => {
-          if (failure) return;
-          const run = waiting ? waiting.then(step) : step();
-          if (!run) return;
-          const settled: Promise<void> = run.then(
-            () => {
-              if (waiting === settled) waiting = null;
-            },
-            (error: unknown) => fail(error),
-          );
-          waiting = settled;
-        };
-        sendFailure = () => {
-          if (failure && controller.desiredSize === PART_QUEUE) controller.error(failure.error);
-        };
-        const fail = (error: unknown) => {
-          if (failure) return;
-          failure = { error };
-          message.destroy();
-          sendFailure();
-        };
-        const parser = createParser({
-          onEvent: ({ data }) => {
-            if (data === "[DONE]") return;
-            inOrder(() => {
-              const parsed = parseChunk(data, schema);
-              if (!(parsed instanceof Promise)) return mapper.chunk(parsed);
-              return parsed.then((chunk) => mapper.chunk(chunk));
-            });
-          },
-        });
-        message.setEncoding("utf8");
-        message.on("data", (text: string) => {
-          try {
-            parser.feed(text);
-          } catch (error) {
-            return fail(error);
-          }
-          if ((controller.desiredSize ?? 1) <= 0) message.pause();
-        });
-        message.once("end", () =>
-          inOrder(() => {
-            mapper.end();
-            controller.close();
-          }),
-        );
-        message.once("error", (error) => inOrder(() => fail(bodyReadError(error, context))));
-      },
-      pull() {
-        sendFailure();
-        if (message.isPaused()) message.resume();
-      },
-      cancel() {
-        message.destroy();
-      },
-    },
-    { highWaterMark: PART_QUEUE },
-  );
 }

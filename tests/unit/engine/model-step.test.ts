@@ -4,6 +4,7 @@ import { MockLanguageModelV3, convertArrayToReadableStream } from "ai/test";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { runModelStep, type StepRequest, type StepResult, type StepSink } from "../../../lib/engine/model-step";
+import type { PartSink, PushableStreamResult } from "../../../lib/models/pushed-parts";
 import type { AnyToolDefinition } from "../../../lib/tools/tool";
 import { runStepThroughStreamText } from "./stream-text-reference";
 
@@ -51,10 +52,12 @@ async function run(
     controller?: AbortController;
     abortAfterDeltas?: number;
     doStream?: () => Promise<never>;
+    /** The provider offers the parts pushed (as lib/models/openai-compatible does), not only as a stream. */
+    pushed?: boolean;
   } = {},
 ): Promise<Outcome> {
   const controller = options.controller ?? new AbortController();
-  const model = new MockLanguageModelV3({ doStream: options.doStream ?? (async () => ({ stream: stream() })) });
+  const model = new MockLanguageModelV3({ doStream: options.doStream ?? (async () => (options.pushed ? pushing(stream()) : { stream: stream() })) });
   const calls: unknown[] = [];
   let deltas = 0;
   const sink: StepSink = {
@@ -87,9 +90,55 @@ async function run(
   }
 }
 
-/** The direct step and the streamText reference, on the same parts, must agree on everything the engine sees. */
+/**
+ * A result whose parts are pushed to a sink, as a provider with `pushParts` sends them: in
+ * order, each after the sink's promise for the one before settles; the stream's error as `fail`.
+ */
+function pushing(stream: ReadableStream<LanguageModelV3StreamPart>): PushableStreamResult {
+  let taken = false;
+  return {
+    get stream(): ReadableStream<LanguageModelV3StreamPart> {
+      throw new Error("a step on pushed parts must not read the stream");
+    },
+    pushParts(sink: PartSink) {
+      expect(taken).toBe(false);
+      taken = true;
+      const reader = stream.getReader();
+      let stopped = false;
+      void (async () => {
+        try {
+          for (;;) {
+            const next = await reader.read();
+            if (stopped) return;
+            if (next.done) return sink.end();
+            const pending = sink.part(next.value);
+            if (pending) await pending;
+          }
+        } catch (error) {
+          if (!stopped) sink.fail(error);
+        }
+      })();
+      return () => {
+        stopped = true;
+        reader.cancel().catch(() => {});
+      };
+    },
+  };
+}
+
+/**
+ * The direct step (reading the stream, and taking the same parts pushed) and the streamText
+ * reference, on the same parts, must agree on everything the engine sees.
+ */
 async function expectSameAsStreamText(stream: () => ReadableStream<LanguageModelV3StreamPart>, options: Parameters<typeof run>[2] = {}) {
   const direct = await run(runModelStep, stream, options);
+  if (!options.doStream) {
+    const pushed = await run(runModelStep, stream, { ...options, controller: undefined, pushed: true });
+    expect(pushed.calls).toEqual(direct.calls);
+    expect(pushed.result).toEqual(direct.result);
+    expect(pushed.error).toEqual(direct.error);
+    if (direct.error) expect(Object.getPrototypeOf(pushed.error)).toBe(Object.getPrototypeOf(direct.error));
+  }
   const reference = await run(runStepThroughStreamText, stream, { ...options, controller: undefined });
   expect(direct.calls).toEqual(reference.calls);
   expect(direct.result).toEqual(reference.result);
@@ -244,7 +293,10 @@ describe("runModelStep on the provider's doStream", () => {
     expect(NoOutputGeneratedError.isInstance(outcome.error)).toBe(true);
   });
 
-  it("ends aborted, without an error, once the signal is aborted mid-stream", async () => {
+  it.each([
+    ["read from the stream", false],
+    ["pushed", true],
+  ])("ends aborted, without an error, once the signal is aborted mid-stream (parts %s)", async (_how, pushed) => {
     const controller = new AbortController();
     let cancelled = false;
     let started = false;
@@ -258,7 +310,7 @@ describe("runModelStep on the provider's doStream", () => {
         cancelled = true;
       },
     });
-    const outcome = await run(runModelStep, () => endless, { controller, abortAfterDeltas: 3 });
+    const outcome = await run(runModelStep, () => endless, { controller, abortAfterDeltas: 3, pushed });
     expect(outcome.error).toBeUndefined();
     expect(outcome.result).toMatchObject({ aborted: true, toolCalls: 0 });
     expect(outcome.calls).toEqual([["textStart"], ["textDelta", "w"], ["textDelta", "w"], ["textDelta", "w"]]);

@@ -5,6 +5,7 @@ import type { LanguageModelV3, LanguageModelV3CallOptions, LanguageModelV3Stream
 import { streamText } from "ai";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { OpenAICompatibleStreamModel } from "@/lib/models/openai-compatible/stream-model";
+import { isPushable, type PushableStreamResult } from "@/lib/models/pushed-parts";
 import { startFakeOpenAIServer, type FakeOpenAIServer, type FakeStep } from "../../support/fake-openai";
 
 /**
@@ -36,13 +37,17 @@ function normalized(part: LanguageModelV3StreamPart): unknown {
   return part;
 }
 
-async function run(model: LanguageModelV3, options: Partial<LanguageModelV3CallOptions> = {}): Promise<Outcome> {
+async function run(model: LanguageModelV3, options: Partial<LanguageModelV3CallOptions> = {}, pushed = false): Promise<Outcome> {
   const call: LanguageModelV3CallOptions = { prompt: [{ role: "user", content: [{ type: "text", text: "hi" }] }], ...options };
   let result;
   try {
     result = await model.doStream(call);
   } catch (rejected) {
     return { parts: [], rejected: describeError(rejected) };
+  }
+  if (pushed) {
+    if (!isPushable(result)) throw new Error("the model offers no pushed parts");
+    return readPushed(result);
   }
   const parts: unknown[] = [];
   const reader = result.stream.getReader();
@@ -55,6 +60,33 @@ async function run(model: LanguageModelV3, options: Partial<LanguageModelV3CallO
   } catch (error) {
     return { parts, error: describeError(error) };
   }
+}
+
+/**
+ * The same parts taken pushed (as the engine takes them): each part's sink call answers a
+ * promise now and then, which must hold the parts after it.
+ */
+function readPushed(result: PushableStreamResult): Promise<Outcome> {
+  return new Promise((resolve) => {
+    const parts: unknown[] = [];
+    let holding = false;
+    result.pushParts({
+      part(part) {
+        expect(holding).toBe(false);
+        parts.push(normalized(part));
+        if (parts.length % 2 === 0) return;
+        holding = true;
+        return new Promise<void>((settle) =>
+          setImmediate(() => {
+            holding = false;
+            settle();
+          }),
+        );
+      },
+      end: () => resolve({ parts }),
+      fail: (error) => resolve({ parts, error: describeError(error) }),
+    });
+  });
 }
 
 const TOOLS: LanguageModelV3CallOptions["tools"] = [
@@ -81,7 +113,11 @@ describe("OpenAICompatibleStreamModel against @ai-sdk/openai-compatible (fake se
     const expected = await run(sdk(), options);
     server.enqueue(step);
     const actual = await run(ours(), options);
-    const [sdkRequest, ourRequest] = server.requests.slice(before);
+    server.enqueue(step);
+    const pushed = await run(ours(), options, true);
+    const [sdkRequest, ourRequest, pushedRequest] = server.requests.slice(before);
+    expect(pushed).toEqual(expected);
+    expect(pushedRequest.body).toEqual(sdkRequest.body);
     return { expected, actual, sdkRequest, ourRequest };
   }
 
@@ -144,6 +180,29 @@ describe("OpenAICompatibleStreamModel against @ai-sdk/openai-compatible (fake se
     expect(outcomes[1].parts).toEqual(outcomes[0].parts);
     expect(outcomes[1].error).toEqual(outcomes[0].error);
     expect(outcomes[1].error).toMatchObject({ message: "Failed to process successful response", cause: true });
+  });
+
+  it("fails the pushed parts with the same error when aborted mid-stream, and nothing comes after it", async () => {
+    const seen = server.requests.length;
+    server.enqueue({ type: "hang", text: "partial answer", afterChunks: 1 });
+    const controller = new AbortController();
+    const result = await ours().doStream({ prompt: [{ role: "user", content: [{ type: "text", text: "hi" }] }], abortSignal: controller.signal });
+    await server.waitForRequests(seen + 1);
+    if (!isPushable(result)) throw new Error("the model offers no pushed parts");
+    const calls: string[] = [];
+    const failure = await new Promise<unknown>((resolve) => {
+      result.pushParts({
+        part(part) {
+          calls.push(part.type);
+          if (part.type === "text-delta") controller.abort(new Error("stopped by the owner"));
+        },
+        end: () => resolve("ended"),
+        fail: resolve,
+      });
+    });
+    expect(calls.at(-1)).toBe("text-delta");
+    expect(describeError(failure)).toMatchObject({ message: "Failed to process successful response", cause: true });
+    expect(() => result.stream).toThrow(/already being read/);
   });
 
   it("rejects at once when the signal is already aborted", async () => {
@@ -226,6 +285,8 @@ describe("OpenAICompatibleStreamModel against @ai-sdk/openai-compatible (raw eve
     body = pieces;
     const actual = await run(new OpenAICompatibleStreamModel(provider().chatModel("m")));
     expect(actual).toEqual(expected);
+    body = pieces;
+    expect(await run(new OpenAICompatibleStreamModel(provider().chatModel("m")), {}, true)).toEqual(expected);
     expect(expected.parts.length).toBeGreaterThan(1);
   });
 });
