@@ -93,6 +93,9 @@ export async function writeAnswer(response: http.ServerResponse, answer: Respons
     response.end(body);
     return;
   }
+  // An event stream of ours writes itself to the response: no web stream, no encoding step, a frame at a time.
+  const live = answer instanceof PlainAnswer && !withoutBody ? answer.takeLiveBody() : null;
+  if (live) return live.sendTo(response);
   if (!answer.body || withoutBody) {
     await answer.body?.cancel().catch(() => undefined);
     response.end();

@@ -1,7 +1,23 @@
+import type http from "node:http";
 import { readWhole } from "./body";
 import { PlainHeaders } from "./plain-headers";
 
-type Content = string | ReadableStream<Uint8Array<ArrayBuffer>> | null;
+/**
+ * A body written as it happens (an event stream): node-bridge hands it Node's response and it
+ * writes there itself; any other reader gets it as a web stream. One or the other, once.
+ */
+export interface LiveBody {
+  readonly live: true;
+  /** Writes the body to `response` from now on; settles when it has ended, by either side. */
+  sendTo(response: http.ServerResponse): Promise<void>;
+  webStream(): ReadableStream<Uint8Array<ArrayBuffer>>;
+}
+
+type Content = string | ReadableStream<Uint8Array<ArrayBuffer>> | LiveBody | null;
+
+function isLive(content: Content): content is LiveBody {
+  return typeof content === "object" && content !== null && "live" in content;
+}
 
 const encoder = new TextEncoder();
 /** Statuses the fetch standard gives no body (a Response refuses one with them). */
@@ -43,8 +59,16 @@ export class PlainAnswer implements Response {
     return typeof this.content === "string" && !this.used ? this.content : null;
   }
 
+  /** The live body when it is not read yet, taken: node-bridge sends it to Node's response without a web stream. */
+  takeLiveBody(): LiveBody | null {
+    if (!isLive(this.content) || this.used) return null;
+    this.used = true;
+    return this.content;
+  }
+
   get body(): ReadableStream<Uint8Array<ArrayBuffer>> | null {
     if (typeof this.content === "string") this.content = streamOf(this.content);
+    else if (isLive(this.content)) this.content = this.content.webStream();
     return this.content;
   }
 
@@ -66,7 +90,7 @@ export class PlainAnswer implements Response {
     const content = this.content;
     if (content === null) return new Uint8Array(0);
     if (typeof content === "string") return encoder.encode(content);
-    return readWhole(content);
+    return readWhole(isLive(content) ? content.webStream() : content);
   }
 
   async arrayBuffer(): Promise<ArrayBuffer> {
@@ -83,6 +107,7 @@ export class PlainAnswer implements Response {
 
   clone(): PlainAnswer {
     if (this.bodyUsed) throw new TypeError("Response.clone: Body has already been consumed.");
+    if (isLive(this.content)) this.content = this.content.webStream();
     let copy: Content = this.content;
     if (this.content instanceof ReadableStream) [this.content, copy] = this.content.tee();
     return new PlainAnswer(copy, { status: this.status, headers: new PlainHeaders(this.headers) });
