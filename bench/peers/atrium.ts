@@ -25,13 +25,19 @@ export interface AtriumOptions {
 }
 
 interface ConversationFrame {
-  event: { type: string; conversationId: string; field?: string; delta?: string; turn?: { status: string; error: { message: string } | null } };
+  event: { type: string; conversationId: string; turnId?: string; field?: string; delta?: string; turn?: { status: string; error: { message: string } | null } };
 }
 
 export class AtriumDriver implements Driver {
   private server: BenchServer | null = null;
   private stream: http.ClientRequest | null = null;
   private streamId: Promise<string> | null = null;
+  /**
+   * The turns that creating the conversations started. create() waits for each to end by asking
+   * the API, so the stream's frames of one can still be on their way when the next turn is
+   * armed: they are not that turn's words or end.
+   */
+  private readonly creationTurns = new Set<string>();
 
   constructor(
     private readonly options: AtriumOptions,
@@ -72,6 +78,7 @@ export class AtriumDriver implements Driver {
         if (event !== "conversation") return;
         const { event: frame } = JSON.parse(data) as ConversationFrame;
         const micros = monotonicMicros();
+        if (frame.turnId !== undefined && this.creationTurns.has(frame.turnId)) return;
         if (frame.type === "item.delta" && frame.field === "text") this.sink.delta(frame.conversationId, frame.delta ?? "", micros);
         else if (frame.type === "turn.ended") {
           const error = frame.turn?.status === "completed" ? null : `${frame.turn?.status}: ${frame.turn?.error?.message}`;
@@ -92,6 +99,7 @@ export class AtriumDriver implements Driver {
   async create(text: string): Promise<string> {
     const created = await post<{ conversation: { id: string }; turn: { id: string } }>(this.server!, "/api/conversations", { text });
     const id = created.conversation.id;
+    this.creationTurns.add(created.turn.id);
     await post(this.server!, `/api/stream/${await this.streamId!}/subscriptions`, { add: [{ key: id, conversationId: id }] });
     await turnsEnded(this.server!, [created.turn.id]);
     return id;
