@@ -27,13 +27,19 @@ export interface ResponsePartsOptions {
  */
 export class ResponseParts {
   private taken = false;
+  /** The body's error before a reader came: kept for it (an 'error' nobody listens to would crash the process). */
+  private early: { error: Error } | null = null;
+  private readonly keepEarly = (error: Error) => (this.early = { error });
 
-  constructor(private readonly options: ResponsePartsOptions) {}
+  constructor(private readonly options: ResponsePartsOptions) {
+    options.message.once("error", this.keepEarly);
+  }
 
   push(sink: PartSink): () => void {
     if (this.taken) throw new Error("this response's parts are already being read");
     this.taken = true;
     const { message, context, mapperFor, parse } = this.options;
+    message.off("error", this.keepEarly);
     const queue: Entry[] = [];
     /** The reader's last part answered a promise that has not settled. */
     let holding = false;
@@ -118,7 +124,9 @@ export class ResponseParts {
         enqueue({ kind: "end" });
       }),
     );
-    message.once("error", (error) => inOrder(() => fail(bodyReadError(error, context))));
+    const failRead = (error: Error) => inOrder(() => fail(bodyReadError(error, context)));
+    if (this.early) failRead(this.early.error);
+    else message.once("error", failRead);
     return () => {
       closed = true;
       over = true;
