@@ -1,3 +1,4 @@
+import type http from "node:http";
 import type { Delivered } from "../events/events";
 import { PlainAnswer, type LiveBody } from "./plain-answer";
 import { streamClient, streamSlots } from "./stream-slots";
@@ -69,138 +70,10 @@ interface Outlet {
  * is opened; the stream's slot is given back when it closes, however it closes.
  */
 export function sseStream(request: Request, start: (writer: SseWriter) => () => void): Response {
-  const releaseSlot = streamSlots().acquire(streamClient(request));
-  let open = true;
-  let outlet: Outlet | null = null;
-  let pending = "";
-  /** Set from a loop turn's first frame until setImmediate: frames written meanwhile wait in `pending`. */
-  let gathering: NodeJS.Immediate | null = null;
-  let behindSince: number | null = null;
-  let stop = () => {};
-  let ended = () => {};
-
-  /** Cuts the client off when too far behind or behind too long; `queued`: the bytes it has not taken. */
-  const behind = (queued: number) => {
-    if (queued <= 0) {
-      behindSince = null;
-      return;
-    }
-    if (queued > MAX_BEHIND_BYTES) return close(true);
-    behindSince ??= Date.now();
-    if (Date.now() - behindSince > MAX_BEHIND_MS) close(true);
-  };
-  const send = (text: string) => {
-    if (!outlet) return behind(pending.length);
-    try {
-      outlet.send(text);
-    } catch {
-      return close();
-    }
-    behind(outlet.queued());
-  };
-  const flushPending = () => {
-    if (!outlet) return behind(pending.length);
-    const text = pending;
-    pending = "";
-    if (open && text !== "") send(text);
-  };
-  const endGathering = () => {
-    gathering = null;
-    flushPending();
-  };
-  const write = (text: string) => {
-    if (!open) return;
-    if (gathering || !outlet) {
-      pending += text;
-      if (!outlet) return behind(pending.length);
-      if (pending.length >= FLUSH_CHARACTERS) flushPending();
-      return;
-    }
-    gathering = setImmediate(endGathering);
-    send(text);
-  };
-  const heartbeat = setInterval(() => {
-    behind(outlet ? outlet.queued() : pending.length);
-    write(`: keep-alive ${Date.now()}\n\n`);
-  }, HEARTBEAT_MS);
-  /** `cut`: the client was too far behind (its connection is dropped, not ended after what waits). */
-  function close(cut = false) {
-    if (!open) return;
-    open = false;
-    releaseSlot();
-    pending = "";
-    if (gathering) clearImmediate(gathering);
-    gathering = null;
-    clearInterval(heartbeat);
-    stop();
-    try {
-      if (cut) outlet?.cutOff();
-      else outlet?.end();
-    } catch {
-      // already closed by the client
-    }
-    ended();
-  }
-  /** Starts sending to `chosen`: what was written before goes first. */
-  const attach = (chosen: Outlet) => {
-    outlet = chosen;
-    if (!open) return chosen.end();
-    flushPending();
-  };
-
-  request.signal.addEventListener("abort", () => close(), { once: true });
-  write(": connected\n\n");
-  try {
-    stop = start({ write, close: () => close() });
-  } catch (error) {
-    // A subscribe that throws leaves no stream open, so its slot is not kept either.
-    close();
-    throw error;
-  }
-  if (!open) stop();
-
-  const body: LiveBody = {
-    live: true,
-    sendTo(response) {
-      return new Promise<void>((resolve) => {
-        ended = resolve;
-        response.once("close", () => close());
-        attach({
-          send(text) {
-            if (response.destroyed) throw new Error("the client is gone");
-            response.write(text);
-          },
-          queued: () => response.writableLength,
-          end: () => response.end(),
-          cutOff: () => response.destroy(),
-        });
-        if (!open) resolve();
-      });
-    },
-    webStream() {
-      const encoder = new TextEncoder();
-      return new ReadableStream<Uint8Array<ArrayBuffer>>(
-        {
-          start(controller) {
-            attach({
-              send: (text) => controller.enqueue(encoder.encode(text)),
-              queued: () => -(controller.desiredSize ?? 0),
-              end: () => controller.close(),
-              cutOff: () => controller.close(),
-            });
-          },
-          pull() {
-            behindSince = null;
-          },
-          cancel() {
-            close();
-          },
-        },
-        { highWaterMark: 0, size: (chunk) => chunk.byteLength },
-      );
-    },
-  };
-  return new PlainAnswer(body, {
+  const stream = new EventStream(streamSlots().acquire(streamClient(request)));
+  request.signal.addEventListener("abort", () => stream.close(), { once: true });
+  stream.begin(start);
+  return new PlainAnswer(stream, {
     headers: {
       "content-type": "text/event-stream; charset=utf-8",
       "cache-control": "no-cache, no-transform",
@@ -208,6 +81,144 @@ export function sseStream(request: Request, start: (writer: SseWriter) => () => 
       connection: "keep-alive",
     },
   });
+}
+
+/** One open event stream: its frames, where they go, and how far behind its client is. */
+class EventStream implements LiveBody {
+  readonly live = true;
+  private open = true;
+  private outlet: Outlet | null = null;
+  private pending = "";
+  /** Set from a loop turn's first frame until setImmediate: frames written meanwhile wait in `pending`. */
+  private gathering: NodeJS.Immediate | null = null;
+  private behindSince: number | null = null;
+  private stop = () => {};
+  private ended = () => {};
+  private readonly heartbeat = setInterval(() => {
+    this.behind(this.outlet ? this.outlet.queued() : this.pending.length);
+    this.write(`: keep-alive ${Date.now()}\n\n`);
+  }, HEARTBEAT_MS);
+
+  constructor(private readonly releaseSlot: () => void) {}
+
+  begin(start: (writer: SseWriter) => () => void): void {
+    this.write(": connected\n\n");
+    try {
+      this.stop = start({ write: (text) => this.write(text), close: () => this.close() });
+    } catch (error) {
+      // A subscribe that throws leaves no stream open, so its slot is not kept either.
+      this.close();
+      throw error;
+    }
+    if (!this.open) this.stop();
+  }
+
+  write(text: string): void {
+    if (!this.open) return;
+    if (this.gathering || !this.outlet) {
+      this.pending += text;
+      if (!this.outlet) return this.behind(this.pending.length);
+      if (this.pending.length >= FLUSH_CHARACTERS) this.flushPending();
+      return;
+    }
+    this.gathering = setImmediate(() => {
+      this.gathering = null;
+      this.flushPending();
+    });
+    this.send(text);
+  }
+
+  /** `cut`: the client was too far behind (its connection is dropped, not ended after what waits). */
+  close(cut = false): void {
+    if (!this.open) return;
+    this.open = false;
+    this.releaseSlot();
+    this.pending = "";
+    if (this.gathering) clearImmediate(this.gathering);
+    this.gathering = null;
+    clearInterval(this.heartbeat);
+    this.stop();
+    try {
+      if (cut) this.outlet?.cutOff();
+      else this.outlet?.end();
+    } catch {
+      // already closed by the client
+    }
+    this.ended();
+  }
+
+  sendTo(response: http.ServerResponse): Promise<void> {
+    return new Promise<void>((resolve) => {
+      this.ended = resolve;
+      response.once("close", () => this.close());
+      this.attach({
+        send(text) {
+          if (response.destroyed) throw new Error("the client is gone");
+          response.write(text);
+        },
+        queued: () => response.writableLength,
+        end: () => response.end(),
+        cutOff: () => response.destroy(),
+      });
+      if (!this.open) resolve();
+    });
+  }
+
+  webStream(): ReadableStream<Uint8Array<ArrayBuffer>> {
+    const encoder = new TextEncoder();
+    return new ReadableStream<Uint8Array<ArrayBuffer>>(
+      {
+        start: (controller) =>
+          this.attach({
+            send: (text) => controller.enqueue(encoder.encode(text)),
+            queued: () => -(controller.desiredSize ?? 0),
+            end: () => controller.close(),
+            cutOff: () => controller.close(),
+          }),
+        pull: () => {
+          this.behindSince = null;
+        },
+        cancel: () => this.close(),
+      },
+      { highWaterMark: 0, size: (chunk) => chunk.byteLength },
+    );
+  }
+
+  /** Starts sending to `outlet`: what was written before goes first. */
+  private attach(outlet: Outlet): void {
+    this.outlet = outlet;
+    if (!this.open) return outlet.end();
+    this.flushPending();
+  }
+
+  private send(text: string): void {
+    const outlet = this.outlet;
+    if (!outlet) return this.behind(this.pending.length);
+    try {
+      outlet.send(text);
+    } catch {
+      return this.close();
+    }
+    this.behind(outlet.queued());
+  }
+
+  private flushPending(): void {
+    if (!this.outlet) return this.behind(this.pending.length);
+    const text = this.pending;
+    this.pending = "";
+    if (this.open && text !== "") this.send(text);
+  }
+
+  /** Cuts the client off when too far behind or behind too long; `queued`: the bytes it has not taken. */
+  private behind(queued: number): void {
+    if (queued <= 0) {
+      this.behindSince = null;
+      return;
+    }
+    if (queued > MAX_BEHIND_BYTES) return this.close(true);
+    this.behindSince ??= Date.now();
+    if (Date.now() - this.behindSince > MAX_BEHIND_MS) this.close(true);
+  }
 }
 
 /** An SSE response of one bus subscription: `subscribe` gets `send` and returns the unsubscribe. */
