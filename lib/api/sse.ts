@@ -191,9 +191,9 @@ class EventStream implements LiveBody {
     this.flushPending();
   }
 
+  /** Called with an outlet attached (write and flushPending keep frames in `pending` until then). */
   private send(text: string): void {
-    const outlet = this.outlet;
-    if (!outlet) return this.behind(this.pending.length);
+    const outlet = this.outlet!;
     try {
       outlet.send(text);
     } catch {
